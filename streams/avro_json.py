@@ -1,0 +1,361 @@
+"""Lossless JSON <-> Avro datum conversion, driven by a parsed Avro schema and compiled once.
+
+Why by hand: producers emit OMEN packets as JSON dicts; Avro alone would lose the difference between an
+absent key and an explicit null, the int/float distinction in `number` fields, free-form objects and
+unknown keys. The contract (`schemas_avro/`) keeps all four: every optional field is `["null", T]`
+(absent == null), free-form values are strings with logicalType `omega.json` (explicit null is the text
+`null`), numbers are `long | double`, and unknown keys go to a record's `extras` map.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from omega.canonical import canonical_json
+
+JSON_LOGICAL_TYPE = "omega.json"
+EXTRAS = "extras"
+_LONG_MIN, _LONG_MAX = -(2**63), 2**63 - 1
+_INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
+
+
+class ConversionError(ValueError):
+    """A JSON value that the Avro contract cannot carry; `error_class` and `path` say which and where."""
+
+    def __init__(self, error_class: str, path: str, message: str) -> None:
+        super().__init__(f"{path or '<root>'}: {message}")
+        self.error_class = error_class
+        self.path = path
+
+
+def _type_name(value: object) -> str:
+    names = {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object"}
+    return "null" if value is None else names.get(type(value), type(value).__name__)
+
+
+def _check_text(value: str, path: str) -> str:
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ConversionError("INVALID_UNICODE", path, "string holds a lone surrogate") from exc
+    return value
+
+
+class Node:
+    """One compiled schema node: converts a JSON value to its Avro datum and back."""
+
+    def accepts(self, value: object) -> bool:
+        """Whether `value` has a JSON type this node can carry (used to pick a union branch)."""
+        raise NotImplementedError
+
+    def to_avro(self, value: object, path: str) -> object:
+        """JSON value -> Avro datum; raises ConversionError."""
+        raise NotImplementedError
+
+    def from_avro(self, datum: object) -> object:
+        """Avro datum -> JSON value."""
+        raise NotImplementedError
+
+
+class StringNode(Node):
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, str)
+
+    def to_avro(self, value: object, path: str) -> object:
+        if not isinstance(value, str):
+            raise ConversionError("WRONG_TYPE", path, f"expected string, got {_type_name(value)}")
+        return _check_text(value, path)
+
+    def from_avro(self, datum: object) -> object:
+        return datum
+
+
+class BooleanNode(Node):
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, bool)
+
+    def to_avro(self, value: object, path: str) -> object:
+        if not isinstance(value, bool):
+            raise ConversionError("WRONG_TYPE", path, f"expected boolean, got {_type_name(value)}")
+        return value
+
+    def from_avro(self, datum: object) -> object:
+        return datum
+
+
+@dataclass(frozen=True)
+class IntegerNode(Node):
+    """Avro int or long. An integral float (3.0) is an integer in JSON Schema, so it is accepted."""
+
+    low: int
+    high: int
+
+    def accepts(self, value: object) -> bool:
+        if isinstance(value, bool):
+            return False
+        return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+
+    def to_avro(self, value: object, path: str) -> object:
+        if not self.accepts(value):
+            raise ConversionError("WRONG_TYPE", path, f"expected integer, got {_type_name(value)}")
+        number = int(value)  # type: ignore[call-overload]
+        if not self.low <= number <= self.high:
+            raise ConversionError("OUT_OF_RANGE", path, "integer does not fit in 64 bits")
+        return number
+
+    def from_avro(self, datum: object) -> object:
+        return datum
+
+
+class DoubleNode(Node):
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, float | int) and not isinstance(value, bool)
+
+    def to_avro(self, value: object, path: str) -> object:
+        if not self.accepts(value):
+            raise ConversionError("WRONG_TYPE", path, f"expected number, got {_type_name(value)}")
+        number = float(value)  # type: ignore[arg-type]
+        if not math.isfinite(number):
+            raise ConversionError("WRONG_TYPE", path, "number is not finite")
+        return number
+
+    def from_avro(self, datum: object) -> object:
+        return datum
+
+
+class BytesNode(Node):
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, bytes)
+
+    def to_avro(self, value: object, path: str) -> object:
+        if not isinstance(value, bytes):
+            raise ConversionError("WRONG_TYPE", path, f"expected bytes, got {_type_name(value)}")
+        return value
+
+    def from_avro(self, datum: object) -> object:
+        return datum
+
+
+class JsonNode(Node):
+    """Any JSON value, carried as canonical JSON text; explicit null is the text `null`."""
+
+    def accepts(self, value: object) -> bool:
+        return True
+
+    def to_avro(self, value: object, path: str) -> object:
+        try:
+            return _check_text(canonical_json(value), path)
+        except (TypeError, ValueError) as exc:
+            if isinstance(exc, ConversionError):
+                raise
+            raise ConversionError("WRONG_TYPE", path, f"not a JSON value: {exc}") from exc
+
+    def from_avro(self, datum: object) -> object:
+        return json.loads(datum)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class EnumNode(Node):
+    name: str
+    symbols: frozenset[str]
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, str)
+
+    def to_avro(self, value: object, path: str) -> object:
+        if not isinstance(value, str):
+            raise ConversionError("WRONG_TYPE", path, f"expected string, got {_type_name(value)}")
+        if value not in self.symbols:
+            raise ConversionError(f"UNKNOWN_{_snake(self.name)}", path, f"unknown {self.name} {value!r}")
+        return value
+
+    def from_avro(self, datum: object) -> object:
+        return datum
+
+
+@dataclass(frozen=True)
+class ArrayNode(Node):
+    items: Node
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, list)
+
+    def to_avro(self, value: object, path: str) -> object:
+        if not isinstance(value, list):
+            raise ConversionError("WRONG_TYPE", path, f"expected array, got {_type_name(value)}")
+        return [self.items.to_avro(item, f"{path}[{i}]") for i, item in enumerate(value)]
+
+    def from_avro(self, datum: object) -> object:
+        return [self.items.from_avro(item) for item in datum]  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class MapNode(Node):
+    values: Node
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, dict)
+
+    def to_avro(self, value: object, path: str) -> object:
+        if not isinstance(value, dict):
+            raise ConversionError("WRONG_TYPE", path, f"expected object, got {_type_name(value)}")
+        return {_check_text(k, path): self.values.to_avro(v, f"{path}.{k}") for k, v in value.items()}
+
+    def from_avro(self, datum: object) -> object:
+        return {k: self.values.from_avro(v) for k, v in datum.items()}  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class ChoiceNode(Node):
+    """A union without null: the first branch whose JSON type fits takes the value."""
+
+    branches: tuple[Node, ...]
+
+    def accepts(self, value: object) -> bool:
+        return any(b.accepts(value) for b in self.branches)
+
+    def to_avro(self, value: object, path: str) -> object:
+        for branch in self.branches:
+            if branch.accepts(value):
+                return branch.to_avro(value, path)
+        raise ConversionError("WRONG_TYPE", path, f"{_type_name(value)} fits none of the allowed types")
+
+    def from_avro(self, datum: object) -> object:
+        return datum
+
+
+@dataclass(frozen=True)
+class OptionalNode(Node):
+    """`["null", T]`: absent is null. An explicit JSON null only fits where T is free-form JSON."""
+
+    inner: Node
+
+    def accepts(self, value: object) -> bool:
+        return self.inner.accepts(value)
+
+    def to_avro(self, value: object, path: str) -> object:
+        if value is None and not isinstance(self.inner, JsonNode):
+            raise ConversionError("WRONG_TYPE", path, "null is not allowed here")
+        return self.inner.to_avro(value, path)
+
+    def from_avro(self, datum: object) -> object:
+        return None if datum is None else self.inner.from_avro(datum)
+
+
+@dataclass
+class RecordNode(Node):
+    """A record: named fields, plus `extras` for keys the schema does not name (when it has that field)."""
+
+    name: str
+    fields: list[tuple[str, Node, bool]]  # (name, node, optional)
+    keeps_extras: bool
+    _names: frozenset[str] | None = None
+
+    def accepts(self, value: object) -> bool:
+        return isinstance(value, dict)
+
+    def to_avro(self, value: object, path: str) -> object:
+        if not isinstance(value, dict):
+            raise ConversionError("WRONG_TYPE", path, f"expected object, got {_type_name(value)}")
+        datum: dict[str, object] = {}
+        prefix = f"{path}." if path else ""
+        for name, node, optional in self.fields:
+            if name in value:
+                datum[name] = node.to_avro(value[name], prefix + name)
+            elif optional:
+                datum[name] = None
+            else:
+                raise ConversionError("MISSING_FIELD", prefix + name, "required field is missing")
+        known = self.field_names
+        unknown = {k: v for k, v in value.items() if k not in known}
+        if self.keeps_extras:
+            datum[EXTRAS] = {k: JSON_NODE.to_avro(v, prefix + k) for k, v in unknown.items()} or None
+        elif unknown:
+            raise ConversionError("UNKNOWN_FIELD", prefix + min(unknown), "field is not in the contract")
+        return datum
+
+    def from_avro(self, datum: object) -> object:
+        src: Mapping[str, Any] = datum  # type: ignore[assignment]
+        out: dict[str, object] = {}
+        for name, node, _ in self.fields:
+            item = src.get(name)
+            if item is not None:
+                out[name] = node.from_avro(item)
+        extras = src.get(EXTRAS) if self.keeps_extras else None
+        if extras:
+            out.update((k, json.loads(v)) for k, v in extras.items())
+        return out
+
+    @property
+    def field_names(self) -> frozenset[str]:
+        """The keys the contract names (a key `extras` in the JSON is itself an unknown key)."""
+        if self._names is None:
+            self._names = frozenset(name for name, _, _ in self.fields)
+        return self._names
+
+
+JSON_NODE = JsonNode()
+
+
+def _snake(name: str) -> str:
+    short = name.rsplit(".", 1)[-1]
+    return "".join(f"_{c}" if c.isupper() and i else c for i, c in enumerate(short)).upper()
+
+
+def compile_schema(schema: Mapping[str, Any] | str | list[Any]) -> Node:
+    """Compile a fastavro-parsed schema (with `__named_schemas`) into a converter tree."""
+    named: dict[str, Any] = dict(schema.get("__named_schemas", {})) if isinstance(schema, Mapping) else {}
+    cache: dict[str, Node] = {}
+    return _compile(schema, named, cache)
+
+
+def _compile(schema: Any, named: dict[str, Any], cache: dict[str, Node]) -> Node:
+    if isinstance(schema, list):
+        branches = [b for b in schema if b != "null"]
+        inner = _compile(branches[0], named, cache) if len(branches) == 1 else ChoiceNode(
+            tuple(_compile(b, named, cache) for b in branches)
+        )
+        return OptionalNode(inner) if "null" in schema else inner
+    if isinstance(schema, str):
+        primitive = _PRIMITIVES.get(schema)
+        if primitive is not None:
+            return primitive()
+        if schema in cache:
+            return cache[schema]
+        return _compile(named[schema], named, cache)
+    kind = schema["type"]
+    if schema.get("logicalType") == JSON_LOGICAL_TYPE:
+        return JSON_NODE
+    if kind == "record":
+        node = RecordNode(schema["name"], [], keeps_extras=False)
+        cache[schema["name"]] = node  # before the fields: records may refer to themselves
+        for f in schema["fields"]:
+            if f["name"] == EXTRAS:
+                node.keeps_extras = True
+                continue
+            child = _compile(f["type"], named, cache)
+            node.fields.append((f["name"], child, isinstance(child, OptionalNode) or "default" in f))
+        return node
+    if kind == "enum":
+        return cache.setdefault(schema["name"], EnumNode(schema["name"], frozenset(schema["symbols"])))
+    if kind == "array":
+        return ArrayNode(_compile(schema["items"], named, cache))
+    if kind == "map":
+        return MapNode(_compile(schema["values"], named, cache))
+    return _compile(kind, named, cache)
+
+
+_PRIMITIVES: dict[str, Callable[[], Node]] = {
+    "string": StringNode,
+    "boolean": BooleanNode,
+    "long": lambda: IntegerNode(_LONG_MIN, _LONG_MAX),
+    "int": lambda: IntegerNode(_INT_MIN, _INT_MAX),
+    "double": DoubleNode,
+    "float": DoubleNode,
+    "bytes": BytesNode,
+}
