@@ -1,0 +1,135 @@
+"""The Faust application factory: topics, tables and agents declared in one place, nothing module-global.
+
+Each agent only moves bytes: decode, call the pipeline stage (which calls the pure `evolve`), reassign
+the table entry, send the outputs. Faust persists a table change only on `table[key] = value`, so the
+ledger is always reassigned, never mutated in place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import faust
+
+from omega.packets.ledger import EpisodeLedger
+from streams.codec import SchemaRegistry
+from streams.logs import get_logger
+from streams.pipeline import Emit, Pipeline, Source
+from streams.settings import Settings
+from streams.topics import ALL_TOPICS, DEAD_LETTERS, PACKETS, PACKETS_JSON, TopicSpec, topic_name
+
+log = get_logger("omega.worker")
+
+
+@dataclass
+class OmegaApp:
+    """The Faust app with handles on its topics and tables, for the CLI and tests."""
+
+    app: faust.App
+    settings: Settings
+    pipeline: Pipeline
+    topics: dict[str, Any]
+    episodes: Any
+
+    async def send_all(self, emits: Iterable[Emit]) -> None:
+        """Send outputs in order; the caller's offset is committed only after the stream step returns."""
+        for emit in emits:
+            # 1. outputs are sent before the source offset is acknowledged (at-least-once; ids dedupe)
+            await self.topics[emit.topic.logical].send(
+                key=emit.key.encode("utf-8"),
+                value=emit.value,
+                timestamp=None if emit.timestamp_ms is None else emit.timestamp_ms / 1000,
+            )
+
+
+def _source(event: Any) -> Source:
+    message = event.message
+    timestamp = getattr(message, "timestamp", None)
+    return Source(
+        topic=message.topic,
+        partition=message.partition,
+        offset=message.offset,
+        key=message.key,
+        timestamp_ms=None if timestamp is None else int(timestamp * 1000),
+    )
+
+
+def _raw(event: Any) -> bytes:
+    value = event.message.value
+    return value if isinstance(value, bytes) else bytes(value or b"")
+
+
+def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> OmegaApp:
+    """Build the Faust app for `settings`; schemas are parsed here, once."""
+    pipeline = Pipeline(registry or SchemaRegistry.from_directory(), settings.max_event_bytes)
+    app = faust.App(
+        settings.app_id,
+        broker=f"kafka://{settings.bootstrap_servers}",
+        store=settings.store,
+        datadir=str(settings.data_dir),
+        topic_partitions=settings.partitions,
+        key_serializer="raw",
+        value_serializer="raw",
+        web_enabled=False,
+        producer_acks=-1,
+        consumer_auto_offset_reset="earliest",
+        topic_allow_declare=True,
+    )
+    topics = {
+        spec.logical: app.topic(
+            topic_name(spec, settings.topic_prefix),
+            key_type=bytes,
+            value_type=bytes,
+            key_serializer="raw",
+            value_serializer="raw",
+            partitions=settings.partitions,
+        )
+        for spec in ALL_TOPICS
+    }
+    episodes = app.Table(
+        f"{settings.topic_prefix}episodes",
+        default=None,
+        partitions=settings.partitions,
+        key_type=str,
+        key_serializer="json",
+        value_serializer="json",
+        help="Episode ledger per correlation_id.",
+    )
+    omega = OmegaApp(app, settings, pipeline, topics, episodes)
+
+    async def guarded(event: Any, spec: TopicSpec, step: Any) -> list[Emit]:
+        """Run one stage; an unexpected error becomes a dead letter instead of killing the worker."""
+        source = _source(event)
+        try:
+            result: list[Emit] = step(source)
+            return result
+        except Exception as exc:  # noqa: BLE001 - the worker must survive any input
+            log.exception("stage_failed", topic=spec.name, partition=source.partition, offset=source.offset)
+            return [pipeline.dead_letter(_raw(event), source, "INTERNAL", f"{type(exc).__name__}: {exc}")]
+
+    @app.agent(topics[PACKETS_JSON.logical], name=f"{settings.topic_prefix}ingress")
+    async def ingress(stream: AsyncIterator[Any]) -> None:
+        async for event in stream.events():  # type: ignore[attr-defined]
+            emits = await guarded(event, PACKETS_JSON, lambda src, ev=event: pipeline.ingress(_raw(ev), src))
+            await omega.send_all(emits)
+
+    @app.agent(topics[PACKETS.logical], name=f"{settings.topic_prefix}validator")
+    async def validator(stream: AsyncIterator[Any]) -> None:
+        async for event in stream.events():  # type: ignore[attr-defined]
+            key = event.key.decode("utf-8", "replace") if isinstance(event.key, bytes) else str(event.key)
+
+            def step(src: Source, ev: Any = event, key: str = key) -> list[Emit]:
+                stored = episodes.get(key)
+                ledger = EpisodeLedger.from_dict(stored) if stored else None
+                new_ledger, emits = pipeline.packet(ledger, _raw(ev), src)
+                if new_ledger is not None and new_ledger is not ledger:
+                    episodes[key] = new_ledger.to_dict()
+                return emits
+
+            await omega.send_all(await guarded(event, PACKETS, step))
+
+    log.info("app_created", app_id=settings.app_id, topics=[t.name for t in ALL_TOPICS],
+             prefix=settings.topic_prefix, dead_letters=DEAD_LETTERS.name)
+    return omega

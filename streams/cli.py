@@ -1,0 +1,187 @@
+"""The `omega` command line. Exit codes: 0 ok, 1 something rejected, 2 usage or I/O error."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+import click
+from rich.console import Console
+
+from omega.canonical import canonical_json
+from streams.codec import SchemaRegistry
+from streams.logs import configure_logging
+from streams.pipeline import Pipeline
+from streams.replay import Replayer, ReplaySummary, jsonable, read_inputs
+from streams.settings import Settings
+from streams.summary import render_summary
+from streams.topics import ALL_TOPICS, BY_LOGICAL, TopicSpec, topic_name
+
+EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
+
+bootstrap_option = click.option(
+    "--bootstrap", envvar="KAFKA_BOOTSTRAP_SERVERS", default="127.0.0.1:9092", show_default=True,
+    help="Kafka bootstrap servers [env KAFKA_BOOTSTRAP_SERVERS].",
+)
+prefix_option = click.option(
+    "--prefix", envvar="OMEGA_TOPIC_PREFIX", default="", help="Topic name prefix [env OMEGA_TOPIC_PREFIX].",
+)
+files_argument = click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+
+
+def _existing(files: tuple[Path, ...]) -> list[Path]:
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        click.echo(f"omega: no such file: {', '.join(missing)}", err=True)
+        sys.exit(EXIT_USAGE)
+    return list(files)
+
+
+def _pipeline(settings: Settings) -> Pipeline:
+    return Pipeline(SchemaRegistry.from_directory(), settings.max_event_bytes)
+
+
+@contextmanager
+def _output(path: str | None) -> Iterator[IO[str] | None]:
+    if path is None:
+        yield None
+    elif path == "-":
+        yield sys.stdout
+    else:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            yield handle
+
+
+def _has_rejects(summary: ReplaySummary) -> bool:
+    return bool(summary.verdicts.get("REJECTED") or sum(summary.dead_letters.values()))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--log-level", envvar="OMEGA_LOG_LEVEL", default="WARNING", show_default=True,
+              help="structlog level [env OMEGA_LOG_LEVEL].")
+def main(log_level: str) -> None:
+    """OMEGA stream verifier: judge multi-agent LLM traffic live on Kafka or replayed from files."""
+    configure_logging(log_level)
+
+
+@main.command()
+@files_argument
+@click.option("--out", "out_path", default=None, help="Write outputs as JSON lines here ('-' for stdout).")
+@click.option("--summary/--no-summary", default=True, show_default=True, help="Print the readable summary.")
+def replay(files: tuple[Path, ...], out_path: str | None, summary: bool) -> None:
+    """Replay recorded events (JSON, JSONL, Avro container files) embedded, with no broker."""
+    paths = _existing(files)
+    replayer = Replayer(_pipeline(Settings.from_env()))
+    console = Console(stderr=out_path == "-")
+    with _output(out_path) as out:
+        result = replayer.run(_with_progress(read_inputs(paths), paths, console), out)
+    if summary:
+        render_summary(result, console, title=f"Replay of {len(paths)} file(s)")
+    sys.exit(EXIT_REJECTED if _has_rejects(result) else EXIT_OK)
+
+
+def _with_progress(records: Iterator[Any], paths: list[Path], console: Console) -> Iterator[Any]:
+    """A progress bar on a terminal for inputs large enough to wait for."""
+    total_bytes = sum(p.stat().st_size for p in paths)
+    if not console.is_terminal or total_bytes < 5_000_000:
+        yield from records
+        return
+    from rich.progress import Progress
+
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("replaying", total=None)
+        for record in records:
+            progress.advance(task)
+            yield record
+
+
+@main.group()
+def check() -> None:
+    """Judge files offline and print one JSON line per verdict or dead letter."""
+
+
+@check.command("packets")
+@files_argument
+def check_packets(files: tuple[Path, ...]) -> None:
+    """Check OMEN packets (JSON/JSONL/Avro) against the validator; exit 1 if any is rejected."""
+    paths = _existing(files)
+    replayer = Replayer(_pipeline(Settings.from_env()))
+    for record in read_inputs(paths):
+        for emit in replayer.feed(record):
+            click.echo(canonical_json({"topic": emit.topic.name, **jsonable(dict(emit.record))}))
+    sys.exit(EXIT_REJECTED if _has_rejects(replayer.summary) else EXIT_OK)
+
+
+@main.command()
+@bootstrap_option
+@prefix_option
+@click.option("--store", envvar="OMEGA_STORE", default="memory://", show_default=True,
+              help="Faust table store: memory:// or rocksdb:// [env OMEGA_STORE].")
+@click.option("--partitions", envvar="OMEGA_PARTITIONS", default=4, show_default=True, type=int,
+              help="Partitions of every topic and table [env OMEGA_PARTITIONS].")
+@click.option("--app-id", envvar="OMEGA_APP_ID", default="omega-verifier", show_default=True,
+              help="Faust app id, also the consumer group [env OMEGA_APP_ID].")
+@click.option("--data-dir", envvar="OMEGA_DATA_DIR", default=".omega-data", show_default=True,
+              type=click.Path(path_type=Path), help="Faust data directory [env OMEGA_DATA_DIR].")
+def worker(bootstrap: str, prefix: str, store: str, partitions: int, app_id: str, data_dir: Path) -> None:
+    """Run the stream worker: ingress, validator and their tables, against Kafka."""
+    from faust.worker import Worker
+
+    from streams.app import create_app
+
+    settings = Settings.from_env(bootstrap_servers=bootstrap, topic_prefix=prefix, store=store,
+                                 partitions=partitions, app_id=app_id, data_dir=data_dir)
+    omega = create_app(settings)
+    Worker(omega.app, loglevel=settings.log_level.lower(), quiet=True).execute_from_commandline()
+
+
+def _resolve_topic(topic: str, prefix: str) -> tuple[TopicSpec | None, str]:
+    spec = BY_LOGICAL.get(topic) or next((t for t in ALL_TOPICS if topic in (t.name, prefix + t.name)), None)
+    return spec, (topic_name(spec, prefix) if spec else topic)
+
+
+@main.command()
+@files_argument
+@click.option("--topic", required=True, help="Topic: a logical name (packets_json, packets, ...) or a topic name.")
+@bootstrap_option
+@prefix_option
+def publish(files: tuple[Path, ...], topic: str, bootstrap: str, prefix: str) -> None:
+    """Publish JSON/JSONL/Avro files to a topic: raw lines to the JSON ingress, single-object Avro elsewhere."""
+    from streams.kafka_io import publish_records
+
+    paths = _existing(files)
+    spec, name = _resolve_topic(topic, prefix)
+    pipeline = _pipeline(Settings.from_env())
+    try:
+        sent, refused = asyncio.run(publish_records(pipeline, read_inputs(paths), spec, name, bootstrap))
+    except OSError as exc:
+        click.echo(f"omega: cannot reach Kafka at {bootstrap}: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    click.echo(f"published {sent} record(s) to {name}" + (f"; {refused} refused" if refused else ""), err=True)
+    sys.exit(EXIT_REJECTED if refused else EXIT_OK)
+
+
+@main.command()
+@click.argument("topic")
+@click.option("--follow", is_flag=True, help="Keep waiting for new records.")
+@click.option("--max", "max_records", type=int, default=None, help="Stop after this many records.")
+@click.option("--timeout", type=float, default=5.0, show_default=True,
+              help="Without --follow: stop after this many idle seconds.")
+@bootstrap_option
+@prefix_option
+def tail(topic: str, follow: bool, max_records: int | None, timeout: float, bootstrap: str, prefix: str) -> None:
+    """Print a topic's records from the beginning, decoded, as JSON lines."""
+    from streams.kafka_io import tail_topic
+
+    _, name = _resolve_topic(topic, prefix)
+    pipeline = _pipeline(Settings.from_env())
+    try:
+        asyncio.run(tail_topic(pipeline, name, bootstrap, follow, max_records, timeout, click.echo))
+    except OSError as exc:
+        click.echo(f"omega: cannot reach Kafka at {bootstrap}: {exc}", err=True)
+        sys.exit(EXIT_USAGE)

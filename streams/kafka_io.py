@@ -1,0 +1,91 @@
+"""Plain aiokafka producer and consumer for the CLI's `publish` and `tail` (no Faust needed)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+
+from omega.canonical import canonical_json
+from streams.omen_avro import PACKET_SCHEMA
+from streams.pipeline import Pipeline
+from streams.replay import InputRecord, jsonable
+from streams.topics import PACKETS, TopicSpec
+
+
+def encode_for_topic(pipeline: Pipeline, record: InputRecord, spec: TopicSpec | None) -> tuple[bytes | None, bytes]:
+    """(key, value) to publish: verbatim bytes for JSON topics, single-object Avro for Avro topics."""
+    if spec is None or spec.value_schema is None:
+        return record.source.key, record.raw
+    emits = pipeline.ingress(record.raw, record.source) if spec is PACKETS else []
+    if spec is PACKETS:
+        emit = emits[0]
+        if emit.topic is not PACKETS:
+            raise ValueError(str(emit.record["reason"]))
+        return emit.key.encode("utf-8"), emit.value
+    raise ValueError(f"publishing JSON to {spec.name} ({spec.value_schema}) is not supported")
+
+
+async def publish_records(
+    pipeline: Pipeline, records: Iterable[InputRecord], spec: TopicSpec | None, name: str, bootstrap: str
+) -> tuple[int, int]:
+    """Send every record; returns (sent, refused). Refused records are ones the Avro contract cannot carry."""
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True)
+    await producer.start()
+    sent = refused = 0
+    try:
+        for record in records:
+            try:
+                key, value = encode_for_topic(pipeline, record, spec)
+            except ValueError:
+                refused += 1
+                continue
+            await producer.send(name, value=value, key=key)
+            sent += 1
+        await producer.flush()
+    finally:
+        await producer.stop()
+    return sent, refused
+
+
+def decode_record(pipeline: Pipeline, value: bytes | None) -> Any:
+    """A topic record as JSON: Avro decoded (packets back to their JSON form), anything else as text."""
+    if value is None:
+        return None
+    if value[:2] == b"\xc3\x01":
+        name, datum = pipeline.registry.decode(value)
+        return pipeline.packets.from_avro(datum) if name == PACKET_SCHEMA else jsonable(datum)
+    return jsonable(value)
+
+
+async def tail_topic(
+    pipeline: Pipeline, name: str, bootstrap: str, follow: bool, max_records: int | None, idle_timeout: float,
+    echo: Callable[[str], None],
+) -> int:
+    """Print every record of `name` from the beginning as a JSON line; returns how many were printed."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, auto_offset_reset="earliest")
+    await consumer.start()
+    printed = 0
+    try:
+        partitions = await consumer._client.fetch_all_metadata()  # noqa: SLF001 - no public per-topic lookup
+        ids = partitions.partitions_for_topic(name) or set()
+        consumer.assign([TopicPartition(name, p) for p in sorted(ids)])
+        while max_records is None or printed < max_records:
+            batch = await consumer.getmany(timeout_ms=int(idle_timeout * 1000))
+            if not batch and not follow:
+                break
+            for tp, messages in sorted(batch.items(), key=lambda kv: kv[0].partition):
+                for msg in messages:
+                    try:
+                        value = decode_record(pipeline, msg.value)
+                    except ValueError as exc:
+                        value = {"undecodable": str(exc), "raw": jsonable(msg.value)}
+                    key = msg.key.decode("utf-8", "replace") if msg.key else None
+                    echo(canonical_json({"partition": tp.partition, "offset": msg.offset, "key": key, "value": value}))
+                    printed += 1
+                    if max_records is not None and printed >= max_records:
+                        return printed
+    finally:
+        await consumer.stop()
+    return printed

@@ -1,0 +1,40 @@
+"""Every topic in one place: its logical name, key, value schema, producer and consumer (the README's table)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class TopicSpec:
+    """One topic of the contract. `value_schema` None means raw JSON bytes."""
+
+    logical: str
+    name: str
+    key: str
+    value_schema: str | None
+    producer: str
+    consumer: str
+
+
+PACKETS_JSON = TopicSpec("packets_json", "omen.packets.json", "producer's choice (ideally correlation_id)", None,
+                         "OMEN producers (JSON)", "ingress agent")
+PACKETS = TopicSpec("packets", "omen.packets", "correlation_id", "omega.omen.Packet",
+                    "ingress agent; Avro producers", "packet validator agent")
+VERDICTS = TopicSpec("verdicts", "omen.verdicts", "correlation_id", "omega.events.PacketVerdict",
+                     "packet validator agent", "alerting consumers, projections")
+ALERTS = TopicSpec("alerts", "omega.alerts", "episode or session id", "omega.events.Alert",
+                   "validator and monitor agents", "on-call consumers, projections")
+ESCALATIONS = TopicSpec("escalations", "omega.escalations", "episode or session id", "omega.events.Escalation",
+                        "validator and monitor agents", "humans / Layer 1")
+DEAD_LETTERS = TopicSpec("dead_letters", "omega.deadletters", "source topic", "omega.events.DeadLetter",
+                         "every agent", "operators")
+
+ALL_TOPICS: tuple[TopicSpec, ...] = (PACKETS_JSON, PACKETS, VERDICTS, ALERTS, ESCALATIONS, DEAD_LETTERS)
+BY_LOGICAL = {t.logical: t for t in ALL_TOPICS}
+BY_SCHEMA = {t.value_schema: t for t in ALL_TOPICS if t.value_schema}
+
+
+def topic_name(spec: TopicSpec, prefix: str = "") -> str:
+    """The physical topic name under an optional prefix (tests isolate themselves with one)."""
+    return f"{prefix}{spec.name}"
