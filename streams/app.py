@@ -92,10 +92,7 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         f"{settings.topic_prefix}episodes",
         default=None,
         partitions=settings.partitions,
-        key_type=str,
-        key_serializer="json",
-        value_serializer="json",
-        help="Episode ledger per correlation_id.",
+        help="Episode ledger per correlation_id (JSON keys and values: Faust's default for plain types).",
     )
     omega = OmegaApp(app, settings, pipeline, topics, episodes)
 

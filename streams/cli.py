@@ -133,9 +133,15 @@ def worker(bootstrap: str, prefix: str, store: str, partitions: int, app_id: str
     from faust.worker import Worker
 
     from streams.app import create_app
+    from streams.kafka_io import ensure_topics
 
     settings = Settings.from_env(bootstrap_servers=bootstrap, topic_prefix=prefix, store=store,
                                  partitions=partitions, app_id=app_id, data_dir=data_dir)
+    try:
+        asyncio.run(ensure_topics(bootstrap, [topic_name(t, prefix) for t in ALL_TOPICS], partitions))
+    except Exception as exc:  # noqa: BLE001 - any failure here means the broker is unusable
+        click.echo(f"omega: cannot prepare topics on {bootstrap}: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
     omega = create_app(settings)
     Worker(omega.app, loglevel=settings.log_level.lower(), quiet=True).execute_from_commandline()
 
@@ -185,3 +191,7 @@ def tail(topic: str, follow: bool, max_records: int | None, timeout: float, boot
     except OSError as exc:
         click.echo(f"omega: cannot reach Kafka at {bootstrap}: {exc}", err=True)
         sys.exit(EXIT_USAGE)
+
+
+if __name__ == "__main__":
+    main()

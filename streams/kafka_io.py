@@ -89,3 +89,19 @@ async def tail_topic(
     finally:
         await consumer.stop()
     return printed
+
+
+async def ensure_topics(bootstrap: str, names: Iterable[str], partitions: int, replication: int = 1) -> list[str]:
+    """Create the topics that do not exist yet (a consumer subscribed to a missing topic sees it late)."""
+    from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        existing = set(await admin.list_topics())
+        missing = sorted(set(names) - existing)
+        if missing:
+            await admin.create_topics([NewTopic(n, partitions, replication) for n in missing])
+        return missing
+    finally:
+        await admin.close()

@@ -52,13 +52,24 @@ ensure_jars() {
   exec 9>&-
 }
 
-# A pid only counts if it is still our broker: pids get reused, and other brokers (the main
-# test broker, another checkout) run the same main class with a different runtime dir.
+# A process is our broker only if its command line names our server.properties: pids get
+# reused, and other brokers (the main test broker, another checkout) run the same main class.
+is_ours() {
+  local argv
+  mapfile -d '' -t argv 2>/dev/null <"/proc/$1/cmdline" || return 1
+  [[ "${argv[*]}" == *"kafka.Kafka $DIR/server.properties"* ]]
+}
+
+# The pidfile is only a hint: when it is lost or clobbered, find the broker by command line,
+# so `down` never leaves one running behind our back.
 broker_pid() {
-  local pid cmd
-  pid="$(cat "$PIDFILE" 2>/dev/null)" && [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  cmd="$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" || return 1
-  [[ "$cmd" == *"kafka.Kafka $DIR/server.properties"* ]] && echo "$pid"
+  local pid p
+  pid="$(cat "$PIDFILE" 2>/dev/null)" || pid=""
+  if [[ "$pid" =~ ^[0-9]+$ ]] && is_ours "$pid"; then echo "$pid"; return 0; fi
+  for p in /proc/[0-9]*; do
+    if is_ours "${p#/proc/}"; then echo "${p#/proc/}"; return 0; fi
+  done
+  return 1
 }
 
 port_busy() { (exec 3<>"/dev/tcp/$HOST/$1") 2>/dev/null; }
@@ -110,8 +121,7 @@ EOF
 log4j.rootLogger=ERROR, stderr
 log4j.appender.stderr=org.apache.log4j.ConsoleAppender
 log4j.appender.stderr.Target=System.err
-log4j.appender.stderr.layout=org.apache.log4j.PatternLayout
-log4j.appender.stderr.layout.ConversionPattern=%p %m%n
+log4j.appender.stderr.layout=org.apache.log4j.SimpleLayout
 EOF
   # Fail each probe fast: the AdminClient otherwise retries for its 60 s default.
   printf 'request.timeout.ms=5000\ndefault.api.timeout.ms=8000\n' >"$DIR/probe.properties"
@@ -138,10 +148,12 @@ wait_ready() {
 }
 
 cmd_up() {
-  local pid
+  local pid p
   ensure_jars
   if pid="$(broker_pid)"; then
     if probe; then echo "already up (pid $pid)"; echo "bootstrap=$BOOTSTRAP"; return 0; fi
+    # Most likely another `up` is still starting it (or it runs with other ports: then the
+    # wait fails and stops it, and the next `up` starts it afresh).
     log "pid $pid is running but not answering yet; waiting"
   else
     rm -f "$PIDFILE" # stale: its process is gone or is no longer our broker
@@ -150,11 +162,13 @@ cmd_up() {
     done
     write_config
     format_storage
+    # One run per log file, so a failed start's tail shows that start and not the last stop.
+    if [[ -f "$LOG" ]]; then mv -f "$LOG" "$LOG.1"; fi
     # setsid: the broker must outlive this shell and the caller's terminal/process group.
     # Without job control setsid does not fork, so $! is the java pid itself.
     # shellcheck disable=SC2086 # HEAP is a list of JVM flags
     setsid nohup java $HEAP -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
-      -Dlog4j.configuration="file:$DIR/log4j.properties" -Dkafka.logs.dir="$DIR/logs" \
+      -Dlog4j.configuration="file:$DIR/log4j.properties" \
       -cp "$LIBS/*" kafka.Kafka "$DIR/server.properties" \
       >"$DIR/logs/stdout.log" 2>&1 </dev/null &
     pid=$!
@@ -179,10 +193,7 @@ cmd_down() {
   fi
   kill -TERM "$pid" 2>/dev/null || true
   # A clean shutdown flushes the log and the KRaft metadata; 30 s is ample for one node.
-  for ((i = 0; i < 300; i++)); do
-    alive "$pid" || break
-    sleep 0.1
-  done
+  for ((i = 0; i < 300; i++)); do alive "$pid" || break; sleep 0.1; done
   if alive "$pid"; then
     log "pid $pid ignored SIGTERM for 30s; sending SIGKILL"
     kill -KILL "$pid" 2>/dev/null || true

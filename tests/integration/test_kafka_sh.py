@@ -1,0 +1,177 @@
+"""deploy/kafka/kafka.sh against a real, second broker.
+
+The broker here has its own runtime dir under tmp_path and its own free ports, so a main test
+broker on 9092 keeps running untouched. Jars come from the shared cache (OMEGA_KAFKA_LIBS or
+~/.cache/omega), fetched by the script on first use.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.integration
+
+SCRIPT = Path(__file__).resolve().parents[2] / "deploy" / "kafka" / "kafka.sh"
+UP_TIMEOUT_S = 300  # a cold jar download plus the script's own 90 s readiness budget
+
+
+@dataclass(frozen=True)
+class Broker:
+    runtime_dir: Path
+    port: int
+    env: dict[str, str]
+
+    def run(self, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["bash", str(SCRIPT), *args],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+
+    def pid(self) -> int:
+        return int((self.runtime_dir / "kafka.pid").read_text().strip())
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _is_running(pid: int) -> bool:
+    """True while pid is a live process; an unreaped zombie has already exited."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _java_cmdlines_mentioning(needle: str) -> list[str]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            argv = (proc / "cmdline").read_bytes().split(b"\0")
+        except OSError:  # exited while we looked
+            continue
+        line = " ".join(a.decode(errors="replace") for a in argv)
+        if argv and argv[0].endswith(b"java") and needle in line:
+            found.append(f"{proc.name}: {line}")
+    return found
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Broker]:
+    runtime_dir = tmp_path / "kafka"
+    port = _free_port()
+    controller_port = _free_port()
+    while controller_port == port:
+        controller_port = _free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OMEGA_KAFKA_") or k == "OMEGA_KAFKA_LIBS"}
+    env |= {
+        "OMEGA_KAFKA_DIR": str(runtime_dir),
+        "OMEGA_KAFKA_PORT": str(port),
+        "OMEGA_KAFKA_CONTROLLER_PORT": str(controller_port),
+        "OMEGA_KAFKA_HEAP": "-Xmx512m -Xms128m",
+    }
+    b = Broker(runtime_dir=runtime_dir, port=port, env=env)
+    yield b
+    # Whatever a test did, never leave this broker behind.
+    b.run("down", timeout=60)
+
+
+def _up(broker: Broker) -> subprocess.CompletedProcess[str]:
+    result = broker.run("up", timeout=UP_TIMEOUT_S)
+    if result.returncode != 0:
+        sys.stderr.write(result.stderr)
+    assert result.returncode == 0, result.stderr[-4000:]
+    return result
+
+
+def test_up_serves_metadata_and_prints_bootstrap(broker: Broker) -> None:
+    result = _up(broker)
+
+    assert f"bootstrap=127.0.0.1:{broker.port}" in result.stdout.splitlines()
+    assert _is_running(broker.pid())
+    log = (broker.runtime_dir / "logs" / "server.log").read_text()
+    assert "Kafka Server started" in log
+
+
+def test_second_up_says_already_up_and_keeps_the_same_process(broker: Broker) -> None:
+    _up(broker)
+    first_pid = broker.pid()
+
+    again = _up(broker)
+
+    assert "already up" in again.stdout
+    assert f"bootstrap=127.0.0.1:{broker.port}" in again.stdout
+    assert broker.pid() == first_pid
+
+
+def test_status_reports_up_with_bootstrap_and_exit_0(broker: Broker) -> None:
+    _up(broker)
+
+    status = broker.run("status")
+
+    assert status.returncode == 0, status.stderr
+    assert status.stdout.startswith("up")
+    assert f"127.0.0.1:{broker.port}" in status.stdout
+
+
+def test_down_stops_the_broker_and_leaves_no_java_process_behind(broker: Broker) -> None:
+    _up(broker)
+    pid = broker.pid()
+
+    down = broker.run("down", timeout=60)
+
+    assert down.returncode == 0, down.stderr
+    assert not _is_running(pid)
+    assert _java_cmdlines_mentioning(str(broker.runtime_dir)) == []
+    assert not (broker.runtime_dir / "kafka.pid").exists()
+    status = broker.run("status")
+    assert status.returncode == 3
+    assert status.stdout.startswith("down")
+
+
+def test_down_and_status_when_never_started_exit_0_and_3(broker: Broker) -> None:
+    assert broker.run("down").returncode == 0
+    assert broker.run("status").returncode == 3
+
+
+def test_stale_pidfile_naming_a_foreign_process_is_ignored_not_killed(broker: Broker) -> None:
+    # A recycled pid now belongs to something else; here, a plain sleep.
+    with subprocess.Popen(["sleep", "60"]) as foreign:
+        try:
+            broker.runtime_dir.mkdir(parents=True)
+            (broker.runtime_dir / "kafka.pid").write_text(f"{foreign.pid}\n")
+
+            assert broker.run("status").returncode == 3
+            assert broker.run("down").returncode == 0
+            assert foreign.poll() is None
+        finally:
+            foreign.kill()
+
+
+def test_up_refuses_a_client_port_someone_else_listens_on(broker: Broker) -> None:
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", broker.port))
+        squatter.listen()
+
+        result = broker.run("up", timeout=UP_TIMEOUT_S)
+
+    assert result.returncode != 0
+    assert "already in use" in result.stderr
+    assert _java_cmdlines_mentioning(str(broker.runtime_dir)) == []
