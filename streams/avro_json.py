@@ -252,7 +252,7 @@ class RecordNode(Node):
     """A record: named fields, plus `extras` for keys the schema does not name (when it has that field)."""
 
     name: str
-    fields: list[tuple[str, Node, bool]]  # (name, node, optional)
+    fields: list[tuple[str, Node, bool, object]]  # (name, node, may be absent, datum when absent)
     keeps_extras: bool
     _names: frozenset[str] | None = None
 
@@ -264,11 +264,11 @@ class RecordNode(Node):
             raise ConversionError("WRONG_TYPE", path, f"expected object, got {_type_name(value)}")
         datum: dict[str, object] = {}
         prefix = f"{path}." if path else ""
-        for name, node, optional in self.fields:
+        for name, node, optional, absent in self.fields:
             if name in value:
                 datum[name] = node.to_avro(value[name], prefix + name)
             elif optional:
-                datum[name] = None
+                datum[name] = absent
             else:
                 raise ConversionError("MISSING_FIELD", prefix + name, "required field is missing")
         known = self.field_names
@@ -282,7 +282,7 @@ class RecordNode(Node):
     def from_avro(self, datum: object) -> object:
         src: Mapping[str, Any] = datum  # type: ignore[assignment]
         out: dict[str, object] = {}
-        for name, node, _ in self.fields:
+        for name, node, _, _ in self.fields:
             item = src.get(name)
             if item is not None:
                 out[name] = node.from_avro(item)
@@ -295,7 +295,7 @@ class RecordNode(Node):
     def field_names(self) -> frozenset[str]:
         """The keys the contract names (a key `extras` in the JSON is itself an unknown key)."""
         if self._names is None:
-            self._names = frozenset(name for name, _, _ in self.fields)
+            self._names = frozenset(name for name, *_ in self.fields)
         return self._names
 
 
@@ -339,7 +339,8 @@ def _compile(schema: Any, named: dict[str, Any], cache: dict[str, Node]) -> Node
                 node.keeps_extras = True
                 continue
             child = _compile(f["type"], named, cache)
-            node.fields.append((f["name"], child, isinstance(child, OptionalNode) or "default" in f))
+            # An absent key takes the schema default (null for `["null", T]`), never a bare None.
+            node.fields.append((f["name"], child, "default" in f or isinstance(child, OptionalNode), f.get("default")))
         return node
     if kind == "enum":
         return cache.setdefault(schema["name"], EnumNode(schema["name"], frozenset(schema["symbols"])))
