@@ -7,11 +7,12 @@ ledger is always reassigned, never mutated in place.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 import faust
+import structlog
 
 from omega.packets.ledger import EpisodeLedger
 from streams.codec import SchemaRegistry
@@ -36,6 +37,12 @@ class OmegaApp:
     async def send_all(self, emits: Iterable[Emit]) -> None:
         """Send outputs in order; the caller's offset is committed only after the stream step returns."""
         for emit in emits:
+            if emit.topic is DEAD_LETTERS:
+                log.warning("dead_letter", source_topic=emit.record["source_topic"],
+                            partition=emit.record["source_partition"], offset=emit.record["source_offset"],
+                            error_class=emit.record["error_class"], reason=emit.record["reason"])
+            else:
+                log.debug("emit", topic=emit.topic.name, key=emit.key)
             # 1. outputs are sent before the source offset is acknowledged (at-least-once; ids dedupe)
             await self.topics[emit.topic.logical].send(
                 key=emit.key.encode("utf-8"),
@@ -102,20 +109,22 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         try:
             result: list[Emit] = step(source)
             return result
-        except Exception as exc:  # noqa: BLE001 - the worker must survive any input
+        except Exception as exc:
             log.exception("stage_failed", topic=spec.name, partition=source.partition, offset=source.offset)
             return [pipeline.dead_letter(_raw(event), source, "INTERNAL", f"{type(exc).__name__}: {exc}")]
 
     @app.agent(topics[PACKETS_JSON.logical], name=f"{settings.topic_prefix}ingress")
-    async def ingress(stream: AsyncIterator[Any]) -> None:
-        async for event in stream.events():  # type: ignore[attr-defined]
+    async def ingress(stream: faust.StreamT[Any]) -> None:
+        async for event in stream.events():
             emits = await guarded(event, PACKETS_JSON, lambda src, ev=event: pipeline.ingress(_raw(ev), src))
             await omega.send_all(emits)
 
     @app.agent(topics[PACKETS.logical], name=f"{settings.topic_prefix}validator")
-    async def validator(stream: AsyncIterator[Any]) -> None:
-        async for event in stream.events():  # type: ignore[attr-defined]
+    async def validator(stream: faust.StreamT[Any]) -> None:
+        async for event in stream.events():
             key = event.key.decode("utf-8", "replace") if isinstance(event.key, bytes) else str(event.key)
+
+            structlog.contextvars.bind_contextvars(correlation_id=key)
 
             def step(src: Source, ev: Any = event, key: str = key) -> list[Emit]:
                 stored = episodes.get(key)

@@ -75,12 +75,15 @@ class SchemaRegistry:
         if not files:
             raise FileNotFoundError(f"no .avsc schemas in {root}")
         for path in files:
-            registry.register(load_schema(str(path)))
+            parsed = load_schema(str(path))
+            if not isinstance(parsed, dict):
+                raise ValueError(f"{path}: a schema file holds one named type")
+            registry.register(parsed)
         return registry
 
-    def register(self, schema: Mapping[str, Any] | dict[str, Any], *, current: bool = True) -> RegisteredSchema:
+    def register(self, schema: Mapping[str, Any], *, current: bool = True) -> RegisteredSchema:
         """Add a schema; `current=False` adds a writer version that is read but not written or read into."""
-        parsed = schema if schema.get("__fastavro_parsed") else parse_schema(dict(schema))
+        parsed: Any = schema if schema.get("__fastavro_parsed") else parse_schema(dict(schema))
         entry = RegisteredSchema(parsed["name"], parsed, crc64_avro_fingerprint(to_parsing_canonical_form(parsed)))
         self._by_fingerprint[entry.fingerprint] = entry
         if current or entry.name not in self._by_name:

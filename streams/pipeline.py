@@ -163,7 +163,9 @@ class Pipeline:
         except (ValueError, KeyError) as exc:
             raise InputRejected("AVRO_CONTENT", f"undecodable JSON text inside the record: {exc}") from exc
 
-    def packet(self, ledger: EpisodeLedger | None, raw: bytes, source: Source) -> tuple[EpisodeLedger | None, list[Emit]]:
+    def packet(
+        self, ledger: EpisodeLedger | None, raw: bytes, source: Source
+    ) -> tuple[EpisodeLedger | None, list[Emit]]:
         """Avro packet -> validator `evolve` -> verdict records; undecodable bytes -> dead letter."""
         try:
             packet = self.decode_packet(raw)

@@ -46,7 +46,8 @@ def read_inputs(paths: Iterable[Path]) -> Iterator[InputRecord]:
         if suffix in AVRO_SUFFIXES:
             with path.open("rb") as handle:
                 reader = fastavro.reader(handle)
-                name = str((reader.writer_schema or {}).get("name", ""))
+                writer = reader.writer_schema
+                name = str(writer.get("name", "")) if isinstance(writer, dict) else ""
                 for n, datum in enumerate(reader):
                     raw = canonical_json(jsonable(datum)).encode("utf-8")
                     yield InputRecord(Source(topic, 0, n), raw, "avro", datum, name)

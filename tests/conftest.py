@@ -15,7 +15,7 @@ LOCAL_BROKER = "127.0.0.1:9092"
 
 
 def _answers(bootstrap: str) -> bool:
-    host, _, port = bootstrap.split(",")[0].rpartition(":")
+    host, _, port = bootstrap.split(",", maxsplit=1)[0].rpartition(":")
     try:
         with socket.create_connection((host, int(port)), timeout=2):
             return True

@@ -80,7 +80,7 @@ def test_thousand_json_packets_give_950_verdicts_and_50_dead_letters_with_raw_by
     assert all(v["key"] == v["correlation_id"].encode() for v in verdicts)
 
     assert len(dead) == MALFORMED
-    by_position = {pos: rec for pos, rec in zip(positions, records, strict=True)}
+    by_position = dict(zip(positions, records, strict=True))
     for letter in dead:
         key, raw = by_position[(letter["source_partition"], letter["source_offset"])]
         assert letter["raw"] == raw
