@@ -40,9 +40,9 @@ def malformed_inputs(valid: list[bytes]) -> list[tuple[str, bytes]]:
     return broken
 
 
-@pytest.fixture
-def worker(kafka_bootstrap: str, tmp_path: Path) -> Iterator[WorkerProcess]:
-    process = WorkerProcess(kafka_bootstrap, tmp_path)
+@pytest.fixture(params=["memory://", "rocksdb://"])
+def worker(kafka_bootstrap: str, tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[WorkerProcess]:
+    process = WorkerProcess(kafka_bootstrap, tmp_path, store=request.param)
     process.start()
     try:
         yield process

@@ -30,6 +30,7 @@ class WorkerProcess:
     data_dir: Path
     prefix: str = field(default_factory=lambda: f"it-{uuid.uuid4().hex[:10]}.")
     partitions: int = 4
+    store: str = "memory://"
     process: subprocess.Popen[bytes] | None = None
     log_path: Path | None = None
 
@@ -43,7 +44,7 @@ class WorkerProcess:
         env = {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": self.bootstrap, "OMEGA_LOG_LEVEL": "INFO",
                "PYTHONUNBUFFERED": "1"}
         cmd = [sys.executable, "-m", "streams.cli", "worker", "--prefix", self.prefix,
-               "--app-id", f"{self.prefix}app", "--partitions", str(self.partitions),
+               "--app-id", f"{self.prefix}app", "--partitions", str(self.partitions), "--store", self.store,
                "--data-dir", str(self.data_dir / "faust")]
         with self.log_path.open("wb") as log:
             self.process = subprocess.Popen(cmd, cwd=REPO, env=env, stdout=log, stderr=subprocess.STDOUT)
