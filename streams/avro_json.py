@@ -220,7 +220,10 @@ class ChoiceNode(Node):
         return any(b.accepts(value) for b in self.branches)
 
     def to_avro(self, value: object, path: str) -> object:
-        for branch in self.branches:
+        # JSON text keeps 1.0 and 1 apart: a float takes a double branch, an int a long one, when there is one.
+        exact = DoubleNode if isinstance(value, float) else IntegerNode if _type_name(value) == "integer" else None
+        preferred = [b for b in self.branches if exact is not None and isinstance(b, exact)]
+        for branch in (*preferred, *self.branches):
             if branch.accepts(value):
                 return branch.to_avro(value, path)
         raise ConversionError("WRONG_TYPE", path, f"{_type_name(value)} fits none of the allowed types")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import io
 import os
-import struct
 import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -36,7 +35,8 @@ class EncodeError(ValueError):
 
 def crc64_avro_fingerprint(canonical_form: str) -> bytes:
     """The 8-byte CRC-64-AVRO fingerprint of a schema's Parsing Canonical Form, little-endian as on the wire."""
-    return struct.pack("<Q", int(fingerprint(canonical_form, "CRC-64-AVRO"), 16))
+    # fastavro's hex string already spells the little-endian bytes (spec vector: "int" -> 8f5c393f1ad57572)
+    return bytes.fromhex(fingerprint(canonical_form, "CRC-64-AVRO"))
 
 
 def default_schemas_dir() -> Path:

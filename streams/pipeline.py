@@ -97,10 +97,20 @@ def _reject_constant(name: str) -> object:
 
 
 def _nesting_depth(text: str) -> int:
-    """Upper bound of bracket nesting (ignores brackets inside strings only approximately: safe side)."""
+    """Deepest bracket nesting outside JSON strings (brackets in text are data, not structure)."""
     depth = deepest = 0
+    in_string = escaped = False
     for char in text:
-        if char in "[{":
+        if in_string:
+            if escaped:
+                escaped = False
+            elif char == "\\":
+                escaped = True
+            elif char == '"':
+                in_string = False
+        elif char == '"':
+            in_string = True
+        elif char in "[{":
             depth += 1
             deepest = max(deepest, depth)
         elif char in "]}":

@@ -49,7 +49,9 @@ def read_inputs(paths: Iterable[Path]) -> Iterator[InputRecord]:
                 writer = reader.writer_schema
                 name = str(writer.get("name", "")) if isinstance(writer, dict) else ""
                 for n, datum in enumerate(reader):
-                    raw = canonical_json(jsonable(datum)).encode("utf-8")
+                    # Avro doubles may hold NaN, which canonical JSON refuses: the raw text keeps it readable
+                    raw = json.dumps(jsonable(datum), sort_keys=True, separators=(",", ":"),
+                                     ensure_ascii=False).encode("utf-8")
                     yield InputRecord(Source(topic, 0, n), raw, "avro", datum, name)
         elif suffix in JSON_SUFFIXES:
             yield from _read_json_document(path, topic)
@@ -63,13 +65,17 @@ def read_inputs(paths: Iterable[Path]) -> Iterator[InputRecord]:
 def _read_json_document(path: Path, topic: str) -> Iterator[InputRecord]:
     raw = path.read_bytes()
     try:
-        document = json.loads(raw)
-    except (ValueError, UnicodeDecodeError):
+        document = json.loads(raw, parse_constant=_not_json)
+    except (ValueError, UnicodeDecodeError, RecursionError):
         yield InputRecord(Source(topic, 0, 0), raw, "json")  # the ingress stage names the error
         return
     items = document if isinstance(document, list) else [document]
     for n, item in enumerate(items):
         yield InputRecord(Source(topic, 0, n), canonical_json(item).encode("utf-8"), "json")
+
+
+def _not_json(name: str) -> object:
+    raise ValueError(f"{name} is not JSON")
 
 
 def jsonable(value: Any) -> Any:
@@ -139,10 +145,10 @@ class Replayer:
             reason = f"container holds {record.schema_name or 'unnamed'} records, expected {PACKET_SCHEMA}"
             return [self.pipeline.dead_letter(record.raw, record.source, "WRONG_SCHEMA", reason)]
         try:
-            packet = self.pipeline.packets.from_avro(record.datum)
+            text = canonical_json(self.pipeline.packets.from_avro(record.datum))  # NaN has no JSON form
         except (ValueError, KeyError, TypeError) as exc:
             return [self.pipeline.dead_letter(record.raw, record.source, "AVRO_CONTENT", str(exc))]
-        return self.pipeline.ingress(canonical_json(packet).encode("utf-8"), record.source)
+        return self.pipeline.ingress(text.encode("utf-8"), record.source)
 
     def _packet(self, emit: Emit) -> list[Emit]:
         source = Source(f"replay:{PACKETS.name}", 0, self._packet_offset, emit.key.encode(), emit.timestamp_ms)

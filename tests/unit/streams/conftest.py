@@ -1,0 +1,27 @@
+"""Fixtures of the streams unit tests: the schema registry (parsed once per session) and a pipeline over it."""
+
+from __future__ import annotations
+
+import pytest
+
+from streams.codec import SchemaRegistry
+from streams.omen_avro import PACKET_SCHEMA, PacketConverter
+from streams.pipeline import Pipeline
+
+
+@pytest.fixture(scope="session")
+def registry() -> SchemaRegistry:
+    """Every schema of schemas_avro/, as the worker loads them (tests must not register into it)."""
+    return SchemaRegistry.from_directory()
+
+
+@pytest.fixture(scope="session")
+def converter(registry: SchemaRegistry) -> PacketConverter:
+    """The packet dict <-> Avro datum converter compiled from the Packet schema."""
+    return PacketConverter(registry.get(PACKET_SCHEMA).parsed)
+
+
+@pytest.fixture
+def pipeline(registry: SchemaRegistry) -> Pipeline:
+    """A fresh pipeline over the shared registry (the pipeline itself is stateless)."""
+    return Pipeline(registry)

@@ -1,0 +1,224 @@
+"""Embedded replay: every input format, log order, byte-identical outputs, and bad files as dead letters."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import fastavro
+import pytest
+
+from omega.canonical import canonical_json
+from streams.codec import SchemaRegistry
+from streams.omen_avro import PACKET_SCHEMA, PacketConverter
+from streams.pipeline import Pipeline, Source
+from streams.replay import InputRecord, Replayer, read_inputs
+from streams.topics import DEAD_LETTERS, PACKETS, VERDICTS
+from tests.factories import packet as factory_packet
+
+MALFORMED_LINE = b'{"header": {"packet_id": "pkt_broken"'
+
+
+def _write_ocf(path: Path, schema: Any, records: list[dict[str, Any]]) -> Path:
+    with path.open("wb") as handle:
+        fastavro.writer(handle, schema, records)
+    return path
+
+
+@pytest.fixture
+def log_files(tmp_path: Path, registry: SchemaRegistry, converter: PacketConverter) -> list[Path]:
+    """Four files in all four formats, episodes interleaved, one malformed JSONL line."""
+    array = tmp_path / "a.json"
+    array.write_text(json.dumps([factory_packet(n, 1) for n in range(3)]), encoding="utf-8")
+    single = tmp_path / "b.json"
+    single.write_text(json.dumps(factory_packet(0, 2), indent=2), encoding="utf-8")
+    lines = tmp_path / "c.jsonl"
+    lines.write_bytes(b"\n".join([_line(factory_packet(3, 1)), b"", MALFORMED_LINE, _line(factory_packet(1, 2))])
+                      + b"\n")
+    ocf = _write_ocf(tmp_path / "d.avro", registry.get(PACKET_SCHEMA).parsed,
+                     [converter.to_avro(factory_packet(n, 3)) for n in range(2)])
+    return [array, single, lines, ocf]
+
+
+def _line(packet: dict[str, Any]) -> bytes:
+    return json.dumps(packet).encode("utf-8")
+
+
+def _replay(pipeline: Pipeline, paths: list[Path]) -> tuple[str, Replayer]:
+    replayer = Replayer(pipeline)
+    out = io.StringIO()
+    replayer.run(read_inputs(paths), out)
+    return out.getvalue(), replayer
+
+
+def _lines(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_replaying_the_same_files_twice_gives_byte_identical_jsonl(registry: SchemaRegistry,
+                                                                   log_files: list[Path]) -> None:
+    first, _ = _replay(Pipeline(registry), log_files)
+    second, _ = _replay(Pipeline(SchemaRegistry.from_directory()), log_files)
+    assert first == second
+    assert first.endswith("\n")
+    assert all(canonical_json(json.loads(line)) == line for line in first.splitlines())
+
+
+def test_outputs_appear_in_log_order_across_all_four_formats(pipeline: Pipeline, log_files: list[Path]) -> None:
+    text, replayer = _replay(pipeline, log_files)
+    outputs = _lines(text)
+
+    described = [(o["topic"], o["value"].get("packet_id") or o["value"]["error_class"]) for o in outputs]
+    assert described == [
+        (VERDICTS.name, "pkt_00001_000000"),  # a.json, an array, in array order
+        (VERDICTS.name, "pkt_00001_000001"),
+        (VERDICTS.name, "pkt_00001_000002"),
+        (VERDICTS.name, "pkt_00002_000000"),  # b.json, one object
+        (VERDICTS.name, "pkt_00001_000003"),  # c.jsonl, line 1
+        (DEAD_LETTERS.name, "JSON_SYNTAX"),  # c.jsonl, line 3 (line 2 is blank)
+        (VERDICTS.name, "pkt_00002_000001"),  # c.jsonl, line 4
+        (VERDICTS.name, "pkt_00003_000000"),  # d.avro, records in order
+        (VERDICTS.name, "pkt_00003_000001"),
+    ]
+    assert all(o["value"]["status"] == "ACCEPTED" for o in outputs if o["topic"] == VERDICTS.name)
+    assert [o["key"] for o in outputs if o["topic"] == VERDICTS.name][:5] == [
+        "corr_ep00001", "corr_ep00001", "corr_ep00001", "corr_ep00002", "corr_ep00001"]
+    summary = replayer.summary
+    assert summary.events_in == 9
+    assert summary.verdicts == {"ACCEPTED": 8}
+    assert summary.dead_letters == {"JSON_SYNTAX": 1}
+    assert summary.episodes == 3
+
+
+def test_a_malformed_jsonl_line_is_a_dead_letter_with_its_file_and_line_number(pipeline: Pipeline,
+                                                                               log_files: list[Path]) -> None:
+    text, _ = _replay(pipeline, log_files)
+    [dead] = [o for o in _lines(text) if o["topic"] == DEAD_LETTERS.name]
+    value = dead["value"]
+    assert value["source_topic"] == f"file:{log_files[2]}"
+    assert value["source_offset"] == 3
+    assert value["raw"] == {"utf8": MALFORMED_LINE.decode()}
+    assert dead["key"] == f"file:{log_files[2]}"
+
+
+def test_replay_outputs_are_the_bytes_the_live_stages_produce(pipeline: Pipeline, log_files: list[Path]) -> None:
+    replayer = Replayer(pipeline)
+    replayed = [emit for record in read_inputs(log_files[:1]) for emit in replayer.feed(record)]
+    ledger = None
+    live = []
+    for n in range(3):
+        [ingress] = pipeline.ingress(_line(factory_packet(n, 1)), Source("omen.packets.json", 0, n))
+        ledger, emits = pipeline.packet(ledger, ingress.value, Source("omen.packets", 0, n))
+        live.extend(emits)
+    assert [(e.topic, e.key, e.value, e.timestamp_ms) for e in replayed] == [
+        (e.topic, e.key, e.value, e.timestamp_ms) for e in live]
+
+
+@pytest.mark.parametrize("suffix", [".jsonl", ".ndjson", ".log"])
+def test_line_files_are_read_one_packet_per_line(tmp_path: Path, suffix: str) -> None:
+    path = tmp_path / f"episode{suffix}"
+    path.write_bytes(_line(factory_packet(0, 4)) + b"\r\n" + _line(factory_packet(1, 4)) + b"\r\n")
+    records = list(read_inputs([path]))
+    assert [r.stage for r in records] == ["json", "json"]
+    assert [r.source.offset for r in records] == [1, 2]
+    assert [json.loads(r.raw) for r in records] == [factory_packet(0, 4), factory_packet(1, 4)]
+
+
+def test_json_files_are_read_as_an_array_or_as_one_object(tmp_path: Path) -> None:
+    array, single = tmp_path / "array.json", tmp_path / "single.JSON"
+    array.write_text(json.dumps([factory_packet(0, 5), factory_packet(1, 5)]), encoding="utf-8")
+    single.write_text(json.dumps(factory_packet(2, 5)), encoding="utf-8")
+    records = list(read_inputs([array, single]))
+    assert [json.loads(r.raw)["header"]["packet_id"] for r in records] == [
+        "pkt_00005_000000", "pkt_00005_000001", "pkt_00005_000002"]
+    assert [(r.source.topic, r.source.offset) for r in records] == [
+        (f"file:{array}", 0), (f"file:{array}", 1), (f"file:{single}", 0)]
+
+
+def test_avro_container_files_are_read_as_packets(tmp_path: Path, registry: SchemaRegistry,
+                                                  converter: PacketConverter, pipeline: Pipeline) -> None:
+    packets = [factory_packet(n, 6, kind) for n, kind in
+               enumerate(("ObservationPacket", "BeliefUpdatePacket", "DecisionPacket"))]
+    path = _write_ocf(tmp_path / "packets.avro", registry.get(PACKET_SCHEMA).parsed,
+                      [converter.to_avro(p) for p in packets])
+    records = list(read_inputs([path]))
+    assert [(r.stage, r.schema_name, r.source.offset) for r in records] == [
+        ("avro", PACKET_SCHEMA, 0), ("avro", PACKET_SCHEMA, 1), ("avro", PACKET_SCHEMA, 2)]
+    assert [converter.from_avro(r.datum) for r in records] == packets
+
+    replayer = Replayer(pipeline)
+    verdicts = [emit.record for record in records for emit in replayer.feed(record)]
+    assert [(v["packet_type"], v["status"]) for v in verdicts] == [
+        ("ObservationPacket", "ACCEPTED"), ("BeliefUpdatePacket", "ACCEPTED"), ("DecisionPacket", "ACCEPTED")]
+
+
+def test_an_avro_container_of_another_schema_gives_wrong_schema_dead_letters(
+    tmp_path: Path, registry: SchemaRegistry, pipeline: Pipeline
+) -> None:
+    violations = [{"rule": "SCHEMA", "severity": "ERROR", "message": f"m{n}", "field": None} for n in range(2)]
+    path = _write_ocf(tmp_path / "violations.avro", registry.get("omega.events.Violation").parsed, violations)
+    text, replayer = _replay(pipeline, [path])
+    outputs = _lines(text)
+
+    assert [o["topic"] for o in outputs] == [DEAD_LETTERS.name, DEAD_LETTERS.name]
+    for n, output in enumerate(outputs):
+        value = output["value"]
+        assert value["error_class"] == "WRONG_SCHEMA"
+        assert "omega.events.Violation" in value["reason"]
+        assert value["source_offset"] == n
+        assert json.loads(value["raw"]["utf8"]) == violations[n]
+    assert replayer.summary.dead_letters == {"WRONG_SCHEMA": 2}
+    assert replayer.summary.episodes == 0
+
+
+def test_a_json_file_that_is_not_json_is_one_dead_letter(tmp_path: Path, pipeline: Pipeline) -> None:
+    path = tmp_path / "broken.json"
+    path.write_bytes(b'[{"header": ')
+    text, _ = _replay(pipeline, [path])
+    [dead] = _lines(text)
+    assert dead["value"]["error_class"] == "JSON_SYNTAX"
+    assert dead["value"]["raw"] == {"utf8": '[{"header": '}
+
+
+@pytest.mark.parametrize(
+    ("content", "error_class"),
+    [
+        (b'[{"header": {"packet_id": "p"}, "x": NaN}]', "JSON_SYNTAX"),
+        (b'{"x": -Infinity}', "JSON_SYNTAX"),
+        (b"[" * 50_000 + b"]" * 50_000, "TOO_DEEP"),
+    ],
+    ids=["nan", "infinity", "deep"],
+)
+def test_a_json_file_python_parses_but_json_forbids_is_a_dead_letter_not_a_crash(
+    tmp_path: Path, pipeline: Pipeline, content: bytes, error_class: str
+) -> None:
+    path = tmp_path / "odd.json"
+    path.write_bytes(content)
+    text, replayer = _replay(pipeline, [path])
+    [dead] = _lines(text)
+    assert dead["topic"] == DEAD_LETTERS.name
+    assert dead["value"]["error_class"] == error_class
+    assert replayer.summary.dead_letters == {error_class: 1}
+
+
+def test_an_avro_packet_holding_nan_is_a_dead_letter_not_a_crash(
+    tmp_path: Path, registry: SchemaRegistry, converter: PacketConverter, pipeline: Pipeline
+) -> None:
+    datum: Any = converter.to_avro(factory_packet(0, 7))
+    datum["mcp"]["epistemics"]["confidence"] = float("nan")  # Avro carries NaN; JSON does not
+    path = _write_ocf(tmp_path / "nan.avro", registry.get(PACKET_SCHEMA).parsed,
+                      [datum, converter.to_avro(factory_packet(1, 7))])
+    text, _ = _replay(pipeline, [path])
+    outputs = _lines(text)
+    assert [o["topic"] for o in outputs] == [DEAD_LETTERS.name, VERDICTS.name]
+    assert outputs[0]["value"]["source_offset"] == 0
+    assert outputs[1]["value"]["packet_id"] == "pkt_00007_000001"
+
+
+def test_the_internal_avro_hop_is_not_an_output(pipeline: Pipeline) -> None:
+    record = InputRecord(Source("file:x", 0, 1), _line(factory_packet(0, 8)), "json")
+    outputs = Replayer(pipeline).feed(record)
+    assert [o.topic for o in outputs] == [VERDICTS]
+    assert PACKETS not in {o.topic for o in outputs}
