@@ -1,0 +1,468 @@
+"""Throughput and latency of the streams shell: the Avro codec, embedded replay, and optionally a live worker.
+
+    python -m tests.bench.bench_pipeline [--events N] [--episodes M] [--live BOOTSTRAP] [--profile]
+
+It prints figures and never asserts on time; BENCHMARKS.md at the repo root says what each figure means.
+The workload is `tests.factories` packets, `N` of them over `M` episodes, interleaved round-robin the way a
+shared log carries concurrent episodes. Timers are `time.perf_counter` (monotonic, process-local).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import io
+import json
+import math
+import os
+import platform
+import pstats
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from collections import Counter, deque
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from omega.packets.ledger import EpisodeLedger
+from streams.codec import SchemaRegistry
+from streams.omen_avro import PACKET_SCHEMA
+from streams.pipeline import Emit, Pipeline, Source
+from streams.replay import InputRecord, Replayer, read_inputs
+from streams.topics import PACKETS_JSON, VERDICTS, topic_name
+from tests.factories import episode_packets
+
+REPO = Path(__file__).resolve().parents[2]
+clock = time.perf_counter
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+def percentiles(samples: Sequence[float], points: Sequence[int] = (50, 95, 99)) -> dict[int, float]:
+    """Nearest-rank percentiles (NaN for no samples)."""
+    ordered = sorted(samples)
+    if not ordered:
+        return dict.fromkeys(points, math.nan)
+    return {p: ordered[min(len(ordered) - 1, max(0, math.ceil(p / 100 * len(ordered)) - 1))] for p in points}
+
+
+def workload(events: int, episodes: int) -> list[dict[str, Any]]:
+    """`events` factory packets over `episodes` episodes, interleaved round-robin (episode order kept)."""
+    per, extra = divmod(events, episodes)
+    streams = [episode_packets(ep, per + (1 if ep < extra else 0)) for ep in range(episodes)]
+    return [s[n] for n in range(per + 1) for s in streams if n < len(s)]
+
+
+def to_json_bytes(packet: Mapping[str, Any]) -> bytes:
+    """A packet as a producer would put it on the JSON topic (compact JSON)."""
+    return json.dumps(packet, separators=(",", ":")).encode("utf-8")
+
+
+def machine() -> str:
+    """CPU model and count, Python version: the context every figure needs."""
+    model = "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return f"{model}, {usable} usable core(s); Python {platform.python_version()} ({platform.machine()})"
+
+
+def rate(count: int, seconds: float) -> str:
+    return f"{count / seconds:>10,.0f}/s" if seconds > 0 else "       n/a"
+
+
+def line(label: str, count: int, seconds: float, lat_us: Sequence[float] | None = None) -> None:
+    """One figure: count, wall seconds, rate, and per-event latency percentiles in microseconds."""
+    text = f"  {label:<46} {count:>7,} in {seconds:7.3f} s = {rate(count, seconds)}"
+    if lat_us:
+        pct = percentiles(lat_us)
+        text += f"   p50 {pct[50]:7.1f} µs  p95 {pct[95]:7.1f} µs  p99 {pct[99]:7.1f} µs"
+    print(text)
+
+
+# ---------------------------------------------------------------------------------------------- 1. codec
+def bench_codec(registry: SchemaRegistry, packets: list[dict[str, Any]]) -> None:
+    """JSON dict -> Avro datum -> single-object bytes, and back; plus the whole ingress stage from JSON bytes."""
+    pipeline = Pipeline(registry)
+    convert, encode = pipeline.packets.to_avro, registry.encode
+    for packet in packets[:500]:  # warm-up: caches, allocator, branch predictors
+        pipeline.decode_packet(encode(PACKET_SCHEMA, convert(packet)))
+
+    encoded: list[bytes] = []
+    lat: list[float] = []
+    start = clock()
+    for packet in packets:
+        t0 = clock()
+        value = encode(PACKET_SCHEMA, convert(packet))
+        lat.append((clock() - t0) * 1e6)
+        encoded.append(value)
+    line("JSON dict -> Avro datum -> bytes (encode)", len(packets), clock() - start, lat)
+
+    decoded: list[dict[str, object]] = []
+    lat = []
+    start = clock()
+    for value in encoded:
+        t0 = clock()
+        packet_back = pipeline.decode_packet(value)
+        lat.append((clock() - t0) * 1e6)
+        decoded.append(packet_back)
+    line("bytes -> Avro datum -> JSON dict (decode)", len(encoded), clock() - start, lat)
+
+    raws = [to_json_bytes(p) for p in packets]
+    source = Source("bench", 0, 0)
+    lat = []
+    start = clock()
+    for raw in raws:
+        t0 = clock()
+        pipeline.ingress(raw, source)
+        lat.append((clock() - t0) * 1e6)
+    line("ingress stage: JSON bytes -> Emit (parse+enc)", len(raws), clock() - start, lat)
+
+    mismatches = sum(a != b for a, b in zip(packets, decoded, strict=True))
+    json_size, avro_size = sum(map(len, raws)) / len(raws), sum(map(len, encoded)) / len(encoded)
+    print(f"  sizes: JSON {json_size:.0f} B/packet, Avro single-object {avro_size:.0f} B/packet;"
+          f" round-trip mismatches: {mismatches}")
+
+
+# ---------------------------------------------------------------------------------------------- 2. replay
+class TimedPipeline(Pipeline):
+    """The pipeline with a stopwatch on each stage (about 1 µs of overhead per event)."""
+
+    def __init__(self, registry: SchemaRegistry) -> None:
+        super().__init__(registry)
+        self.seconds: Counter[str] = Counter()
+
+    def ingress(self, raw: bytes, source: Source) -> list[Emit]:
+        t0 = clock()
+        try:
+            return super().ingress(raw, source)
+        finally:
+            self.seconds["ingress"] += clock() - t0
+
+    def decode_packet(self, raw: bytes) -> dict[str, object]:
+        t0 = clock()
+        try:
+            return super().decode_packet(raw)
+        finally:
+            self.seconds["decode"] += clock() - t0
+
+    def packet(
+        self, ledger: EpisodeLedger | None, raw: bytes, source: Source
+    ) -> tuple[EpisodeLedger | None, list[Emit]]:
+        t0 = clock()
+        try:
+            return super().packet(ledger, raw, source)
+        finally:
+            self.seconds["validator"] += clock() - t0
+
+
+def timed_reads(records: Iterator[InputRecord], seconds: Counter[str]) -> Iterator[InputRecord]:
+    """`records`, adding the time spent producing each one (file read + record construction) to `seconds`."""
+    while True:
+        t0 = clock()
+        try:
+            record = next(records)
+        except StopIteration:
+            seconds["read"] += clock() - t0
+            return
+        seconds["read"] += clock() - t0
+        yield record
+
+
+def write_jsonl(path: Path, packets: list[dict[str, Any]]) -> None:
+    with path.open("wb") as handle:
+        for packet in packets:
+            handle.write(to_json_bytes(packet) + b"\n")
+
+
+def bench_replay(registry: SchemaRegistry, packets: list[dict[str, Any]], profile_top: int) -> None:
+    """Replayer over a JSONL file: plain, with a per-stage stopwatch, with JSONL output, and under cProfile."""
+    with tempfile.TemporaryDirectory(prefix="omega-bench-") as tmp:
+        path = Path(tmp) / "episodes.jsonl"
+        write_jsonl(path, packets)
+        print(f"  input: {path.stat().st_size / 1e6:.1f} MB JSONL, {len(packets):,} lines")
+
+        replayer = Replayer(Pipeline(registry))
+        start = clock()
+        summary = replayer.run(read_inputs([path]))
+        line("replay (no output)", summary.events_in, clock() - start)
+        print(f"    verdicts {dict(summary.verdicts)}, dead letters {sum(summary.dead_letters.values())},"
+              f" episodes {summary.episodes}")
+
+        timed = TimedPipeline(registry)
+        replayer = Replayer(timed)
+        start = clock()
+        replayer.run(timed_reads(read_inputs([path]), timed.seconds))
+        total = clock() - start
+        line("replay with per-stage stopwatch", replayer.summary.events_in, total)
+        s = timed.seconds
+        parts = {
+            "file read + InputRecord": s["read"],
+            "ingress (parse, convert, encode)": s["ingress"],
+            "validator: decode + from_avro": s["decode"],
+            "validator: evolve + encode verdict": s["validator"] - s["decode"],
+            "Replayer bookkeeping (rest)": total - s["read"] - s["ingress"] - s["validator"],
+        }
+        n = max(replayer.summary.events_in, 1)
+        for name, seconds in parts.items():
+            print(f"    {name:<36} {seconds:7.3f} s  {seconds / total:6.1%}  {seconds / n * 1e6:7.1f} µs/event")
+
+        replayer = Replayer(Pipeline(registry))
+        with (Path(tmp) / "out.jsonl").open("w", encoding="utf-8") as out:
+            start = clock()
+            replayer.run(read_inputs([path]), out)
+            elapsed = clock() - start
+        line("replay with --out JSONL (as `omega replay`)", replayer.summary.events_in, elapsed)
+
+        if profile_top:
+            profiler = cProfile.Profile()
+            replayer = Replayer(Pipeline(registry))
+            profiler.enable()
+            replayer.run(read_inputs([path]))
+            profiler.disable()
+            report = io.StringIO()
+            stats = pstats.Stats(profiler, stream=report)
+            stats.sort_stats("tottime").print_stats(profile_top)
+            stats.sort_stats("cumulative").print_stats(profile_top)
+            print("  cProfile of one replay (no output), by own time then by cumulative time:")
+            print("\n".join("    " + row for row in report.getvalue().splitlines() if row.strip()))
+
+
+# ---------------------------------------------------------------------------------------------- 3. live
+class WorkerProcess:
+    """`python -m streams.cli worker` as a child process, its log drained by a thread (a full pipe blocks it)."""
+
+    def __init__(self, bootstrap: str, prefix: str, app_id: str, data_dir: Path, partitions: int) -> None:
+        env = {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "OMEGA_LOG_LEVEL": "INFO",
+               "PYTHONUNBUFFERED": "1"}
+        argv = [sys.executable, "-m", "streams.cli", "worker", "--prefix", prefix, "--app-id", app_id,
+                "--data-dir", str(data_dir), "--partitions", str(partitions)]
+        self.proc = subprocess.Popen(argv, cwd=REPO, env=env, stdin=subprocess.DEVNULL,
+                                     stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        self.log: deque[str] = deque(maxlen=40)
+        self.ready = threading.Event()
+        self._drain = threading.Thread(target=self._read_log, name="worker-log", daemon=True)
+        self._drain.start()
+
+    def _read_log(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            text = raw.decode("utf-8", "replace").rstrip()
+            self.log.append(text)
+            if text.endswith("Ready"):
+                self.ready.set()
+
+    def wait_ready(self, timeout: float) -> bool:
+        deadline = clock() + timeout
+        while clock() < deadline and self.proc.poll() is None:
+            if self.ready.wait(0.2):
+                return True
+        return False
+
+    def stop(self) -> int | None:
+        """SIGTERM (Faust shuts down cleanly), SIGKILL after 30 s; returns the exit code."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+        self._drain.join(5)
+        if self.proc.stdout is not None:
+            self.proc.stdout.close()
+        return self.proc.returncode
+
+
+@dataclass
+class LiveResult:
+    published: int = 0
+    publish_seconds: float = 0.0
+    sent_at: dict[str, float] = field(default_factory=dict)
+    arrived_at: dict[str, float] = field(default_factory=dict)
+    statuses: Counter[str] = field(default_factory=Counter)
+    duplicates: int = 0
+
+
+async def _drive(bootstrap: str, prefix: str, registry: SchemaRegistry, warmup: list[dict[str, Any]],
+                 packets: list[dict[str, Any]], per_second: float, timeout: float) -> tuple[LiveResult, LiveResult]:
+    """Publish the warm-up, wait for its verdicts, then publish `packets` while a task receives verdicts."""
+    from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+
+    json_topic, verdict_topic = topic_name(PACKETS_JSON, prefix), topic_name(VERDICTS, prefix)
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
+                                auto_offset_reset="earliest")
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True)
+    await consumer.start()
+    await producer.start()
+    try:
+        metadata = await consumer._client.fetch_all_metadata()  # no public per-topic lookup
+        ids = metadata.partitions_for_topic(verdict_topic) or set()
+        if not ids:
+            raise RuntimeError(f"the worker did not create {verdict_topic}")
+        consumer.assign([TopicPartition(verdict_topic, p) for p in sorted(ids)])
+        await consumer.seek_to_beginning()
+        phases = (LiveResult(), LiveResult())
+        for phase, batch in zip(phases, (warmup, packets), strict=True):
+            raws = [(p["header"]["packet_id"], p["header"]["correlation_id"].encode(), to_json_bytes(p))
+                    for p in batch]
+            receiver = asyncio.create_task(_receive(consumer, registry, phase, len(raws)))
+            start = clock()
+            for n, (packet_id, key, raw) in enumerate(raws, start=1):
+                if per_second:
+                    await asyncio.sleep(max(0.0, start + n / per_second - clock()))
+                elif n % 100 == 0:
+                    await asyncio.sleep(0)  # let the receiver stamp arrivals while a burst is being sent
+                phase.sent_at[packet_id] = clock()
+                await producer.send(json_topic, value=raw, key=key)
+            await producer.flush()
+            phase.published, phase.publish_seconds = len(raws), clock() - start
+            try:
+                await asyncio.wait_for(receiver, timeout)
+            except TimeoutError:
+                print(f"  TIMEOUT: {len(phase.arrived_at)}/{len(raws)} verdicts after {timeout:.0f} s")
+                break
+        return phases
+    finally:
+        await producer.stop()
+        await consumer.stop()
+
+
+async def _receive(consumer: Any, registry: SchemaRegistry, phase: LiveResult, expected: int) -> None:
+    """Stamp each verdict with the time its batch came back from `getmany` (the consumer's receive time)."""
+    while len(phase.arrived_at) < expected:
+        batch = await consumer.getmany(timeout_ms=100)
+        now = clock()
+        for messages in batch.values():
+            for message in messages:
+                _, verdict = registry.decode(message.value)
+                packet_id = verdict["packet_id"]
+                if packet_id not in phase.sent_at:
+                    continue  # a warm-up verdict arriving late, or a foreign record
+                if packet_id in phase.arrived_at:
+                    phase.duplicates += 1
+                    continue
+                phase.arrived_at[packet_id] = now
+                phase.statuses[str(verdict["status"])] += 1
+
+
+async def _delete_topics(bootstrap: str, stem: str) -> list[str]:
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        names = [t for t in await admin.list_topics() if t.startswith(stem)]
+        if names:
+            await admin.delete_topics(names)
+        return names
+    finally:
+        await admin.close()
+
+
+def report_live(label: str, phase: LiveResult) -> None:
+    if not phase.sent_at:
+        return
+    first_sent = min(phase.sent_at.values())
+    received = len(phase.arrived_at)
+    span = (max(phase.arrived_at.values()) - first_sent) if received else 0.0
+    lat_ms = [(phase.arrived_at[p] - phase.sent_at[p]) * 1e3 for p in phase.arrived_at]
+    pct = percentiles(lat_ms, (50, 95, 99, 100))
+    print(f"  {label}: published {phase.published:,} in {phase.publish_seconds:.3f} s"
+          f" ({rate(phase.published, phase.publish_seconds).strip()}); {received:,} verdicts,"
+          f" last one {span:.3f} s after the first publish = {rate(received, span).strip()} end to end")
+    print(f"    latency publish -> verdict received: p50 {pct[50]:.1f} ms  p95 {pct[95]:.1f} ms"
+          f"  p99 {pct[99]:.1f} ms  max {pct[100]:.1f} ms; statuses {dict(phase.statuses)},"
+          f" duplicates {phase.duplicates}")
+
+
+def bench_live(
+    bootstrap: str, registry: SchemaRegistry, packets: list[dict[str, Any]], args: argparse.Namespace
+) -> bool:
+    """A real worker on a real broker, under fresh topic names; the worker is stopped whatever happens."""
+    app_id = f"bench-{os.getpid()}-{uuid.uuid4().hex[:8]}"
+    prefix = f"{app_id}."
+    warmup = [p for ep in range(args.episodes, args.episodes + 4) for p in episode_packets(ep, 10)]
+    print(f"  broker {bootstrap}, app id / topic prefix {prefix}, {args.live_partitions} partitions,"
+          f" {len(packets):,} packets" + (f" at {args.live_rate:,.0f}/s" if args.live_rate else " as a burst"))
+    ok = False
+    with tempfile.TemporaryDirectory(prefix="omega-bench-worker-") as data_dir:
+        started = clock()
+        worker = WorkerProcess(bootstrap, prefix, app_id, Path(data_dir), args.live_partitions)
+        try:
+            if not worker.wait_ready(args.live_timeout):
+                print(f"  worker not ready (exit code {worker.proc.poll()}); its last log lines:")
+                print("\n".join("    " + t for t in worker.log))
+                return False
+            print(f"  worker ready after {clock() - started:.1f} s")
+            warm, measured = asyncio.run(_drive(bootstrap, prefix, registry, warmup, packets,
+                                                args.live_rate, args.live_timeout))
+            report_live(f"warm-up ({len(warmup)} packets)", warm)
+            report_live("measured", measured)
+            ok = len(measured.arrived_at) == len(packets)
+        finally:
+            code = worker.stop()
+            print(f"  worker stopped (exit code {code})")
+            if not args.keep_topics:
+                try:
+                    deleted = asyncio.run(_delete_topics(bootstrap, app_id))
+                    print(f"  deleted {len(deleted)} bench topic(s)")
+                except Exception as exc:  # noqa: BLE001 - cleanup is best effort, the figures stand
+                    print(f"  could not delete the bench topics: {exc!r}")
+    return ok
+
+
+# ---------------------------------------------------------------------------------------------- main
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.bench.bench_pipeline", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--events", type=int, default=50_000, help="packets for the codec and replay figures")
+    parser.add_argument("--episodes", type=int, default=500, help="episodes the packets are spread over")
+    parser.add_argument("--skip-codec", action="store_true")
+    parser.add_argument("--skip-replay", action="store_true")
+    parser.add_argument("--profile", type=int, nargs="?", const=15, default=0, metavar="TOP",
+                        help="also run one replay under cProfile and print the TOP functions (default 15)")
+    parser.add_argument("--live", metavar="BOOTSTRAP", help="also measure a real worker against this broker")
+    parser.add_argument("--live-events", type=int, default=5_000, help="packets published in the live run")
+    parser.add_argument("--live-rate", type=float, default=0.0, help="publish rate (packets/s); 0 = burst")
+    parser.add_argument("--live-partitions", type=int, default=4)
+    parser.add_argument("--live-timeout", type=float, default=180.0,
+                        help="seconds to wait for the worker to be ready, and for each phase's verdicts")
+    parser.add_argument("--keep-topics", action="store_true", help="leave the bench-* topics on the broker")
+    args = parser.parse_args(argv)
+    if args.events < 1 or args.episodes < 1:
+        parser.error("--events and --episodes must be positive")
+
+    print(f"machine: {machine()}")
+    started = clock()
+    registry = SchemaRegistry.from_directory()
+    print(f"schemas parsed in {(clock() - started) * 1e3:.0f} ms")
+    packets = workload(args.events, args.episodes)
+    if not args.skip_codec:
+        print(f"\n1. codec ({len(packets):,} packets, per-event latency in µs)")
+        bench_codec(registry, packets)
+    if not args.skip_replay:
+        print(f"\n2. embedded replay ({len(packets):,} packets over {args.episodes:,} episodes, JSONL file)")
+        bench_replay(registry, packets, args.profile)
+    ok = True
+    if args.live:
+        # same packets per episode as the replay figure, so the ledgers grow to the same size
+        live_episodes = max(1, round(args.live_events * args.episodes / args.events))
+        live_packets = workload(args.live_events, live_episodes)
+        print(f"\n3. live worker ({len(live_packets):,} packets over {live_episodes:,} episodes)")
+        ok = bench_live(args.live, registry, live_packets, args)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,541 @@
+"""The structural check agrees with OMEN's published JSON Schemas and with docs/omen-extra-packets.md."""
+
+from __future__ import annotations
+
+import copy
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+from omega.packets.schema import PACKET_TYPES, check_schema
+from omega.violations import Severity
+from tests.omen_strategies import (
+    DESIGNED_TYPES,
+    MUTATION_KINDS,
+    PUBLISHED_TYPES,
+    Mutation,
+    equivalent_variants,
+    mutation_sites,
+    mutations,
+    valid_packet,
+    valid_packets,
+)
+from tests.omen_strategies import PACKET_TYPES as STRATEGY_PACKET_TYPES
+
+REPO = Path(__file__).resolve().parents[4]
+SCHEMA_DIR = (REPO / ".." / "shared" / "spec" / "omen" / "schema-v0.7").resolve()
+EXAMPLES = REPO / "examples" / "omen"
+BASE_ID = "https://omen.ace-framework.org/schema/v0.7"
+PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+# --------------------------------------------------------------------------- the oracle
+_PKT = "^pkt_[a-zA-Z0-9_-]+$"
+
+
+def _designed(title: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """A draft 2020-12 schema written here from docs/omen-extra-packets.md, shaped like the published ones."""
+    return {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "$id": f"{BASE_ID}/packets/{title}.schema.json",
+        "title": title,
+        "allOf": [{"$ref": "./PacketBase.schema.json"}],
+        "properties": {
+            "header": {"properties": {"packet_type": {"const": title}}},
+            "payload": {"type": "object", "additionalProperties": False, **payload},
+        },
+    }
+
+
+def _s(**kw: Any) -> dict[str, Any]:
+    return {"type": "string", **kw}
+
+
+def _enum(words: str) -> dict[str, Any]:
+    return _s(enum=words.split())
+
+
+DESIGNED_SCHEMAS = [
+    _designed(
+        "VerificationPlanPacket",
+        {
+            "required": ["plan_id", "verification_requirement", "verification_targets"],
+            "properties": {
+                "plan_id": _s(pattern="^plan_[a-zA-Z0-9_-]+$"),
+                "verification_requirement": _enum("OPTIONAL VERIFY_ONE VERIFY_ALL"),
+                "verification_targets": {
+                    "type": "array",
+                    "minItems": 1,
+                    "items": {
+                        "type": "object",
+                        "required": ["assumption", "method", "success_criteria"],
+                        "properties": {
+                            "assumption": _s(minLength=1),
+                            "method": _enum("tool_read user_query computation memory_lookup"),
+                            "success_criteria": _s(minLength=1),
+                            "tool_id": _s(),
+                            "load_bearing": {"type": "boolean"},
+                        },
+                    },
+                },
+                "decision_packet_id": _s(pattern=_PKT),
+                "max_tool_calls": {"type": "integer", "minimum": 0},
+                "deadline_seconds": {"type": "integer", "minimum": 1},
+            },
+        },
+    ),
+    _designed(
+        "IntegrityAlertPacket",
+        {
+            "required": ["alert_type", "severity", "description"],
+            "properties": {
+                "alert_type": _enum(
+                    "budget_overrun tool_degradation contradiction_detected drift_detected token_revocation"
+                    " constitutional_violation rate_limit safe_mode_entry safe_mode_clear override"
+                ),
+                "severity": _enum("INFO WARNING CRITICAL"),
+                "description": _s(minLength=1),
+                "action_taken": _enum(
+                    "none token_revoked safe_mode_entered safe_mode_cleared execution_refused escalated"
+                    " budget_override_approved"
+                ),
+                "revoked_token_ids": {"type": "array", "items": _s(pattern="^token_[a-zA-Z0-9_-]+$")},
+                "affected_packet_ids": {"type": "array", "items": _s(pattern=_PKT)},
+                "override_rationale": _s(minLength=1),
+                "tools_state": _enum("tools_ok tools_partial tools_down"),
+                "metrics": {"type": "object"},
+            },
+        },
+    ),
+    _designed(
+        "QueueUpdatePacket",
+        {
+            "required": ["queue_id", "operation", "item"],
+            "properties": {
+                "queue_id": _s(minLength=1),
+                "operation": _enum("enqueue dequeue reprioritize complete drop"),
+                "item": {
+                    "type": "object",
+                    "required": ["item_id", "item_type"],
+                    "properties": {
+                        "item_id": _s(minLength=1),
+                        "item_type": _enum("task compile_request verification review"),
+                        "priority": {"type": "integer", "minimum": 0, "maximum": 10},
+                        "description": _s(),
+                    },
+                },
+                "queue_depth": {"type": "integer", "minimum": 0},
+                "reason": _s(),
+            },
+        },
+    ),
+]
+
+
+def _load_validators() -> tuple[dict[str, Draft202012Validator], dict[str, Draft202012Validator]]:
+    published = [json.loads(p.read_text(encoding="utf-8")) for p in sorted(SCHEMA_DIR.rglob("*.schema.json"))]
+    everything = published + DESIGNED_SCHEMAS
+    registry: Registry[Any] = Registry().with_resources((s["$id"], Resource.from_contents(s)) for s in everything)
+
+    def validators(schemas: list[dict[str, Any]]) -> dict[str, Draft202012Validator]:
+        return {s["title"]: Draft202012Validator(s, registry=registry) for s in schemas if s["title"] in PACKET_TYPES}
+
+    return validators(published), validators(DESIGNED_SCHEMAS)
+
+
+PUBLISHED, DESIGNED = _load_validators()
+ORACLE = {**PUBLISHED, **DESIGNED}
+
+
+def _oracle_for(packet: Any, generated_as: str) -> Draft202012Validator:
+    """The schema of the packet's own type when it names one, else of the type it was generated as."""
+    header = packet.get("header") if isinstance(packet, dict) else None
+    named = header.get("packet_type") if isinstance(header, dict) else None
+    return ORACLE[named] if isinstance(named, str) and named in ORACLE else ORACLE[generated_as]
+
+
+def _agrees(packet: Any, generated_as: str) -> None:
+    violations = check_schema(packet)
+    oracle = _oracle_for(packet, generated_as)
+    errors = [f"{list(e.absolute_path)}: {e.message}" for e in oracle.iter_errors(packet)]
+    assert (violations == []) == (errors == []), f"ours={violations}\njsonschema={errors}"
+
+
+# --------------------------------------------------------------------------- the oracle itself
+def test_packet_types_are_the_ten_of_the_spec_in_order() -> None:
+    assert PACKET_TYPES == STRATEGY_PACKET_TYPES
+    assert len(set(PACKET_TYPES)) == 10
+    assert set(PUBLISHED) == set(PUBLISHED_TYPES)
+    assert set(DESIGNED) == set(DESIGNED_TYPES)
+
+
+# --------------------------------------------------------------------------- properties
+@PROPERTY
+@given(valid_packets())
+def test_generated_valid_packets_pass_both(packet: dict[str, Any]) -> None:
+    assert check_schema(packet) == []
+    assert _oracle_for(packet, packet["header"]["packet_type"]).is_valid(packet)
+
+
+def _candidates(packet_type: str) -> st.SearchStrategy[tuple[str, Any]]:
+    def variants(packet: dict[str, Any]) -> st.SearchStrategy[Any]:
+        broken = mutations(packet).map(lambda m: m.packet)
+        return st.one_of(st.just(packet), broken, broken, equivalent_variants(packet))
+
+    return valid_packet(packet_type).flatmap(variants).map(lambda p: (packet_type, p))
+
+
+@PROPERTY
+@given(st.sampled_from(PUBLISHED_TYPES).flatmap(_candidates))
+def test_agrees_with_the_published_json_schemas(case: tuple[str, Any]) -> None:
+    packet_type, packet = case
+    _agrees(packet, packet_type)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(DESIGNED_TYPES).flatmap(_candidates))
+def test_agrees_with_json_schemas_written_from_the_design_doc(case: tuple[str, Any]) -> None:
+    packet_type, packet = case
+    _agrees(packet, packet_type)
+
+
+@PROPERTY
+@given(valid_packets().flatmap(mutations))
+def test_each_mutation_gives_one_violation_naming_its_field(mutation: Mutation) -> None:
+    violations = check_schema(mutation.packet)
+    assert [v.field for v in violations] == [mutation.field], mutation.detail
+    assert all(v.rule == "SCHEMA" and v.severity is Severity.ERROR and v.message for v in violations)
+
+
+# payload-level mutation kinds that exist in each designed type (a full packet has every optional field)
+_COMMON_KINDS = {"drop_required", "wrong_type", "bad_enum", "empty_string", "extra_property"}
+DESIGNED_KINDS = {
+    "VerificationPlanPacket": set(MUTATION_KINDS) - {"empty_object"},
+    "IntegrityAlertPacket": {*_COMMON_KINDS, "bad_pattern"},
+    "QueueUpdatePacket": {*_COMMON_KINDS, "out_of_range"},
+}
+
+
+@pytest.mark.parametrize("packet_type", DESIGNED_TYPES)
+def test_designed_mutation_kinds_are_the_expected_ones(packet_type: str) -> None:
+    @settings(max_examples=5, deadline=None)
+    @given(valid_packet(packet_type, full=True))
+    def check(packet: dict[str, Any]) -> None:
+        kinds = {kind for kind, _ in mutation_sites(packet, under="payload")}
+        assert kinds == DESIGNED_KINDS[packet_type]
+
+    check()
+
+
+@pytest.mark.parametrize(
+    ("packet_type", "kind"), [(t, k) for t in DESIGNED_TYPES for k in MUTATION_KINDS if k in DESIGNED_KINDS[t]]
+)
+def test_designed_payload_mutations_name_the_field(packet_type: str, kind: str) -> None:
+    @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(valid_packet(packet_type, full=True).flatmap(lambda p: mutations(p, (kind,), under="payload")))
+    def check(mutation: Mutation) -> None:
+        assert mutation.field is not None
+        assert mutation.field.startswith("payload")
+        assert [v.field for v in check_schema(mutation.packet)] == [mutation.field], mutation.detail
+
+    check()
+
+
+# --------------------------------------------------------------------------- pinned examples
+CANONICAL_DECISION: dict[str, Any] = {  # OMEN.md §15.2, verbatim
+    "header": {
+        "packet_id": "pkt_0123",
+        "packet_type": "DecisionPacket",
+        "created_at": "2025-12-21T11:32:00-05:00",
+        "layer_source": 5,
+        "correlation_id": "corr_77A",
+        "campaign_id": "camp_OMEN_BOOT",
+    },
+    "mcp": {
+        "intent": {"summary": "Decide whether to verify intel before acting", "scope": "intel_update"},
+        "stakes": {
+            "impact": "MEDIUM",
+            "irreversibility": "REVERSIBLE",
+            "uncertainty": "HIGH",
+            "adversariality": "CONTESTED",
+            "stakes_level": "MEDIUM",
+        },
+        "quality": {
+            "quality_tier": "PAR",
+            "satisficing_mode": True,
+            "verification_requirement": "VERIFY_ONE",
+            "definition_of_done": {
+                "text": "Have at least one fresh observation for the key unknown",
+                "checks": ["fresh evidence collected"],
+            },
+        },
+        "budgets": {
+            "token_budget": 900,
+            "tool_call_budget": 2,
+            "time_budget_seconds": 90,
+            "risk_budget": {"envelope": "low", "max_loss": "small"},
+        },
+        "epistemics": {
+            "status": "HYPOTHESIZED",
+            "confidence": 0.45,
+            "calibration_note": "Uncertainty high; no fresh observation yet",
+            "freshness_class": "OPERATIONAL",
+            "stale_if_older_than_seconds": 1800,
+            "assumptions": ["Local threat level is low enough to proceed"],
+        },
+        "evidence": {"evidence_refs": [], "evidence_absent_reason": "No tool read executed yet in this episode"},
+        "routing": {"task_class": "VERIFY", "tools_state": "tools_ok"},
+    },
+    "payload": {
+        "decision_outcome": "VERIFY_FIRST",
+        "decision_summary": "Verify the load-bearing assumption with one tool read before any action.",
+    },
+}
+CONSTRAINTS = {"constitutional_check": True, "budget_check": True, "tier_check": True}
+
+
+def _decision(**payload_extra: Any) -> dict[str, Any]:
+    packet = copy.deepcopy(CANONICAL_DECISION)
+    packet["payload"].update({"constraints_satisfied": dict(CONSTRAINTS), **payload_extra})
+    return packet
+
+
+def _with(packet: dict[str, Any], path: str, value: Any) -> dict[str, Any]:
+    out = copy.deepcopy(packet)
+    *head, last = path.split(".")
+    node = out
+    for step in head:
+        node = node[step]
+    node[last] = value
+    return out
+
+
+def _fields(packet: Any) -> list[str | None]:
+    return [v.field for v in check_schema(packet)]
+
+
+def test_canonical_decision_example_lacks_constraints_satisfied() -> None:
+    violations = check_schema(CANONICAL_DECISION)
+    assert [v.field for v in violations] == ["payload.constraints_satisfied"]
+    assert "required field payload.constraints_satisfied is missing" in violations[0].message
+    assert not PUBLISHED["DecisionPacket"].is_valid(CANONICAL_DECISION)
+
+
+def test_canonical_decision_example_with_constraints_is_valid() -> None:
+    assert check_schema(_decision()) == []
+    assert PUBLISHED["DecisionPacket"].is_valid(_decision())
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        ("mcp.budgets.token_budget", True),
+        ("mcp.budgets.tool_call_budget", False),
+        ("mcp.epistemics.stale_if_older_than_seconds", True),
+        ("mcp.epistemics.confidence", True),
+        ("mcp.budgets.token_budget", 2.5),
+        ("mcp.budgets.token_budget", "900"),
+    ],
+)
+def test_bools_and_non_integral_values_are_not_integers(path: str, value: Any) -> None:
+    packet = _with(_decision(), path, value)
+    assert _fields(packet) == [path]
+    assert not PUBLISHED["DecisionPacket"].is_valid(packet)
+
+
+def test_bool_message_says_what_was_expected() -> None:
+    [violation] = check_schema(_with(_decision(), "mcp.budgets.token_budget", True))
+    assert violation.message == "mcp.budgets.token_budget must be an integer, got a boolean"
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        ("mcp.budgets.token_budget", 900.0),  # jsonschema: an integral float is an integer
+        ("header.layer_source", 5.0),
+        ("header.layer_source", "Integrity"),
+        ("mcp.epistemics.confidence", 1),  # an integer is a number
+        ("mcp.budgets.risk_budget.max_loss", 250000),
+        ("mcp.budgets.risk_budget.max_loss", 0.5),
+        ("mcp.intent.scope", {"system": "Jita", "nested": [1, {"deep": None}]}),
+        ("mcp.evidence.evidence_absent_reason", None),
+        ("header.created_at", "not a timestamp"),  # format is an annotation in draft 2020-12
+        ("header.packet_id", "pkt_0123\n"),  # re.search: `$` matches before a final newline
+    ],
+)
+def test_accepted_like_jsonschema_accepts(path: str, value: Any) -> None:
+    packet = _with(_decision(), path, value)
+    assert check_schema(packet) == []
+    assert PUBLISHED["DecisionPacket"].is_valid(packet)
+
+
+@pytest.mark.parametrize("value", [0, 7, -1, True, 2.5, "integrity", "Integrity ", None, [5]])
+def test_bad_layer_source_is_rejected(value: Any) -> None:
+    packet = _with(_decision(), "header.layer_source", value)
+    assert _fields(packet) == ["header.layer_source"]
+    assert not PUBLISHED["DecisionPacket"].is_valid(packet)
+
+
+def test_underscore_metadata_is_accepted_and_other_top_level_keys_are_not() -> None:
+    packet = _decision()
+    packet["_validation_notes"] = {"source": "OMEN.md §15.2", "fixed": ["constraints_satisfied"]}
+    assert check_schema(packet) == []
+    assert PUBLISHED["DecisionPacket"].is_valid(packet)
+    packet["validation_notes"] = "no underscore"
+    [violation] = check_schema(packet)
+    assert violation.field == "validation_notes"
+    assert violation.message == "validation_notes is not an allowed field of the packet"
+
+
+def test_underscore_keys_are_not_allowed_inside_the_header() -> None:
+    packet = _with(_decision(), "header._note", "x")
+    assert _fields(packet) == ["header._note"]
+
+
+@pytest.mark.parametrize("packet", [None, [], ["pkt_1"], "pkt_0123", 5, 2.5, True])
+def test_a_non_object_packet_gives_one_violation_without_a_field(packet: Any) -> None:
+    [violation] = check_schema(packet)
+    assert violation.field is None
+    assert violation.rule == "SCHEMA"
+    assert violation.severity is Severity.ERROR
+    assert violation.message.startswith("a packet must be a JSON object")
+
+
+def test_unknown_packet_type_is_one_violation_and_the_payload_is_not_judged() -> None:
+    packet = _with(_decision(), "header.packet_type", "ThoughtPacket")
+    [violation] = check_schema(packet)
+    assert violation.field == "header.packet_type"
+    assert "'ThoughtPacket'" in violation.message
+    assert "is not one of" in violation.message
+
+
+def test_missing_packet_type_still_checks_the_rest_of_packet_base() -> None:
+    packet = _decision()
+    del packet["header"]["packet_type"]
+    packet["payload"] = []
+    packet["extra"] = 1
+    assert _fields(packet) == ["header.packet_type", "payload", "extra"]
+
+
+def test_every_violation_is_reported_in_a_deterministic_order() -> None:
+    packet = _decision()
+    packet["header"]["packet_id"] = "packet-1"
+    packet["mcp"]["budgets"]["token_budget"] = -1
+    packet["mcp"]["epistemics"]["confidence"] = 1.5
+    del packet["mcp"]["routing"]
+    packet["payload"]["decision_outcome"] = "act"
+    packet["payload"]["zzz"] = 1
+    packet["payload"]["aaa"] = 2
+    packet["extra"] = True
+    expected = [
+        "header.packet_id",
+        "mcp.budgets.token_budget",
+        "mcp.epistemics.confidence",
+        "mcp.routing",
+        "payload.decision_outcome",
+        "payload.aaa",
+        "payload.zzz",
+        "extra",
+    ]
+    assert _fields(packet) == expected
+    reordered = {key: packet[key] for key in reversed(list(packet))}
+    reordered["payload"] = {key: packet["payload"][key] for key in reversed(list(packet["payload"]))}
+    assert check_schema(reordered) == check_schema(packet)
+
+
+def test_paths_into_arrays_use_indices() -> None:
+    packet = valid_belief_update()
+    del packet["payload"]["belief_changes"][1]["domain"]
+    packet["mcp"]["evidence"]["evidence_refs"][0]["ref_type"] = "rumour"
+    assert _fields(packet) == ["mcp.evidence.evidence_refs[0].ref_type", "payload.belief_changes[1].domain"]
+
+
+def valid_belief_update() -> dict[str, Any]:
+    packet = _decision()
+    packet["header"]["packet_type"] = "BeliefUpdatePacket"
+    packet["mcp"]["evidence"]["evidence_refs"] = [
+        {"ref_type": "tool_output", "ref_id": "pkt_0124", "timestamp": "2025-12-21T11:33:00-05:00"}
+    ]
+    packet["payload"] = {
+        "update_type": "revision",
+        "belief_changes": [
+            {"domain": "threats", "key": "local", "new_value": "low", "prior_value": None},
+            {"domain": "market", "key": "price", "new_value": 4.2, "prior_value": 4.0, "epistemic_upgrade": True},
+        ],
+    }
+    assert check_schema(packet) == []
+    return packet
+
+
+@pytest.mark.parametrize(
+    ("payload", "packet_type"),
+    [
+        (  # WRITE without authorization_token_id, method=tool without tool_id
+            {"task_id": "task_1", "task_type": "tool_write", "execution_method": {"method": "tool"},
+             "tool_safety_class": "WRITE"},
+            "TaskDirectivePacket",
+        ),
+        (  # FAILURE without error_details
+            {"task_id": "task_1", "directive_packet_id": "pkt_1", "result_status": "FAILURE"},
+            "TaskResultPacket",
+        ),
+        (  # contradiction_resolved without contradiction_details
+            {"update_type": "contradiction_resolved",
+             "belief_changes": [{"domain": "d", "key": "k", "new_value": 1, "prior_value": 2}]},
+            "BeliefUpdatePacket",
+        ),
+    ],
+)
+def test_context_dependent_requirements_are_left_to_the_invariants(payload: dict[str, Any], packet_type: str) -> None:
+    packet = _with(_with(_decision(), "header.packet_type", packet_type), "payload", payload)
+    packet["mcp"]["evidence"] = {"evidence_refs": []}  # and no evidence_absent_reason either
+    assert check_schema(packet) == []
+    assert PUBLISHED[packet_type].is_valid(packet)
+
+
+# --------------------------------------------------------------------------- bundled examples
+EXAMPLE_FILES = sorted(p for p in EXAMPLES.glob("*.jsonl") if p.name != "malformed.jsonl")
+
+
+def _lines(path: Path) -> list[str]:
+    return [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_there_are_bundled_examples() -> None:
+    assert len(EXAMPLE_FILES) >= 4
+    assert (EXAMPLES / "malformed.jsonl").is_file()
+
+
+@pytest.mark.parametrize("path", EXAMPLE_FILES, ids=lambda p: p.name)
+def test_example_episode_is_valid_and_ordered(path: Path) -> None:
+    packets = [json.loads(line) for line in _lines(path)]
+    for number, packet in enumerate(packets, start=1):
+        assert check_schema(packet) == [], f"{path.name}:{number}"
+        packet_type = packet["header"]["packet_type"]
+        assert ORACLE[packet_type].is_valid(packet), f"{path.name}:{number}"
+    assert len({p["header"]["correlation_id"] for p in packets}) == 1
+    times = [datetime.fromisoformat(p["header"]["created_at"]) for p in packets]
+    assert times == sorted(times)
+    assert len(set(times)) == len(times)
+
+
+def test_example_packet_ids_are_unique_across_files() -> None:
+    ids = [json.loads(line)["header"]["packet_id"] for path in EXAMPLE_FILES for line in _lines(path)]
+    assert len(ids) == len(set(ids))
+
+
+def test_every_line_of_the_malformed_example_is_rejected() -> None:
+    lines = _lines(EXAMPLES / "malformed.jsonl")
+    assert len(lines) >= 4
+    for number, line in enumerate(lines, start=1):
+        try:
+            packet = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        assert check_schema(packet), f"malformed.jsonl:{number} was accepted"
