@@ -15,16 +15,23 @@ from streams.topics import PACKETS, TopicSpec
 
 
 def encode_for_topic(pipeline: Pipeline, record: InputRecord, spec: TopicSpec | None) -> tuple[bytes | None, bytes]:
-    """(key, value) to publish: verbatim bytes for JSON topics, single-object Avro for Avro topics."""
+    """(key, value) to publish: verbatim bytes for JSON topics, single-object Avro for Avro topics.
+
+    Records of an Avro container file are turned back into the packet JSON a producer would send first.
+    """
+    raw = record.raw
+    if record.stage == "avro":
+        if record.schema_name != PACKET_SCHEMA:
+            raise ValueError(f"container holds {record.schema_name} records, not {PACKET_SCHEMA}")
+        raw = canonical_json(pipeline.packets.from_avro(record.datum)).encode("utf-8")
     if spec is None or spec.value_schema is None:
-        return record.source.key, record.raw
-    emits = pipeline.ingress(record.raw, record.source) if spec is PACKETS else []
-    if spec is PACKETS:
-        emit = emits[0]
-        if emit.topic is not PACKETS:
-            raise ValueError(str(emit.record["reason"]))
-        return emit.key.encode("utf-8"), emit.value
-    raise ValueError(f"publishing JSON to {spec.name} ({spec.value_schema}) is not supported")
+        return record.source.key, raw
+    if spec is not PACKETS:
+        raise ValueError(f"publishing to {spec.name} ({spec.value_schema}) is not supported")
+    [emit] = pipeline.ingress(raw, record.source)
+    if emit.topic is not PACKETS:
+        raise ValueError(str(emit.record["reason"]))
+    return emit.key.encode("utf-8"), emit.value
 
 
 async def publish_records(

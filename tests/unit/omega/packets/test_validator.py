@@ -1,0 +1,80 @@
+"""The packet validator's evolve: schema stage, duplicate ids, redelivery, and the ledger it keeps."""
+
+from __future__ import annotations
+
+import copy
+
+from hypothesis import given, settings
+
+from omega.packets.ledger import EpisodeLedger
+from omega.packets.validator import evolve
+from omega.packets.verdict import VerdictStatus
+from tests.factories import episode_packets, packet
+from tests.omen_strategies import valid_packets
+
+
+def test_a_schema_valid_packet_is_accepted_and_recorded() -> None:
+    ledger, [verdict] = evolve(None, packet(0, 1))
+    assert verdict.status is VerdictStatus.ACCEPTED
+    assert verdict.violations == ()
+    assert verdict.event_time == "2025-12-21T11:00:00Z"
+    assert (ledger.correlation_id, ledger.accepted, ledger.rejected) == ("corr_ep00001", 1, 0)
+    assert set(ledger.applied) == {"pkt_00001_000000"}
+
+
+def test_a_missing_mcp_field_is_a_named_schema_rejection() -> None:
+    broken = packet(0, 1)
+    del broken["mcp"]["budgets"]["token_budget"]
+    ledger, [verdict] = evolve(None, broken)
+    assert verdict.status is VerdictStatus.REJECTED
+    assert [(v.rule, v.field) for v in verdict.violations] == [("SCHEMA", "mcp.budgets.token_budget")]
+    assert ledger.rejected == 1
+
+
+def test_redelivery_re_emits_the_identical_verdict_and_changes_nothing() -> None:
+    broken = packet(0, 1)
+    broken["mcp"]["epistemics"]["confidence"] = 7
+    ledger, [first] = evolve(None, broken)
+    again, [second] = evolve(ledger, copy.deepcopy(broken))
+    assert second == first
+    assert again is ledger
+
+
+def test_reusing_a_packet_id_for_other_content_is_rejected_as_duplicate_without_overwriting() -> None:
+    original = packet(0, 1)
+    ledger, [first] = evolve(None, original)
+    impostor = copy.deepcopy(original)
+    impostor["payload"]["data"] = {"price": 0}
+    after, [verdict] = evolve(ledger, impostor)
+    assert verdict.status is VerdictStatus.REJECTED
+    assert verdict.violations[0].rule == "DUPLICATE"
+    assert verdict.verdict_id != first.verdict_id
+    assert after.applied == ledger.applied
+    # the original is still recognised as a redelivery afterwards
+    _, [replayed] = evolve(after, original)
+    assert replayed == first
+
+
+def test_verdict_ids_depend_only_on_packet_content_and_rule_set() -> None:
+    _, [a] = evolve(None, packet(3, 7))
+    _, [b] = evolve(EpisodeLedger("corr_ep00007"), packet(3, 7))
+    assert a.verdict_id == b.verdict_id
+    assert a.verdict_id.startswith("vrd_")
+
+
+def test_ledger_survives_its_json_form_unchanged() -> None:
+    ledger = None
+    broken = packet(9, 2)
+    broken["header"]["packet_id"] = "bad id"
+    for p in [*episode_packets(2, 5), broken]:
+        ledger, _ = evolve(ledger, p)
+    assert ledger is not None
+    assert EpisodeLedger.from_dict(ledger.to_dict()) == ledger
+    assert (ledger.accepted, ledger.rejected) == (5, 1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(valid_packets())
+def test_every_generated_valid_packet_is_accepted(p: dict) -> None:  # type: ignore[type-arg]
+    _, [verdict] = evolve(None, p)
+    assert verdict.status is VerdictStatus.ACCEPTED, verdict.violations
