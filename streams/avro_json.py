@@ -244,9 +244,15 @@ class OptionalNode(Node):
     def to_avro(self, value: object, path: str) -> object:
         if value is None and not isinstance(self.inner, JsonNode):
             raise ConversionError("WRONG_TYPE", path, "null is not allowed here")
-        return self.inner.to_avro(value, path)
+        datum = self.inner.to_avro(value, path)
+        if isinstance(self.inner, RecordNode):
+            # Naming the branch spares fastavro from validating the record against it at every level.
+            return (self.inner.name, datum)
+        return datum
 
     def from_avro(self, datum: object) -> object:
+        if isinstance(datum, tuple):  # a datum straight from to_avro, branch still named
+            datum = datum[1]
         return None if datum is None else self.inner.from_avro(datum)
 
 

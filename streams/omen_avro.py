@@ -43,7 +43,7 @@ class PacketConverter:
             raise ConversionError("UNKNOWN_PACKET_TYPE", "header.packet_type", f"unknown packet type {packet_type!r}")
         datum: dict[str, object] = {"header": self._header.to_avro(header, "header"), "mcp": None, "payload": None}
         if "mcp" in packet:
-            datum["mcp"] = self._mcp.to_avro(packet["mcp"], "mcp")
+            datum["mcp"] = (f"{_NS}Mcp", self._mcp.to_avro(packet["mcp"], "mcp"))
         if "payload" in packet:
             node = self._payloads[packet_type]
             datum["payload"] = (payload_record_name(packet_type), node.to_avro(packet["payload"], "payload"))
@@ -55,8 +55,9 @@ class PacketConverter:
         """Avro datum -> the packet dict the producer sent."""
         header = self._header.from_avro(datum["header"])
         packet: dict[str, object] = {"header": header}
-        if datum.get("mcp") is not None:
-            packet["mcp"] = self._mcp.from_avro(datum["mcp"])
+        mcp = datum.get("mcp")
+        if mcp is not None:
+            packet["mcp"] = self._mcp.from_avro(mcp[1] if isinstance(mcp, tuple) else mcp)
         payload = datum.get("payload")
         if payload is not None:
             if isinstance(payload, tuple):  # written in tuple notation and read back unresolved

@@ -98,6 +98,8 @@ def _reject_constant(name: str) -> object:
 
 def _nesting_depth(text: str) -> int:
     """Deepest bracket nesting outside JSON strings (brackets in text are data, not structure)."""
+    if text.count("[") + text.count("{") <= MAX_JSON_DEPTH:
+        return 0  # cannot be too deep: skip the per-character scan (most packets)
     depth = deepest = 0
     in_string = escaped = False
     for char in text:

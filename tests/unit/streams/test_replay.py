@@ -207,7 +207,8 @@ def test_an_avro_packet_holding_nan_is_a_dead_letter_not_a_crash(
     tmp_path: Path, registry: SchemaRegistry, converter: PacketConverter, pipeline: Pipeline
 ) -> None:
     datum: Any = converter.to_avro(factory_packet(0, 7))
-    datum["mcp"]["epistemics"]["confidence"] = float("nan")  # Avro carries NaN; JSON does not
+    _, mcp = datum["mcp"]  # optional records carry their union branch name: (name, datum)
+    mcp["epistemics"][1]["confidence"] = float("nan")  # Avro carries NaN; JSON does not
     path = _write_ocf(tmp_path / "nan.avro", registry.get(PACKET_SCHEMA).parsed,
                       [datum, converter.to_avro(factory_packet(1, 7))])
     text, _ = _replay(pipeline, [path])
