@@ -59,4 +59,5 @@ def test_raw_lines_reach_the_json_ingress_verbatim_even_when_malformed(kafka_boo
                                   "--bootstrap", kafka_bootstrap, "--prefix", prefix])
     assert result.exit_code == 0, result.output
     lines = _tail(runner, kafka_bootstrap, prefix, "packets_json", 2)
-    assert [line["value"] for line in lines] == [{"utf8": '{"header": {"packet_id": "pkt_1"}}'}, {"utf8": "{not json"}]
+    # keyless records may land on different partitions, so only the contents are compared
+    assert sorted(line["value"]["utf8"] for line in lines) == ['{"header": {"packet_id": "pkt_1"}}', "{not json"]
