@@ -16,10 +16,10 @@ from referencing import Registry, Resource
 
 from omega.packets.schema import PACKET_TYPES, check_schema
 from omega.violations import Severity
+from tests.omen_spec import DESIGNED_TYPES, PUBLISHED_TYPES
+from tests.omen_spec import PACKET_TYPES as STRATEGY_PACKET_TYPES
 from tests.omen_strategies import (
-    DESIGNED_TYPES,
     MUTATION_KINDS,
-    PUBLISHED_TYPES,
     Mutation,
     equivalent_variants,
     mutation_sites,
@@ -27,7 +27,6 @@ from tests.omen_strategies import (
     valid_packet,
     valid_packets,
 )
-from tests.omen_strategies import PACKET_TYPES as STRATEGY_PACKET_TYPES
 
 REPO = Path(__file__).resolve().parents[4]
 SCHEMA_DIR = (REPO / ".." / "shared" / "spec" / "omen" / "schema-v0.7").resolve()
