@@ -13,6 +13,7 @@ from typing import Any
 
 import faust
 import structlog
+from aiokafka.partitioner import murmur2
 
 from omega.packets.ledger import EpisodeLedger
 from streams.codec import SchemaRegistry
@@ -68,6 +69,11 @@ def _raw(event: Any) -> bytes:
     return value if isinstance(value, bytes) else bytes(value or b"")
 
 
+def partition_of(key: str, partitions: int) -> int:
+    """The partition the producers' default partitioner (murmur2, as in the Java client) gives a key."""
+    return (int(murmur2(key.encode("utf-8"))) & 0x7FFFFFFF) % partitions
+
+
 def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> OmegaApp:
     """Build the Faust app for `settings`; schemas are parsed here, once."""
     pipeline = Pipeline(registry or SchemaRegistry.from_directory(), settings.max_event_bytes)
@@ -102,6 +108,16 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         help="Episode ledger per correlation_id (JSON keys and values: Faust's default for plain types).",
     )
     omega = OmegaApp(app, settings, pipeline, topics, episodes)
+    _register_agents(omega)
+
+    log.info("app_created", app_id=settings.app_id, topics=[t.name for t in ALL_TOPICS],
+             prefix=settings.topic_prefix, dead_letters=DEAD_LETTERS.name)
+    return omega
+
+
+def _register_agents(omega: OmegaApp) -> None:
+    """The ingress and validator agents and the watermark timer, bound to one app's topics and table."""
+    app, settings, pipeline, topics, episodes = omega.app, omega.settings, omega.pipeline, omega.topics, omega.episodes
 
     async def guarded(event: Any, spec: TopicSpec, step: Any) -> list[Emit]:
         """Run one stage; an unexpected error becomes a dead letter instead of killing the worker."""
@@ -119,23 +135,55 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
             emits = await guarded(event, PACKETS_JSON, lambda src, ev=event: pipeline.ingress(_raw(ev), src))
             await omega.send_all(emits)
 
+    watermarks: dict[int, int] = {}  # packets partition -> largest event time the validator has seen
+    ticked: dict[int, int] = {}  # packets partition -> watermark of the last tick sent
+
+    def packet_step(src: Source, raw: bytes, key: str) -> list[Emit]:
+        stored = episodes.get(key)
+        ledger = EpisodeLedger.from_dict(stored) if stored else None
+        new_ledger, emits = pipeline.packet(ledger, raw, src)
+        if new_ledger is not None and new_ledger is not ledger:
+            episodes[key] = new_ledger.to_dict()  # reassigned, never mutated: Faust logs only this
+        if src.timestamp_ms is not None:
+            watermarks[src.partition] = max(watermarks.get(src.partition, src.timestamp_ms), src.timestamp_ms)
+        return emits
+
+    def tick_step(src: Source, raw: bytes, partition: int) -> list[Emit]:
+        """Advance every episode of this partition to the tick's watermark (INV-011 timeouts)."""
+        watermark = pipeline.tick_watermark(raw)
+        emits: list[Emit] = []
+        for key in sorted(k for k in list(episodes.keys()) if partition_of(k, settings.partitions) == partition):
+            ledger = EpisodeLedger.from_dict(episodes[key])
+            advanced, out = pipeline.tick(ledger, watermark)
+            if out:
+                episodes[key] = advanced.to_dict()
+                emits.extend(out)
+        return emits
+
     @app.agent(topics[PACKETS.logical], name=f"{settings.topic_prefix}validator")
     async def validator(stream: faust.StreamT[Any]) -> None:
         async for event in stream.events():
+            raw = _raw(event)
+            tick_partition = pipeline.decode_tick(raw) if raw[:2] == b"\xc3\x01" else None
+            if tick_partition is not None:
+                await omega.send_all(await guarded(
+                    event, PACKETS, lambda src, raw=raw, p=tick_partition: tick_step(src, raw, p)))
+                continue
             key = event.key.decode("utf-8", "replace") if isinstance(event.key, bytes) else str(event.key)
-
             structlog.contextvars.bind_contextvars(correlation_id=key)
+            await omega.send_all(await guarded(
+                event, PACKETS, lambda src, raw=raw, key=key: packet_step(src, raw, key)))
 
-            def step(src: Source, ev: Any = event, key: str = key) -> list[Emit]:
-                stored = episodes.get(key)
-                ledger = EpisodeLedger.from_dict(stored) if stored else None
-                new_ledger, emits = pipeline.packet(ledger, _raw(ev), src)
-                if new_ledger is not None and new_ledger is not ledger:
-                    episodes[key] = new_ledger.to_dict()
-                return emits
-
-            await omega.send_all(await guarded(event, PACKETS, step))
-
-    log.info("app_created", app_id=settings.app_id, topics=[t.name for t in ALL_TOPICS],
-             prefix=settings.topic_prefix, dead_letters=DEAD_LETTERS.name)
-    return omega
+    @app.timer(interval=settings.tick_interval_seconds)  # type: ignore[untyped-decorator]  # faust is untyped
+    async def watermark_ticks() -> None:
+        """Append a tick to each owned packets partition whose watermark moved since the last tick."""
+        packets_topic = topic_name(PACKETS, settings.topic_prefix)
+        for tp in app.assignor.assigned_actives():
+            if tp.topic != packets_topic or tp.partition not in watermarks:
+                continue
+            mark = watermarks[tp.partition]
+            if ticked.get(tp.partition) == mark:
+                continue
+            ticked[tp.partition] = mark
+            await topics[PACKETS.logical].send(key=b"__watermark__", value=pipeline.encode_tick(tp.partition, mark),
+                                               partition=tp.partition, timestamp=mark / 1000)

@@ -15,11 +15,11 @@ from rich.console import Console
 from omega.canonical import canonical_json
 from streams.codec import SchemaRegistry
 from streams.logs import configure_logging
-from streams.pipeline import Pipeline
+from streams.pipeline import Emit, Pipeline
 from streams.replay import Replayer, ReplaySummary, jsonable, read_inputs
 from streams.settings import Settings
 from streams.summary import render_summary
-from streams.topics import ALL_TOPICS, BY_LOGICAL, TopicSpec, topic_name
+from streams.topics import ALERTS, ALL_TOPICS, BY_LOGICAL, ESCALATIONS, VERDICTS, TopicSpec, topic_name
 
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 
@@ -111,10 +111,26 @@ def check_packets(files: tuple[Path, ...]) -> None:
     """Check OMEN packets (JSON/JSONL/Avro) against the validator; exit 1 if any is rejected."""
     paths = _existing(files)
     replayer = Replayer(_pipeline(Settings.from_env()))
-    for record in read_inputs(paths):
-        for emit in replayer.feed(record):
-            click.echo(canonical_json({"topic": emit.topic.name, **jsonable(dict(emit.record))}))
+    try:
+        for record in read_inputs(paths):
+            for emit in replayer.feed(record):
+                click.echo(canonical_json(check_line(emit)))
+        for emit in replayer.finish():
+            click.echo(canonical_json(check_line(emit)))
+    except OSError as exc:
+        click.echo(f"omega: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
     sys.exit(EXIT_REJECTED if _has_rejects(replayer.summary) else EXIT_OK)
+
+
+def check_line(emit: Emit) -> dict[str, Any]:
+    """One output of `check packets`: a verdict with `fsm{from,to}`, an alert, an escalation or a dead letter."""
+    record = jsonable(dict(emit.record))
+    if emit.topic is VERDICTS:
+        before, after = record.pop("state_before"), record.pop("state_after")
+        return {"kind": "verdict", **record, "fsm": {"from": before, "to": after}}
+    kind = {ALERTS.logical: "alert", ESCALATIONS.logical: "escalation"}.get(emit.topic.logical, "dead_letter")
+    return {"kind": kind, **record}
 
 
 @main.command()

@@ -9,18 +9,24 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from omega.canonical import derived_id
+from omega.events import Alert, Escalation
+from omega.eventtime import to_iso, to_ms
 from omega.packets.ledger import EpisodeLedger
+from omega.packets.validator import advance, evolve_single
 from omega.packets.validator import evolve as evolve_packet
+from omega.packets.verdict import PacketVerdict
 from streams.avro_json import ConversionError
 from streams.codec import DecodeError, SchemaRegistry
 from streams.omen_avro import PACKET_SCHEMA, PacketConverter
-from streams.topics import DEAD_LETTERS, PACKETS, VERDICTS, TopicSpec
+from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, PACKETS, VERDICTS, TopicSpec
+
+OUTPUT_TOPICS = {"verdicts": VERDICTS, "alerts": ALERTS, "escalations": ESCALATIONS}
 
 MAX_JSON_DEPTH = 64
+TICK_SCHEMA = "omega.events.WatermarkTick"
 
 
 @dataclass(frozen=True)
@@ -52,23 +58,6 @@ class InputRejected(Exception):
         super().__init__(reason)
         self.error_class = error_class
         self.reason = reason
-
-
-def event_time_ms(iso: object) -> int | None:
-    """Milliseconds since the epoch of an ISO-8601 event time (naive means UTC); None when unparseable."""
-    if not isinstance(iso, str):
-        return None
-    try:
-        moment = datetime.fromisoformat(iso)
-    except ValueError:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
-
-
-def _iso(ms: int | None) -> str | None:
-    return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat()
 
 
 def parse_json_object(raw: bytes, max_bytes: int) -> dict[str, Any]:
@@ -144,7 +133,7 @@ class Pipeline:
             "raw": bytes(raw),
             "error_class": error_class,
             "reason": reason,
-            "event_time": _iso(source.timestamp_ms),
+            "event_time": to_iso(source.timestamp_ms),
         }
         return self.encode(DEAD_LETTERS, source.topic, record, source.timestamp_ms)
 
@@ -159,8 +148,27 @@ class Pipeline:
             return [self.dead_letter(raw, source, exc.error_class, str(exc))]
         header = packet["header"]
         value = self.registry.encode(PACKET_SCHEMA, datum)
-        ts = event_time_ms(header.get("created_at"))
+        ts = to_ms(header.get("created_at"))
         return [Emit(PACKETS, header["correlation_id"], value, ts, packet)]
+
+    def decode_tick(self, raw: bytes) -> int | None:
+        """The partition of a watermark tick, or None when `raw` is not one."""
+        if raw[:2] != b"\xc3\x01":
+            return None
+        try:
+            name, datum = self.registry.decode(raw)
+        except DecodeError:
+            return None
+        return int(datum["partition"]) if name == TICK_SCHEMA else None
+
+    def encode_tick(self, partition: int, watermark_ms: int) -> bytes:
+        """A watermark tick for the packets topic."""
+        return self.registry.encode(TICK_SCHEMA, {"partition": partition, "watermark": to_iso(watermark_ms)})
+
+    def tick_watermark(self, raw: bytes) -> int | None:
+        """The watermark a tick carries."""
+        _, datum = self.registry.decode(raw)
+        return to_ms(datum["watermark"])
 
     def decode_packet(self, raw: bytes) -> dict[str, object]:
         """Avro single-object bytes -> packet dict; raises InputRejected."""
@@ -183,9 +191,23 @@ class Pipeline:
             packet = self.decode_packet(raw)
         except InputRejected as exc:
             return ledger, [self.dead_letter(raw, source, exc.error_class, exc.reason)]
-        new_ledger, verdicts = evolve_packet(ledger, packet)
-        emits = [
-            self.encode(VERDICTS, v.key, v.to_dict(), event_time_ms(v.event_time) or source.timestamp_ms)
-            for v in verdicts
-        ]
-        return new_ledger, emits
+        new_ledger, outputs = evolve_packet(ledger, packet)
+        return new_ledger, [self.output(o, source.timestamp_ms) for o in outputs]
+
+    def output(self, output: PacketVerdict | Alert | Escalation, fallback_ms: int | None) -> Emit:
+        """Encode a core output for its topic, timestamped with its event time."""
+        topic = OUTPUT_TOPICS[output.topic_kind]
+        return self.encode(topic, output.key, output.to_dict(), to_ms(output.event_time) or fallback_ms)
+
+    def single_packet(self, raw: bytes, source: Source) -> list[Emit]:
+        """A lone packet without episode context: ingress checks, then schema and per-packet invariants."""
+        emits = self.ingress(raw, source)
+        if emits[0].topic is not PACKETS:
+            return emits
+        verdict = evolve_single(self.decode_packet(emits[0].value))
+        return [self.output(verdict, source.timestamp_ms)]
+
+    def tick(self, ledger: EpisodeLedger, watermark_ms: int | None) -> tuple[EpisodeLedger, list[Emit]]:
+        """Advance one episode to a watermark: timeouts of directives that went quiet (INV-011)."""
+        new_ledger, outputs = advance(ledger, watermark_ms)
+        return new_ledger, [self.output(o, watermark_ms) for o in outputs]

@@ -69,8 +69,10 @@ def _read_json_document(path: Path, topic: str) -> Iterator[InputRecord]:
     except (ValueError, UnicodeDecodeError, RecursionError):
         yield InputRecord(Source(topic, 0, 0), raw, "json")  # the ingress stage names the error
         return
-    items = document if isinstance(document, list) else [document]
-    for n, item in enumerate(items):
+    if not isinstance(document, list):  # a lone object has no episode context
+        yield InputRecord(Source(topic, 0, 0), canonical_json(document).encode("utf-8"), "single")
+        return
+    for n, item in enumerate(document):
         yield InputRecord(Source(topic, 0, n), canonical_json(item).encode("utf-8"), "json")
 
 
@@ -100,6 +102,7 @@ class ReplaySummary:
     verdicts: Counter[str] = field(default_factory=Counter)
     alerts: Counter[str] = field(default_factory=Counter)
     dead_letters: Counter[str] = field(default_factory=Counter)
+    escalations: int = 0
     episodes: int = 0
 
     def count(self, emit: Emit) -> None:
@@ -110,6 +113,8 @@ class ReplaySummary:
             self.dead_letters[str(emit.record["error_class"])] += 1
         elif emit.topic.logical == "alerts":
             self.alerts[str(emit.record["kind"])] += 1
+        elif emit.topic.logical == "escalations":
+            self.escalations += 1
 
 
 class Replayer:
@@ -119,6 +124,7 @@ class Replayer:
         self.pipeline = pipeline
         self.episodes: dict[str, EpisodeLedger] = {}
         self.summary = ReplaySummary()
+        self.watermark_ms: int | None = None
         self._packet_offset = 0
 
     def feed(self, record: InputRecord) -> list[Emit]:
@@ -126,6 +132,8 @@ class Replayer:
         self.summary.events_in += 1
         if record.stage == "avro":
             stage_one = self._reencode(record)
+        elif record.stage == "single":
+            stage_one = self.pipeline.single_packet(record.raw, record.source)
         else:
             stage_one = self.pipeline.ingress(record.raw, record.source)
         outputs: list[Emit] = []
@@ -134,10 +142,23 @@ class Replayer:
                 outputs.extend(self._packet(emit))
             else:
                 outputs.append(emit)
+        return self._counted(outputs)
+
+    def _counted(self, outputs: list[Emit]) -> list[Emit]:
         for emit in outputs:
             self.summary.count(emit)
         self.summary.episodes = len(self.episodes)
         return outputs
+
+    def finish(self) -> list[Emit]:
+        """End of the log: every episode advances to the log's watermark, so quiet episodes' dangling
+        directives time out just as the live timer makes them (INV-011)."""
+        outputs: list[Emit] = []
+        for key, ledger in self.episodes.items():
+            advanced, emits = self.pipeline.tick(ledger, self.watermark_ms)
+            self.episodes[key] = advanced
+            outputs.extend(emits)
+        return self._counted(outputs)
 
     def _reencode(self, record: InputRecord) -> list[Emit]:
         """An Avro container record becomes the packets-topic bytes the worker would read."""
@@ -153,6 +174,8 @@ class Replayer:
     def _packet(self, emit: Emit) -> list[Emit]:
         source = Source(f"replay:{PACKETS.name}", 0, self._packet_offset, emit.key.encode(), emit.timestamp_ms)
         self._packet_offset += 1
+        if emit.timestamp_ms is not None:
+            self.watermark_ms = max(self.watermark_ms or emit.timestamp_ms, emit.timestamp_ms)
         ledger, outputs = self.pipeline.packet(self.episodes.get(emit.key), emit.value, source)
         if ledger is not None:
             self.episodes[emit.key] = ledger
@@ -161,8 +184,13 @@ class Replayer:
     def run(self, records: Iterable[InputRecord], out: IO[str] | None = None) -> ReplaySummary:
         """Replay everything, writing each output as one JSON line to `out`."""
         for record in records:
-            for emit in self.feed(record):
-                if out is not None:
-                    line = {"topic": emit.topic.name, "key": emit.key, "value": jsonable(dict(emit.record))}
-                    out.write(canonical_json(line) + "\n")
+            self._write(self.feed(record), out)
+        self._write(self.finish(), out)
         return self.summary
+
+    @staticmethod
+    def _write(emits: list[Emit], out: IO[str] | None) -> None:
+        if out is not None:
+            for emit in emits:
+                line = {"topic": emit.topic.name, "key": emit.key, "value": jsonable(dict(emit.record))}
+                out.write(canonical_json(line) + "\n")

@@ -21,6 +21,7 @@ class Settings:
     max_event_bytes: int = 1_048_576
     log_level: str = "INFO"
     web_port: int = 6066
+    tick_interval_seconds: float = 5.0
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -37,6 +38,7 @@ class Settings:
             max_event_bytes=int(env.get("OMEGA_MAX_EVENT_BYTES", base.max_event_bytes)),
             log_level=env.get("OMEGA_LOG_LEVEL", base.log_level).upper(),
             web_port=int(env.get("OMEGA_WEB_PORT", base.web_port)),
+            tick_interval_seconds=float(env.get("OMEGA_TICK_INTERVAL", base.tick_interval_seconds)),
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(settings, **given) if given else settings  # type: ignore[arg-type]

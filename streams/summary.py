@@ -22,4 +22,5 @@ def render_summary(summary: ReplaySummary, console: Console, title: str = "Repla
             table.add_row(label, "-", "0")
         for kind, count in sorted(counter.items()):
             table.add_row(label, kind, str(count))
+    table.add_row("escalations", "", str(summary.escalations))
     console.print(table)

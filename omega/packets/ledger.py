@@ -1,11 +1,20 @@
-"""The episode ledger: one record per correlation_id, the state the validator keeps between packets."""
+"""The episode ledger: one record per correlation_id, everything the validator keeps between packets.
+
+Budget envelope rule: the first packet of an episode that carries `mcp.budgets` sets the envelope; a
+later packet from Layer 1 or Integrity that carries budgets replaces it (an approved override). Budgets
+on other packets are per-directive and do not widen the envelope.
+Usage: tokens and tool calls are summed from TaskResult `execution_metadata`; time is the event time
+elapsed since the episode's first packet; risk is the sum of `execution_metadata.risk_spent` where
+producers report it (the metadata object is open in the published schema).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
+from omega.events import Alert, Escalation
 from omega.packets.verdict import PacketVerdict, VerdictStatus
 from omega.violations import Severity, Violation
 
@@ -23,25 +32,103 @@ class Judgement:
     violations: tuple[Violation, ...] = ()
     state_before: str | None = None
     state_after: str | None = None
+    usage: Mapping[str, Any] | None = None
+    outputs: tuple[Alert | Escalation, ...] = ()
 
     @classmethod
-    def of(cls, verdict: PacketVerdict) -> Judgement:
-        """The part of `verdict` that does not derive from the packet."""
+    def of(cls, verdict: PacketVerdict, outputs: tuple[Alert | Escalation, ...] = ()) -> Judgement:
+        """The part of `verdict` that does not derive from the packet, and the alerts it raised."""
         return cls(verdict.content_hash, verdict.status, verdict.violations, verdict.state_before,
-                   verdict.state_after)
+                   verdict.state_after, verdict.usage, outputs)
 
     def to_list(self) -> list[Any]:
-        """Compact JSON form: [hash, status, violations, state_before, state_after]."""
+        """Compact JSON form: [hash, status, violations, state_before, state_after, usage, outputs]."""
         return [self.content_hash, self.status.value, [v.to_dict() for v in self.violations],
-                self.state_before, self.state_after]
+                self.state_before, self.state_after, self.usage, [output_state(o) for o in self.outputs]]
 
     @classmethod
     def from_list(cls, data: list[Any]) -> Judgement:
         """Inverse of `to_list`."""
-        content_hash, status, violations, before, after = data
+        content_hash, status, violations, before, after, usage, outputs = data
         return cls(content_hash, VerdictStatus(status),
                    tuple(Violation(v["rule"], Severity(v["severity"]), v["message"], v["field"]) for v in violations),
-                   before, after)
+                   before, after, usage, tuple(output_from_state(o) for o in outputs))
+
+
+def output_state(output: Alert | Escalation) -> dict[str, Any]:
+    """An alert or escalation as stored in the ledger (its constructor fields)."""
+    fields = {f: getattr(output, f) for f in output.__dataclass_fields__ if f != "topic_kind"}
+    return {"type": output.topic_kind, **fields}
+
+
+def output_from_state(data: Mapping[str, Any]) -> Alert | Escalation:
+    """Inverse of `output_state`."""
+    fields = {k: v for k, v in data.items() if k != "type"}
+    return Alert(**fields) if data["type"] == "alerts" else Escalation(**fields)
+
+
+@dataclass(frozen=True, slots=True)
+class Budgets:
+    """The episode's envelope; None where the setting packet gave no (numeric) value."""
+
+    tokens: int | None = None
+    tool_calls: int | None = None
+    time_seconds: int | None = None
+    max_loss: float | None = None
+    set_by: str | None = None  # packet_id
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Cumulative consumption of the episode."""
+
+    tokens: int = 0
+    tool_calls: int = 0
+    time_seconds: float = 0.0
+    risk: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """A ToolAuthorizationToken as the ledger tracks it (usage counted per WRITE/MIXED directive)."""
+
+    token_id: str
+    packet_id: str
+    tool_ids: tuple[str, ...]
+    operation_types: tuple[str, ...]
+    resource_constraints: Mapping[str, Any] | None
+    expiry: str
+    expiry_ms: int | None
+    max_usage_count: int
+    usage_count: int = 0
+    revoked: bool = False
+    issuer_layer: int | str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class OpenDirective:
+    """A TaskDirective still waiting for its TaskResult, with its event-time deadline."""
+
+    task_id: str
+    packet_id: str
+    tool_safety_class: str | None
+    issued_ms: int | None
+    deadline_ms: int | None
+    stakes_level: str | None
+    timed_out: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyLoop:
+    """Progress of the verification loop entered by a VERIFY_FIRST decision (E3 / INV-008)."""
+
+    decision_packet_id: str
+    packet_ids: tuple[str, ...] = ()
+    plan: bool = False
+    read_directive: bool = False
+    success_result: bool = False
+    observed: bool = False
+    belief_update_with_evidence: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,34 +136,72 @@ class EpisodeLedger:
     """Per-episode state. Immutable: `evolve` returns a new ledger (Faust persists only reassignment)."""
 
     correlation_id: str
+    state: str = "S0_IDLE"
+    budgets: Budgets | None = None
+    usage: Usage = field(default_factory=Usage)
+    first_event_ms: int | None = None
+    last_event_ms: int | None = None
+    tokens: Mapping[str, Token] = field(default_factory=dict)
+    open_directives: Mapping[str, OpenDirective] = field(default_factory=dict)
+    evidence_refs: tuple[str, ...] = ()
+    verify: VerifyLoop | None = None
+    last_decision: str | None = None
+    decision_count: int = 0
+    belief_updates: int = 0
+    budget_approved: bool = False
+    escalation_presented: bool = False
+    tools_state: str | None = None
+    stakes_level: str | None = None
+    safe_mode_reason: str | None = None
     applied: Mapping[str, Judgement] = field(default_factory=dict)
     accepted: int = 0
     rejected: int = 0
-    last_event_time: str | None = None
 
-    def record(self, packet_id: str, verdict: PacketVerdict) -> EpisodeLedger:
-        """The ledger after `verdict` on a packet seen for the first time."""
-        ok = verdict.status is VerdictStatus.ACCEPTED
+    def with_judgement(self, packet_id: str, verdict: PacketVerdict,
+                       outputs: tuple[Alert | Escalation, ...] = ()) -> EpisodeLedger:
+        """The ledger with a packet's judgement recorded (whatever the status)."""
+        ok = verdict.status is not VerdictStatus.REJECTED
         return replace(
             self,
-            applied={**self.applied, packet_id: Judgement.of(verdict)},
+            applied={**self.applied, packet_id: Judgement.of(verdict, outputs)},
             accepted=self.accepted + ok,
             rejected=self.rejected + (not ok),
-            last_event_time=verdict.event_time or self.last_event_time,
         )
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-able form for the Faust table and snapshots."""
-        return {
-            "correlation_id": self.correlation_id,
-            "applied": {pid: j.to_list() for pid, j in self.applied.items()},
-            "accepted": self.accepted,
-            "rejected": self.rejected,
-            "last_event_time": self.last_event_time,
-        }
+        data = {f: getattr(self, f) for f in _SCALARS}
+        data["budgets"] = None if self.budgets is None else asdict(self.budgets)
+        data["usage"] = asdict(self.usage)
+        data["tokens"] = {k: asdict(t) for k, t in self.tokens.items()}
+        data["open_directives"] = {k: asdict(d) for k, d in self.open_directives.items()}
+        data["evidence_refs"] = list(self.evidence_refs)
+        data["verify"] = None if self.verify is None else asdict(self.verify)
+        data["applied"] = {pid: j.to_list() for pid, j in self.applied.items()}
+        return data
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> EpisodeLedger:
         """Inverse of `to_dict`."""
-        applied = {pid: Judgement.from_list(j) for pid, j in data["applied"].items()}
-        return cls(data["correlation_id"], applied, data["accepted"], data["rejected"], data["last_event_time"])
+        verify = data["verify"]
+        return cls(
+            **{f: data[f] for f in _SCALARS},
+            budgets=None if data["budgets"] is None else Budgets(**data["budgets"]),
+            usage=Usage(**data["usage"]),
+            tokens={k: _token(t) for k, t in data["tokens"].items()},
+            open_directives={k: OpenDirective(**d) for k, d in data["open_directives"].items()},
+            evidence_refs=tuple(data["evidence_refs"]),
+            verify=None if verify is None else VerifyLoop(**{**verify, "packet_ids": tuple(verify["packet_ids"])}),
+            applied={pid: Judgement.from_list(j) for pid, j in data["applied"].items()},
+        )
+
+
+_SCALARS = (
+    "correlation_id", "state", "first_event_ms", "last_event_ms", "last_decision", "decision_count",
+    "belief_updates", "budget_approved", "escalation_presented", "tools_state", "stakes_level",
+    "safe_mode_reason", "accepted", "rejected",
+)
+
+
+def _token(data: Mapping[str, Any]) -> Token:
+    return Token(**{**data, "tool_ids": tuple(data["tool_ids"]), "operation_types": tuple(data["operation_types"])})

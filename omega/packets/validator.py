@@ -1,37 +1,113 @@
 """`evolve(ledger, packet) -> (ledger, outputs)`: the validator stages, in the order the spec gives.
 
-Order per packet (spec "Validator Integration"): schema -> FSM transition -> invariants -> ledger update.
-This stage set runs the schema check and the duplicate check; later stages plug in between.
+Per packet (invariants spec, "Validator Integration"): schema -> FSM transition -> invariants -> ledger
+update. Schema and FSM errors reject at once; invariant ERRORs reject; WARNINGs ride on the verdict and
+the packet is accepted. Time is event time: `created_at` drives token expiry, recency and deadlines, and
+`advance(ledger, watermark)` raises task timeouts when an episode goes quiet.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
 
 from omega.canonical import content_hash
-from omega.packets.ledger import EpisodeLedger
+from omega.events import Alert, Escalation
+from omega.eventtime import to_iso, to_ms
+from omega.packets.episode import apply_accepted, apply_usage, get, usage_report
+from omega.packets.fsm import fsm_step
+from omega.packets.invariants import EPISODE, PER_PACKET, overruns
+from omega.packets.ledger import EpisodeLedger, Judgement
 from omega.packets.schema import check_schema
-from omega.packets.verdict import PacketVerdict, VerdictStatus, verdict_id_for
-from omega.violations import Severity, Violation, is_rejecting
+from omega.packets.verdict import SINGLE_PACKET, PacketVerdict, VerdictStatus, status_of, verdict_id_for
+from omega.violations import Severity, Violation
 
-Output = PacketVerdict
+Output = PacketVerdict | Alert | Escalation
+SAFE_MODE = "S9_SAFEMODE"
+_TOKEN_RULES = ("INV-007", "FSM-E4")
+_ESCALATING_RULES = {"INV-003": "high stakes decided without verification", "INV-010": "acting with tools down"}
 
 
-def evolve(ledger: EpisodeLedger | None, packet: Mapping[str, object]) -> tuple[EpisodeLedger, list[Output]]:
-    """Judge one packet of an episode; a redelivered packet changes nothing and re-emits its verdict."""
+def evolve(ledger: EpisodeLedger | None, packet: Mapping[str, Any]) -> tuple[EpisodeLedger, list[Output]]:
+    """Judge one packet of an episode; a redelivered packet changes nothing and re-emits its outputs."""
     header = _header(packet)
     packet_id = str(header["packet_id"])
     current = ledger or EpisodeLedger(str(header["correlation_id"]))
     digest = content_hash(packet)
     seen = current.applied.get(packet_id)
     if seen is not None and seen.content_hash == digest:
-        return current, [_verdict(header, digest, seen.violations, seen.state_before, seen.state_after)]
-    violations = [duplicate_packet_id(packet_id)] if seen is not None else []
-    violations += check_schema(packet)
-    verdict = _verdict(header, digest, tuple(violations))
+        return current, _replayed(header, digest, seen, current)
+    now_ms = to_ms(header.get("created_at"))
     if seen is not None:  # a conflicting re-use of an id must not overwrite what was judged first
-        return current, [verdict]
-    return current.record(packet_id, verdict), [verdict]
+        conflict = (duplicate_packet_id(packet_id), *check_schema(packet))
+        return current, [_verdict(header, digest, conflict, current.state, current.state, current)]
+
+    # Deadlines passed by this packet's time fire first, so a late result still raises its timeout.
+    current, timeouts = advance(current, now_ms)
+    violations: list[Violation] = list(check_schema(packet))
+    projected = apply_usage(current, packet, now_ms)
+    state_after = current.state
+    if not violations:
+        step = fsm_step(current, packet)
+        violations += step.violations
+        state_after = step.state_after
+        if not any(v.severity is Severity.ERROR for v in step.violations):
+            for invariant in (*PER_PACKET, *EPISODE):
+                violations += invariant(packet, projected, now_ms)
+    status = status_of(violations)
+    outputs: list[Output] = []
+    if status is VerdictStatus.REJECTED:
+        new_ledger, state_after = _after_rejection(current, projected, violations, packet, outputs)
+    else:
+        new_ledger = apply_accepted(projected, packet, state_after, now_ms)
+        if state_after == SAFE_MODE and current.state != SAFE_MODE:
+            outputs.append(_alert("SAFE_MODE_ENTERED", "CRITICAL", new_ledger, packet,
+                                  f"safe mode: {new_ledger.safe_mode_reason}"))
+    verdict = _verdict(header, digest, tuple(violations), current.state, state_after, new_ledger)
+    new_ledger, late = advance(new_ledger, now_ms)
+    outputs = [verdict, *outputs, *timeouts, *late]
+    extra = tuple(o for o in outputs if not isinstance(o, PacketVerdict))
+    return new_ledger.with_judgement(packet_id, verdict, extra), outputs
+
+
+def evolve_single(packet: Mapping[str, Any]) -> PacketVerdict:
+    """A lone packet with no episode context: schema and per-packet invariants only."""
+    header = _header(packet)
+    violations = list(check_schema(packet))
+    if not violations:
+        ledger = apply_usage(EpisodeLedger(str(header["correlation_id"])), packet, to_ms(header.get("created_at")))
+        for invariant in PER_PACKET:
+            violations += invariant(packet, ledger, to_ms(header.get("created_at")))
+    verdict = _verdict(header, content_hash(packet), tuple(violations), None, None, None)
+    return replace(verdict, context=SINGLE_PACKET)
+
+
+def advance(ledger: EpisodeLedger, watermark_ms: int | None) -> tuple[EpisodeLedger, list[Output]]:
+    """INV-011: directives past their deadline at `watermark_ms` raise one TASK_TIMEOUT alert each
+    (WARNING), and an escalation when the stakes are CRITICAL. Idempotent for the same watermark."""
+    if watermark_ms is None:
+        return ledger, []
+    outputs: list[Output] = []
+    directives = dict(ledger.open_directives)
+    for task_id, directive in ledger.open_directives.items():
+        if directive.timed_out or directive.deadline_ms is None or directive.deadline_ms >= watermark_ms:
+            continue
+        directives[task_id] = replace(directive, timed_out=True)
+        # The content depends only on the directive, never on when the timeout was noticed, so the live
+        # timer, a late result and the end of a replay all raise the identical alert.
+        deadline = to_iso(directive.deadline_ms)
+        message = f"INV-011: task {task_id} had no result by its deadline {deadline}"
+        details = {"task_id": task_id, "directive_packet_id": directive.packet_id, "rule": "INV-011",
+                   "deadline": deadline, "stakes_level": directive.stakes_level}
+        outputs.append(Alert("TASK_TIMEOUT", "WARNING", ledger.correlation_id, message, directive.packet_id,
+                             deadline, details))
+        if directive.stakes_level == "CRITICAL":
+            outputs.append(Escalation("LAYER1", ledger.correlation_id, message, directive.packet_id,
+                                      deadline, details))
+    if not outputs:
+        return ledger, []
+    return replace(ledger, open_directives=directives), outputs
 
 
 def duplicate_packet_id(packet_id: str) -> Violation:
@@ -41,29 +117,63 @@ def duplicate_packet_id(packet_id: str) -> Violation:
                      "header.packet_id")
 
 
-def _verdict(
-    header: Mapping[str, object],
-    digest: str,
-    violations: tuple[Violation, ...],
-    state_before: str | None = None,
-    state_after: str | None = None,
-) -> PacketVerdict:
+def _after_rejection(current: EpisodeLedger, projected: EpisodeLedger, violations: list[Violation],
+                     packet: Mapping[str, Any], outputs: list[Output]) -> tuple[EpisodeLedger, str]:
+    """A rejected packet changes nothing, except that a budget overrun halts the episode (INV-005)."""
+    rules = {v.rule for v in violations if v.severity is Severity.ERROR}
+    if "INV-005" in rules:
+        reason = "budget overrun without approval: " + "; ".join(overruns(projected))
+        halted = replace(projected, state=SAFE_MODE, safe_mode_reason=reason)
+        outputs.append(_alert("BUDGET_OVERRUN", "CRITICAL", halted, packet, reason))
+        if current.state != SAFE_MODE:
+            outputs.append(_alert("SAFE_MODE_ENTERED", "CRITICAL", halted, packet, f"safe mode: {reason}"))
+        outputs.append(_escalation(halted, packet, reason))
+        return halted, SAFE_MODE
+    if rules & set(_TOKEN_RULES):
+        misuse = "; ".join(v.message for v in violations if v.rule in _TOKEN_RULES)
+        outputs.append(_alert("TOKEN_MISUSE", "HIGH", current, packet, misuse))
+    for rule, why in _ESCALATING_RULES.items():
+        if rule in rules:
+            outputs.append(_alert("ESCALATION_REQUIRED", "HIGH", current, packet, f"{rule}: {why}"))
+            outputs.append(_escalation(current, packet, f"{rule}: {why}; verify first or escalate"))
+    if "FSM-E7" in rules:
+        outputs.append(_alert("SAFE_MODE_VIOLATION", "HIGH", current, packet,
+                              f"{get(packet, 'header', 'packet_type')} attempted in safe mode"))
+    return current, current.state
+
+
+def _alert(kind: str, severity: str, ledger: EpisodeLedger, packet: Mapping[str, Any], message: str) -> Alert:
+    return Alert(kind, severity, ledger.correlation_id, message, str(get(packet, "header", "packet_id")),
+                 _event_time(packet), {"state": ledger.state, "usage": usage_report(ledger)})
+
+
+def _escalation(ledger: EpisodeLedger, packet: Mapping[str, Any], reason: str) -> Escalation:
+    return Escalation("LAYER1", ledger.correlation_id, reason, str(get(packet, "header", "packet_id")),
+                      _event_time(packet), {"state": ledger.state, "usage": usage_report(ledger)})
+
+
+def _replayed(header: Mapping[str, Any], digest: str, seen: Judgement, ledger: EpisodeLedger) -> list[Output]:
+    verdict = PacketVerdict(
+        verdict_id=verdict_id_for(str(header["packet_id"]), digest), packet_id=str(header["packet_id"]),
+        correlation_id=str(header["correlation_id"]), packet_type=str(header["packet_type"]),
+        status=seen.status, violations=seen.violations, event_time=_time_of(header), content_hash=digest,
+        state_before=seen.state_before, state_after=seen.state_after, usage=seen.usage,
+    )
+    return [verdict, *seen.outputs]
+
+
+def _verdict(header: Mapping[str, Any], digest: str, violations: tuple[Violation, ...], before: str | None,
+             after: str | None, ledger: EpisodeLedger | None) -> PacketVerdict:
     packet_id = str(header["packet_id"])
     return PacketVerdict(
-        verdict_id=verdict_id_for(packet_id, digest),
-        packet_id=packet_id,
-        correlation_id=str(header["correlation_id"]),
-        packet_type=str(header["packet_type"]),
-        status=VerdictStatus.REJECTED if is_rejecting(list(violations)) else VerdictStatus.ACCEPTED,
-        violations=violations,
-        event_time=_event_time(header),
-        content_hash=digest,
-        state_before=state_before,
-        state_after=state_after,
+        verdict_id=verdict_id_for(packet_id, digest), packet_id=packet_id,
+        correlation_id=str(header["correlation_id"]), packet_type=str(header["packet_type"]),
+        status=status_of(violations), violations=violations, event_time=_time_of(header), content_hash=digest,
+        state_before=before, state_after=after, usage=None if ledger is None else usage_report(ledger),
     )
 
 
-def _header(packet: Mapping[str, object]) -> Mapping[str, object]:
+def _header(packet: Mapping[str, Any]) -> Mapping[str, Any]:
     header = packet.get("header")
     if not isinstance(header, Mapping) or not all(
         isinstance(header.get(k), str) for k in ("packet_id", "packet_type", "correlation_id")
@@ -72,6 +182,10 @@ def _header(packet: Mapping[str, object]) -> Mapping[str, object]:
     return header
 
 
-def _event_time(header: Mapping[str, object]) -> str | None:
+def _time_of(header: Mapping[str, Any]) -> str | None:
     created = header.get("created_at")
     return created if isinstance(created, str) else None
+
+
+def _event_time(packet: Mapping[str, Any]) -> str | None:
+    return _time_of(packet.get("header") or {})

@@ -2,19 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from omega import RULESET_VERSION
 from omega.canonical import derived_id
-from omega.violations import Violation
+from omega.violations import Severity, Violation
 
 
 class VerdictStatus(StrEnum):
-    """ACCEPTED (possibly with warnings) or REJECTED (at least one ERROR)."""
+    """ACCEPTED, ACCEPTED_WITH_WARNINGS (only WARNING violations), or REJECTED (at least one ERROR)."""
 
     ACCEPTED = "ACCEPTED"
+    ACCEPTED_WITH_WARNINGS = "ACCEPTED_WITH_WARNINGS"
     REJECTED = "REJECTED"
+
+
+EPISODE = "episode"
+SINGLE_PACKET = "single_packet"
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +39,9 @@ class PacketVerdict:
     ruleset_version: str = RULESET_VERSION
     state_before: str | None = None
     state_after: str | None = None
-    kind: str = field(default="packet_verdict", init=False)
+    usage: Mapping[str, Any] | None = None
+    context: str = EPISODE
+    topic_kind: str = field(default="verdicts", init=False)
 
     @property
     def key(self) -> str:
@@ -53,7 +62,16 @@ class PacketVerdict:
             "state_before": self.state_before,
             "state_after": self.state_after,
             "content_hash": self.content_hash,
+            "usage": None if self.usage is None else dict(self.usage),
+            "context": self.context,
         }
+
+
+def status_of(violations: tuple[Violation, ...] | list[Violation]) -> VerdictStatus:
+    """REJECTED on any ERROR, ACCEPTED_WITH_WARNINGS on warnings only, else ACCEPTED."""
+    if any(v.severity is Severity.ERROR for v in violations):
+        return VerdictStatus.REJECTED
+    return VerdictStatus.ACCEPTED_WITH_WARNINGS if violations else VerdictStatus.ACCEPTED
 
 
 def verdict_id_for(packet_id: str, content_hash: str, ruleset_version: str = RULESET_VERSION) -> str:

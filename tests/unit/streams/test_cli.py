@@ -87,8 +87,10 @@ def test_check_packets_exits_zero_on_valid_packets(tmp_path: Path) -> None:
     result = _invoke("check", "packets", str(path))
     assert result.exit_code == EXIT_OK, result.output
     lines = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [(line["topic"], line["status"]) for line in lines] == [("omen.verdicts", "ACCEPTED")] * 3
+    assert [(line["kind"], line["status"]) for line in lines] == [("verdict", "ACCEPTED")] * 3
     assert [line["packet_id"] for line in lines] == [f"pkt_00001_00000{n}" for n in range(3)]
+    assert [line["fsm"] for line in lines] == [{"from": "S0_IDLE", "to": "S1_SENSE"}] + [
+        {"from": "S1_SENSE", "to": "S1_SENSE"}] * 2
 
 
 def test_check_packets_exits_one_on_a_rejected_packet(tmp_path: Path) -> None:
@@ -106,7 +108,7 @@ def test_check_packets_exits_one_on_a_dead_letter(tmp_path: Path) -> None:
     result = _invoke("check", "packets", str(path))
     assert result.exit_code == EXIT_REJECTED
     [line] = [json.loads(line) for line in result.stdout.splitlines()]
-    assert (line["topic"], line["error_class"]) == ("omega.deadletters", "JSON_SYNTAX")
+    assert (line["kind"], line["error_class"]) == ("dead_letter", "JSON_SYNTAX")
 
 
 def test_check_packets_exits_two_on_a_missing_file(tmp_path: Path) -> None:
@@ -132,7 +134,7 @@ def test_replay_out_writes_the_jsonl_and_prints_the_summary_table(tmp_path: Path
     rows = {tuple(cell.strip() for cell in line.strip("│").split("│"))
             for line in result.stdout.splitlines() if line.startswith("│")}
     assert {("events in", "", "3"), ("episodes", "", "1"), ("verdicts", "ACCEPTED", "3"),
-            ("alerts", "-", "0"), ("dead letters", "-", "0")} == rows
+            ("alerts", "-", "0"), ("dead letters", "-", "0"), ("escalations", "", "0")} == rows
 
 
 def test_replay_twice_writes_identical_files(tmp_path: Path) -> None:

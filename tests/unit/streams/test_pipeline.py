@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 
+from omega.eventtime import to_ms as event_time_ms
 from omega.packets.ledger import EpisodeLedger
 from streams.codec import SchemaRegistry
 from streams.omen_avro import PACKET_SCHEMA, PacketConverter
-from streams.pipeline import MAX_JSON_DEPTH, Emit, Pipeline, Source, event_time_ms
+from streams.pipeline import MAX_JSON_DEPTH, Emit, Pipeline, Source
 from streams.topics import DEAD_LETTERS, PACKETS, PACKETS_JSON, VERDICTS
 from tests.factories import packet as factory_packet
 

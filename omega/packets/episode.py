@@ -1,0 +1,227 @@
+"""How packets change the episode ledger: usage and budgets first (the invariants judge them), then the
+rest once a packet is accepted (tokens, open directives, the verification loop, approvals)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+
+from omega.eventtime import to_ms
+from omega.packets.invariants import directive_deadline_ms, is_budget_approval
+from omega.packets.ledger import Budgets, EpisodeLedger, OpenDirective, Token, Usage, VerifyLoop
+
+LAYER_ONE_AUTHORITIES = (1, "Integrity")
+
+
+def get(data: object, *path: str) -> Any:
+    """The value at a dotted path of nested dicts, or None (packets may be schema-invalid)."""
+    for key in path:
+        if not isinstance(data, Mapping):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
+
+
+def budgets_of(packet: Mapping[str, Any]) -> Budgets | None:
+    """The envelope a packet's `mcp.budgets` declares, or None when it declares none."""
+    budgets = get(packet, "mcp", "budgets")
+    if not isinstance(budgets, Mapping):
+        return None
+
+    def integer(key: str) -> int | None:
+        value = budgets.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    return Budgets(
+        tokens=integer("token_budget"),
+        tool_calls=integer("tool_call_budget"),
+        time_seconds=integer("time_budget_seconds"),
+        max_loss=_number(get(budgets, "risk_budget", "max_loss")),
+        set_by=str(get(packet, "header", "packet_id")),
+    )
+
+
+def apply_usage(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None) -> EpisodeLedger:
+    """Event time, envelope and cumulative usage including `packet` (what INV-005 judges)."""
+    first = ledger.first_event_ms if ledger.first_event_ms is not None else now_ms
+    last = now_ms if ledger.last_event_ms is None else max(ledger.last_event_ms, now_ms or ledger.last_event_ms)
+    budgets = ledger.budgets
+    declared = budgets_of(packet)
+    if declared is not None and (budgets is None or get(packet, "header", "layer_source") in LAYER_ONE_AUTHORITIES):
+        budgets = declared  # the first envelope holds; only Layer 1 / Integrity may replace it
+    usage = ledger.usage
+    if get(packet, "header", "packet_type") == "TaskResultPacket":
+        meta = get(packet, "payload", "execution_metadata")
+        usage = Usage(
+            tokens=usage.tokens + _count(get(meta, "tokens_used")),
+            tool_calls=usage.tool_calls + _count(get(meta, "tool_calls_used")),
+            time_seconds=usage.time_seconds,
+            risk=usage.risk + max(_number(get(meta, "risk_spent")) or 0.0, 0.0),
+        )
+    if first is not None and last is not None:
+        usage = replace(usage, time_seconds=(last - first) / 1000)
+    return replace(ledger, first_event_ms=first, last_event_ms=last, budgets=budgets, usage=usage)
+
+
+def usage_report(ledger: EpisodeLedger) -> dict[str, Any]:
+    """Usage against the envelope, as carried on the verdict (`omega.events.BudgetUsage`)."""
+    budgets = ledger.budgets or Budgets()
+    return {
+        "tokens_used": ledger.usage.tokens, "token_budget": budgets.tokens,
+        "tool_calls_used": ledger.usage.tool_calls, "tool_call_budget": budgets.tool_calls,
+        "time_elapsed_seconds": ledger.usage.time_seconds, "time_budget_seconds": budgets.time_seconds,
+        "risk_spent": ledger.usage.risk, "max_loss": budgets.max_loss,
+    }
+
+
+def apply_accepted(ledger: EpisodeLedger, packet: Mapping[str, Any], state_after: str,
+                   now_ms: int | None) -> EpisodeLedger:
+    """The ledger after an accepted packet (usage already applied by `apply_usage`)."""
+    packet_type = get(packet, "header", "packet_type")
+    packet_id = str(get(packet, "header", "packet_id"))
+    changes: dict[str, Any] = {"state": state_after}
+    tools_state, stakes = get(packet, "mcp", "routing", "tools_state"), get(packet, "mcp", "stakes", "stakes_level")
+    if isinstance(tools_state, str):
+        changes["tools_state"] = tools_state
+    if isinstance(stakes, str):
+        changes["stakes_level"] = stakes
+    refs = [r.get("ref_id") for r in get(packet, "mcp", "evidence", "evidence_refs") or [] if isinstance(r, Mapping)]
+    new_refs = [r for r in refs if isinstance(r, str) and r not in ledger.evidence_refs]
+    if new_refs:
+        changes["evidence_refs"] = (*ledger.evidence_refs, *dict.fromkeys(new_refs))
+    if is_budget_approval(packet):
+        changes["budget_approved"] = True
+    verify = ledger.verify
+    if verify is not None:
+        verify = replace(verify, packet_ids=(*verify.packet_ids, packet_id))
+    handler = _HANDLERS.get(str(packet_type))
+    if handler is not None:
+        verify = handler(ledger, packet, now_ms, changes, verify)
+    changes["verify"] = verify
+    if state_after == "S9_SAFEMODE" and ledger.state != "S9_SAFEMODE":
+        changes["safe_mode_reason"] = str(get(packet, "payload", "description") or "safe mode entered")
+    elif state_after != "S9_SAFEMODE":
+        changes["safe_mode_reason"] = None
+    return replace(ledger, **changes)
+
+
+Handler = Any  # (ledger, packet, now_ms, changes, verify) -> verify
+
+
+def _observation(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None,
+                 changes: dict[str, Any], verify: VerifyLoop | None) -> VerifyLoop | None:
+    if verify is not None and get(packet, "mcp", "epistemics", "status") == "OBSERVED":
+        return replace(verify, observed=True)
+    return verify
+
+
+def _belief_update(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None,
+                   changes: dict[str, Any], verify: VerifyLoop | None) -> VerifyLoop | None:
+    changes["belief_updates"] = ledger.belief_updates + 1
+    cited = get(packet, "payload", "evidence_integration")
+    if verify is not None and isinstance(cited, list) and set(map(str, cited)) & set(verify.packet_ids):
+        return replace(verify, belief_update_with_evidence=True)
+    return verify
+
+
+def _decision(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None,
+              changes: dict[str, Any], verify: VerifyLoop | None) -> VerifyLoop | None:
+    outcome = get(packet, "payload", "decision_outcome")
+    changes["last_decision"] = outcome if isinstance(outcome, str) else None
+    changes["decision_count"] = ledger.decision_count + 1
+    # A new decision closes the loop it re-decides; VERIFY_FIRST opens a fresh one.
+    return VerifyLoop(str(get(packet, "header", "packet_id"))) if outcome == "VERIFY_FIRST" else None
+
+
+def _plan(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None,
+          changes: dict[str, Any], verify: VerifyLoop | None) -> VerifyLoop | None:
+    return replace(verify, plan=True) if verify is not None else None
+
+
+def _directive(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None,
+               changes: dict[str, Any], verify: VerifyLoop | None) -> VerifyLoop | None:
+    task_id = get(packet, "payload", "task_id")
+    safety = get(packet, "payload", "tool_safety_class")
+    if isinstance(task_id, str):
+        directive = OpenDirective(
+            task_id=task_id, packet_id=str(get(packet, "header", "packet_id")),
+            tool_safety_class=safety if isinstance(safety, str) else None, issued_ms=now_ms,
+            deadline_ms=directive_deadline_ms(packet, now_ms),
+            stakes_level=get(packet, "mcp", "stakes", "stakes_level"),
+        )
+        changes["open_directives"] = {**ledger.open_directives, task_id: directive}
+    token_id = get(packet, "payload", "authorization_token_id")
+    if safety in ("WRITE", "MIXED") and isinstance(token_id, str) and token_id in ledger.tokens:
+        token = ledger.tokens[token_id]
+        changes["tokens"] = {**ledger.tokens, token_id: replace(token, usage_count=token.usage_count + 1)}
+    if verify is not None and safety in ("READ", None):
+        return replace(verify, read_directive=True)
+    return verify
+
+
+def _result(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None,
+            changes: dict[str, Any], verify: VerifyLoop | None) -> VerifyLoop | None:
+    task_id = get(packet, "payload", "task_id")
+    if task_id in ledger.open_directives:
+        changes["open_directives"] = {k: v for k, v in ledger.open_directives.items() if k != task_id}
+    if verify is not None and get(packet, "payload", "result_status") == "SUCCESS":
+        return replace(verify, success_result=True)
+    return verify
+
+
+def _token(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None,
+           changes: dict[str, Any], verify: VerifyLoop | None) -> VerifyLoop | None:
+    payload = get(packet, "payload") or {}
+    token_id = payload.get("token_id")
+    if isinstance(token_id, str):
+        scope = payload.get("authorized_scope") or {}
+        constraints = scope.get("resource_constraints")
+        changes["tokens"] = {**ledger.tokens, token_id: Token(
+            token_id=token_id, packet_id=str(get(packet, "header", "packet_id")),
+            tool_ids=tuple(map(str, scope.get("tool_ids") or ())),
+            operation_types=tuple(map(str, scope.get("operation_types") or ())),
+            resource_constraints=constraints if isinstance(constraints, Mapping) else None,
+            expiry=str(payload.get("expiry")), expiry_ms=to_ms(payload.get("expiry")),
+            max_usage_count=_count(payload.get("max_usage_count")), usage_count=_count(payload.get("usage_count")),
+            revoked=payload.get("revoked") is True, issuer_layer=payload.get("issuer_layer"),
+        )}
+    return verify
+
+
+def _integrity(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None,
+               changes: dict[str, Any], verify: VerifyLoop | None) -> VerifyLoop | None:
+    revoked = get(packet, "payload", "revoked_token_ids")
+    if isinstance(revoked, list):
+        tokens = changes.get("tokens", ledger.tokens)
+        changes["tokens"] = {k: replace(t, revoked=True) if k in revoked else t for k, t in tokens.items()}
+    return verify
+
+
+def _escalation(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None,
+                changes: dict[str, Any], verify: VerifyLoop | None) -> VerifyLoop | None:
+    changes["escalation_presented"] = True
+    return verify
+
+
+_HANDLERS: dict[str, Handler] = {
+    "ObservationPacket": _observation,
+    "BeliefUpdatePacket": _belief_update,
+    "DecisionPacket": _decision,
+    "VerificationPlanPacket": _plan,
+    "TaskDirectivePacket": _directive,
+    "TaskResultPacket": _result,
+    "ToolAuthorizationToken": _token,
+    "IntegrityAlertPacket": _integrity,
+    "EscalationPacket": _escalation,
+}

@@ -1,0 +1,309 @@
+"""The episode state machine (spec/omen/fsm-transitions-v0.7.md): where a packet takes the episode, and
+the enforcement rules E1-E7 judged on the way.
+
+`fsm_step(ledger, packet)` is pure and never raises: the packet may be schema-invalid. It returns the
+state the packet WOULD lead to; the validator keeps the old state when the packet is rejected.
+
+Severity policy (DESIGN.md "Errors vs warnings"): E2, E4 and E7 guard safety and are ERRORs. A packet
+the transition table does not list, breaking no safety rule, is a WARNING (rule `FSM`) and still moves
+the episode where its type naturally leads (`_deviation_target`). E1, E3, E5 and E6 are WARNINGs: their
+hard parts belong to INV-007 (token validity), INV-008 (verify loop closure), INV-009 (escalation
+content) and INV-011 (deadlines), which report them as errors or alerts of their own.
+
+A DecisionPacket passes through S3_DECIDE and its outcome moves on at once (the S3 transition rules):
+VERIFY_FIRST -> S4_VERIFY, ESCALATE -> S8_ESCALATED, DEFER/CANCEL -> S7_REVIEW; ACT stays in S3_DECIDE
+until a ToolAuthorizationToken (-> S5_AUTHORIZE) or a READ TaskDirective (-> S6_EXECUTE) follows.
+Out of band, in any state and without a warning: ToolAuthorizationToken (Layer 1 issues tokens when it
+likes), IntegrityAlertPacket (Integrity is an overlay, OMEN.md §12) and QueueUpdatePacket (backlog
+bookkeeping, outside the cognition loop).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from omega.packets.ledger import EpisodeLedger
+from omega.violations import Severity, Violation
+
+STATES: tuple[str, ...] = (
+    "S0_IDLE", "S1_SENSE", "S2_MODEL", "S3_DECIDE", "S4_VERIFY",
+    "S5_AUTHORIZE", "S6_EXECUTE", "S7_REVIEW", "S8_ESCALATED", "S9_SAFEMODE",
+)
+S0, S1, S2, S3, S4, S5, S6, S7, S8, S9 = STATES
+
+OBSERVATION = "ObservationPacket"
+BELIEF = "BeliefUpdatePacket"
+DECISION = "DecisionPacket"
+PLAN = "VerificationPlanPacket"
+AUTHORIZATION = "ToolAuthorizationToken"
+DIRECTIVE = "TaskDirectivePacket"
+RESULT = "TaskResultPacket"
+ESCALATION = "EscalationPacket"
+ALERT = "IntegrityAlertPacket"
+
+WRITE_CLASSES = ("WRITE", "MIXED")
+SAFE_MODE_ALLOWED = (ALERT, BELIEF)
+_DECIDED: Mapping[str, str] = {"VERIFY_FIRST": S4, "ACT": S3, "ESCALATE": S8, "DEFER": S7, "CANCEL": S7}
+
+
+@dataclass(frozen=True, slots=True)
+class FsmStep:
+    """The state the packet leads to, and the FSM rules it broke on the way."""
+
+    state_after: str
+    violations: tuple[Violation, ...]
+
+
+# --------------------------------------------------------------------------- reading a packet defensively
+def _type(packet: Mapping[str, Any]) -> str | None:
+    header = packet.get("header") if isinstance(packet, Mapping) else None
+    kind = header.get("packet_type") if isinstance(header, Mapping) else None
+    return kind if isinstance(kind, str) else None
+
+
+def _payload(packet: Mapping[str, Any]) -> Mapping[str, Any]:
+    payload = packet.get("payload") if isinstance(packet, Mapping) else None
+    return payload if isinstance(payload, Mapping) else {}
+
+
+def _writes(packet: Mapping[str, Any]) -> bool:
+    """A WRITE or MIXED directive; an absent or unknown class is not a write (as INV-007 reads it)."""
+    return _payload(packet).get("tool_safety_class") in WRITE_CLASSES
+
+
+def _outcome(packet: Mapping[str, Any]) -> str | None:
+    outcome = _payload(packet).get("decision_outcome")
+    return outcome if isinstance(outcome, str) else None
+
+
+def _pending(ledger: EpisodeLedger) -> bool:
+    """Directives still running; a timed-out one (INV-011 marked it) no longer holds execution open."""
+    return any(not d.timed_out for d in ledger.open_directives.values())
+
+
+def _in_verify_loop(ledger: EpisodeLedger) -> bool:
+    """Between a VERIFY_FIRST decision and the next decision (the ledger closes the loop on re-decide)."""
+    return ledger.last_decision == "VERIFY_FIRST"
+
+
+# --------------------------------------------------------------------------- the normative table
+Guard = Callable[[EpisodeLedger, Mapping[str, Any]], bool]
+
+
+def _always(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> bool:
+    return True
+
+
+def _after(*outcomes: str) -> Guard:
+    return lambda ledger, packet: ledger.last_decision in outcomes
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One row of the transition table; `label` is the spec's "Packet Type" cell."""
+
+    source: str
+    packet_type: str
+    label: str
+    guard: Guard
+    target: str
+
+
+TABLE: tuple[Row, ...] = (
+    Row(S0, OBSERVATION, "ObservationPacket", _always, S1),
+    Row(S1, OBSERVATION, "ObservationPacket", _always, S1),
+    Row(S1, BELIEF, "BeliefUpdatePacket", _always, S2),
+    Row(S2, BELIEF, "BeliefUpdatePacket", _always, S2),
+    Row(S2, DECISION, "DecisionPacket", _always, S3),
+    Row(S3, DECISION, "DecisionPacket (VERIFY_FIRST)", lambda lg, p: _outcome(p) == "VERIFY_FIRST", S4),
+    Row(S3, AUTHORIZATION, "ToolAuthorizationToken", _after("ACT"), S5),
+    Row(S3, DIRECTIVE, "TaskDirectivePacket (READ)", lambda lg, p: lg.last_decision == "ACT" and not _writes(p), S6),
+    Row(S3, ESCALATION, "EscalationPacket", _after("ESCALATE"), S8),
+    Row(S3, BELIEF, "BeliefUpdatePacket", _after("DEFER", "CANCEL"), S7),
+    Row(S4, PLAN, "VerificationPlanPacket", _always, S4),
+    Row(S4, DIRECTIVE, "TaskDirectivePacket (READ)", lambda lg, p: not _writes(p), S4),
+    Row(S4, RESULT, "TaskResultPacket", _always, S4),
+    Row(S4, OBSERVATION, "ObservationPacket", _always, S4),
+    Row(S4, BELIEF, "BeliefUpdatePacket", _always, S2),
+    # S3 entry "from S4_VERIFY: re-deciding after verification complete"; completeness is INV-008's ERROR.
+    Row(S4, DECISION, "DecisionPacket", _always, S3),
+    Row(S5, AUTHORIZATION, "ToolAuthorizationToken", _always, S5),
+    Row(S5, DIRECTIVE, "TaskDirectivePacket (WRITE)", lambda lg, p: _writes(p), S6),
+    Row(S6, DIRECTIVE, "TaskDirectivePacket", _always, S6),
+    Row(S6, RESULT, "TaskResultPacket", _always, S6),
+    Row(S6, OBSERVATION, "ObservationPacket", _always, S6),
+    # "Execution complete" vs "partial; need re-decision": told apart by directives still running.
+    Row(S6, BELIEF, "BeliefUpdatePacket", lambda lg, p: not _pending(lg), S7),
+    Row(S6, BELIEF, "BeliefUpdatePacket", lambda lg, p: _pending(lg), S2),
+    Row(S7, BELIEF, "BeliefUpdatePacket", _always, S7),
+    # Not a table row, but S7's legal next states and S1's entry conditions: a new sense cycle.
+    Row(S7, OBSERVATION, "ObservationPacket", _always, S1),
+    Row(S8, ESCALATION, "EscalationPacket", _always, S8),
+    Row(S8, DECISION, "DecisionPacket (user input)", _always, S3),
+)
+"""The legal transitions. A DecisionPacket's row only makes it legal: its outcome sets the target (`_decided`).
+IntegrityAlertPacket rows and episode close are handled out of band, in `fsm_step`."""
+
+
+def _row(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Row | None:
+    kind = _type(packet)
+    return next((r for r in TABLE if r.source == ledger.state and r.packet_type == kind and r.guard(ledger, packet)),
+                None)
+
+
+def _deviation_target(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> str:
+    """Where a packet the table does not allow still leads: the state its type naturally belongs to."""
+    state, kind = ledger.state, _type(packet)
+    if kind == OBSERVATION:  # extra evidence inside verify/execute; elsewhere a new sense cycle
+        return state if state in (S4, S6) else S1
+    if kind == BELIEF:  # S4, S6, S7 and S3 after DEFER/CANCEL are table rows; elsewhere: re-model
+        return S2
+    if kind == DECISION:
+        return _decided(packet)
+    if kind == DIRECTIVE:
+        return S4 if state == S4 and not _writes(packet) else S6
+    if kind == RESULT:
+        return state if state in (S4, S6) else S6
+    if kind == ESCALATION:
+        return S8
+    if kind == PLAN:
+        return S4
+    return state  # QueueUpdatePacket and unknown types: bookkeeping, no move
+
+
+def _decided(packet: Mapping[str, Any]) -> str:
+    """Where a decision leaves S3_DECIDE; ACT (or an unreadable outcome) waits there for token/directive."""
+    return _DECIDED.get(_outcome(packet) or "", S3)
+
+
+# --------------------------------------------------------------------------- enforcement rules
+def _violation(rule: str, severity: Severity, message: str, field: str | None) -> Violation:
+    return Violation(rule, severity, f"{rule}: {message}", field)
+
+
+def fsm_e1_no_decision_without_model(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
+    """E1 (WARNING): a decision with no belief update yet; prior-context beliefs can't be seen, so no ERROR."""
+    if _type(packet) != DECISION or ledger.belief_updates > 0:
+        return None
+    return _violation("FSM-E1", Severity.WARNING,
+                      "DecisionPacket with no BeliefUpdatePacket before it in the episode", "header.packet_type")
+
+
+def fsm_e2_no_action_without_decision(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
+    """E2 (ERROR): a directive needs an ACT decision; READ directives of a VERIFY_FIRST loop are allowed."""
+    if _type(packet) != DIRECTIVE:
+        return None
+    if ledger.state == S4 and _writes(packet):
+        return _violation("FSM-E2", Severity.ERROR,
+                          "WRITE/MIXED TaskDirectivePacket in S4_VERIFY: a verify loop runs READ directives only",
+                          "payload.tool_safety_class")
+    if ledger.last_decision == "ACT" or (_in_verify_loop(ledger) and not _writes(packet)):
+        return None
+    return _violation("FSM-E2", Severity.ERROR,
+                      f"TaskDirectivePacket without a preceding ACT decision "
+                      f"(last decision: {ledger.last_decision or 'none'})", "header.packet_type")
+
+
+def fsm_e3_verification_loop_order(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
+    """E3 (WARNING): in a verify loop, the VerificationPlanPacket comes before any directive."""
+    loop = ledger.verify
+    if _type(packet) != DIRECTIVE or not _in_verify_loop(ledger) or loop is None or loop.plan:
+        return None
+    return _violation("FSM-E3", Severity.WARNING,
+                      f"TaskDirectivePacket before the VerificationPlanPacket of the verify loop opened by "
+                      f"{loop.decision_packet_id}", "header.packet_type")
+
+
+def fsm_e4_write_requires_token(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
+    """E4 (ERROR): a WRITE/MIXED directive in an episode with no token at all (validity is INV-007's)."""
+    if _type(packet) != DIRECTIVE or not _writes(packet) or ledger.tokens:
+        return None
+    return _violation("FSM-E4", Severity.ERROR,
+                      "WRITE/MIXED TaskDirectivePacket with no ToolAuthorizationToken in the episode",
+                      "payload.authorization_token_id")
+
+
+def fsm_e5_escalation_presented_before_leaving(ledger: EpisodeLedger,
+                                               packet: Mapping[str, Any]) -> Violation | None:
+    """E5 (WARNING): leaving S8_ESCALATED on a decision before any EscalationPacket was presented."""
+    if ledger.state != S8 or _type(packet) != DECISION or ledger.escalation_presented:
+        return None
+    return _violation("FSM-E5", Severity.WARNING,
+                      "DecisionPacket leaves S8_ESCALATED before an EscalationPacket presented the options",
+                      "header.packet_type")
+
+
+def fsm_e6_no_dangling_directives(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
+    """E6 (WARNING): a belief update closes execution (S6 -> S7) with directives still unanswered."""
+    if ledger.state != S6 or _type(packet) != BELIEF or not ledger.open_directives or _pending(ledger):
+        return None  # while some still run, the update is a partial one (S6 -> S2), not a closure
+    dangling = ", ".join(sorted(d.task_id for d in ledger.open_directives.values()))
+    return _violation("FSM-E6", Severity.WARNING,
+                      f"S6_EXECUTE -> S7_REVIEW with directives that never got a TaskResult: {dangling}",
+                      "header.packet_type")
+
+
+def fsm_e7_safe_mode_lockdown(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
+    """E7 (ERROR): in S9_SAFEMODE only IntegrityAlertPacket and BeliefUpdatePacket (logging) pass."""
+    if ledger.state != S9 or _type(packet) in SAFE_MODE_ALLOWED:
+        return None
+    return _violation("FSM-E7", Severity.ERROR,
+                      f"{_type(packet) or 'packet'} in S9_SAFEMODE: only IntegrityAlertPacket and "
+                      f"BeliefUpdatePacket are allowed until Integrity clears safe mode", "header.packet_type")
+
+
+def illegal_transition(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
+    """FSM (WARNING): a packet the transition table does not allow from the current state."""
+    kind = _type(packet)
+    if kind is None or kind in (AUTHORIZATION, ALERT) or ledger.state == S9 or _row(ledger, packet) is not None:
+        return None  # untyped: the schema stage rejects it; tokens/alerts: out of band; S9: E7's
+    expected = ", ".join(dict.fromkeys(r.label for r in TABLE if r.source == ledger.state)) or "none"
+    return _violation("FSM", Severity.WARNING,
+                      f"{kind} in {ledger.state} is not in the transition table (expected: {expected}); "
+                      f"moving to {_deviation_target(ledger, packet)}", "header.packet_type")
+
+
+_RULES = (
+    fsm_e1_no_decision_without_model,
+    fsm_e2_no_action_without_decision,
+    fsm_e3_verification_loop_order,
+    fsm_e4_write_requires_token,
+    fsm_e5_escalation_presented_before_leaving,
+    fsm_e6_no_dangling_directives,
+)
+
+
+# --------------------------------------------------------------------------- the step
+def fsm_step(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> FsmStep:
+    """The state `packet` leads to from `ledger.state`, with the FSM violations it raises."""
+    kind, state = _type(packet), ledger.state
+    if state == S9:
+        return _safe_mode_step(ledger, packet)
+    if kind == ALERT:
+        critical = _payload(packet).get("severity") == "CRITICAL"
+        return FsmStep(S9 if critical else state, ())
+    if kind == "QueueUpdatePacket":  # queue bookkeeping is not part of the episode's cognition loop
+        return FsmStep(state, ())
+    if kind == AUTHORIZATION:  # out of band: moves only where the table says (S3 after ACT -> S5)
+        row = _row(ledger, packet)
+        return FsmStep(row.target if row else state, ())
+    row = _row(ledger, packet)
+    # A decision lands where its outcome says, legal or not; anything else off the table lands naturally.
+    target = row.target if row and kind != DECISION else _deviation_target(ledger, packet)
+    found = [v for v in (rule(ledger, packet) for rule in _RULES) if v is not None]
+    if not any(v.severity is Severity.ERROR for v in found):  # a safety ERROR already says what is wrong
+        deviation = illegal_transition(ledger, packet)
+        found += [deviation] if deviation else []
+    return FsmStep(target, tuple(found))
+
+
+def _safe_mode_step(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> FsmStep:
+    """S9: E7 locks everything but alerts and belief logging; a safe_mode_clear alert leads to S7_REVIEW."""
+    locked = fsm_e7_safe_mode_lockdown(ledger, packet)
+    if locked is not None:
+        return FsmStep(S9, (locked,))
+    # The clearing alert wins over its severity: Integrity may well mark the clearing itself CRITICAL.
+    cleared = _type(packet) == ALERT and _payload(packet).get("alert_type") == "safe_mode_clear"
+    return FsmStep(S7 if cleared else S9, ())

@@ -1,0 +1,322 @@
+"""Cross-policy invariants INV-001..INV-012 of OMEN v0.7: one pure function per rule id (spec:
+`seeds/omen-cross-policy-invariants-v0.7.md`, OMEN.md §8.4).
+
+Every invariant has the signature `(packet, ledger, now_ms) -> list[Violation]`: `packet` is a decoded
+dict that may be schema-invalid (a missing or mistyped field is skipped, never raised on), `ledger` the
+episode ledger with this packet's usage, budgets and event time applied, `now_ms` the packet's event time
+(`header.created_at`). The wall clock is never read. `PER_PACKET` needs no episode context (a lone
+packet); `EPISODE` holds INV-005/007/008 (`omega.packets.invariants_episode`). INV-011 (task closure by
+deadline) is time-driven and lives in the validator; `directive_deadline_ms` is its deadline.
+
+Decisions where the spec is incomplete or contradicts itself:
+
+* INV-001: a field counts as present when its path exists and is not null; `evidence_absent_reason`
+  must be a non-blank string when `evidence_refs` is an empty list.
+* INV-003: the Layer 1 emergency override holds when `header.layer_source == 1` and the word
+  "emergency" (case-insensitive, whole word) appears in `decision_summary`, in a string of
+  `chosen_option` (description, rationale, ...) or in a `payload.rationale`. Otherwise ACT at HIGH/CRITICAL
+  needs tier SUPERB and every `load_bearing_assumptions` item with `verified` exactly true (an item that
+  is not an object cannot show it was verified and counts as unverified).
+* INV-004: "recent" = the ref's timestamp is no older than `mcp.epistemics.stale_if_older_than_seconds`
+  before `now_ms` when given, else the freshness-class window (`FRESHNESS_WINDOW_SECONDS`). A ref newer
+  than `now_ms` (clock skew) is recent; an unparseable timestamp never is. Without an event time,
+  recency cannot be judged and any tool_output/user_observation ref with a parseable timestamp counts.
+* INV-006 applies to a DecisionPacket that arbitrated between options: non-empty
+  `rejected_alternatives` or a `chosen_option` present. Stage 1/2 checks must be exactly true (absent
+  means undocumented, as in the spec's code). Stage 3 keywords match as whole words, case-insensitive,
+  with `-` or a space between the words of a compound (risk-adjusted, min-regret, expected value).
+* INV-010: the spec's code reads `mcp.epistemics.uncertainty`, which the MCP does not have; the
+  uncertainty label is `mcp.stakes.uncertainty`, so a MEDIUM-stakes decision with tools_partial and that
+  label not HIGH is a WARNING. Both INV-010 checks apply to DecisionPackets only.
+* INV-012 (WARNING) orders the axes on one scale: impact as is; uncertainty LOW/MEDIUM/HIGH; irreversibility
+  REVERSIBLE=LOW, PARTIAL=MEDIUM, IRREVERSIBLE=HIGH; adversariality BENIGN=LOW, CONTESTED=MEDIUM,
+  HOSTILE=HIGH. Then, following the spec's prose: CRITICAL needs an axis CRITICAL or impact HIGH +
+  IRREVERSIBLE + uncertainty HIGH; HIGH needs two axes HIGH or above, or one CRITICAL; MEDIUM needs one
+  axis MEDIUM or HIGH; LOW allows no axis above MEDIUM and at most one MEDIUM. An unknown axis value is
+  not judged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from omega.eventtime import to_ms
+from omega.packets.invariants_episode import (
+    ERROR,
+    WARNING,
+    directive_deadline_ms,
+    field_at,
+    inv_005_budget_overrun_requires_approval,
+    inv_007_write_requires_token_scope,
+    inv_008_verification_loop_closure,
+    is_budget_approval,
+    is_layer_one,
+    is_number,
+    overruns,
+    strings_in,
+)
+from omega.packets.ledger import EpisodeLedger
+from omega.violations import Violation
+
+__all__ = [
+    "EPISODE", "FRESHNESS_WINDOW_SECONDS", "PER_PACKET", "Invariant", "directive_deadline_ms",
+    "inv_001_mcp_completeness", "inv_002_subpar_never_acts", "inv_003_high_stakes_verify_or_escalate",
+    "inv_004_no_live_claim_without_evidence", "inv_005_budget_overrun_requires_approval",
+    "inv_006_drive_arbitration_sequence", "inv_007_write_requires_token_scope",
+    "inv_008_verification_loop_closure", "inv_009_escalation_presents_options", "inv_010_degraded_tools_policy",
+    "inv_012_stakes_consistency", "is_budget_approval", "overruns",
+]
+
+Invariant = Callable[[Mapping[str, Any], EpisodeLedger, int | None], list[Violation]]
+
+HIGH_STAKES = ("HIGH", "CRITICAL")
+
+
+def _type(packet: Mapping[str, Any]) -> Any:
+    return field_at(packet, "header.packet_type")
+
+
+def _is_decision(packet: Mapping[str, Any], outcome: str | None = None) -> bool:
+    return _type(packet) == "DecisionPacket" and (
+        outcome is None or field_at(packet, "payload.decision_outcome") == outcome)
+
+
+# --------------------------------------------------------------------------- INV-001
+CONSEQUENTIAL_TYPES = ("DecisionPacket", "TaskDirectivePacket", "ToolAuthorizationToken", "EscalationPacket")
+MCP_REQUIRED = (
+    "mcp.intent.summary", "mcp.intent.scope",
+    "mcp.stakes.impact", "mcp.stakes.irreversibility", "mcp.stakes.uncertainty", "mcp.stakes.adversariality",
+    "mcp.stakes.stakes_level",
+    "mcp.quality.quality_tier", "mcp.quality.satisficing_mode", "mcp.quality.definition_of_done.text",
+    "mcp.quality.definition_of_done.checks", "mcp.quality.verification_requirement",
+    "mcp.budgets.token_budget", "mcp.budgets.tool_call_budget", "mcp.budgets.time_budget_seconds",
+    "mcp.budgets.risk_budget",
+    "mcp.epistemics.status", "mcp.epistemics.confidence", "mcp.epistemics.calibration_note",
+    "mcp.epistemics.freshness_class", "mcp.epistemics.assumptions",
+    "mcp.evidence.evidence_refs",
+    "mcp.routing.task_class", "mcp.routing.tools_state",
+)
+
+
+def inv_001_mcp_completeness(packet: Mapping[str, Any], ledger: EpisodeLedger,
+                             now_ms: int | None) -> list[Violation]:
+    """INV-001 (E/Q/C-POL, OMEN §7.3): a consequential packet carries a fully populated MCP envelope."""
+    if _type(packet) not in CONSEQUENTIAL_TYPES:
+        return []
+    out = [Violation("INV-001", ERROR, f"INV-001: missing required field {path}", path)
+           for path in MCP_REQUIRED if field_at(packet, path) is None]
+    reason = field_at(packet, "mcp.evidence.evidence_absent_reason")
+    if field_at(packet, "mcp.evidence.evidence_refs") == [] and not (isinstance(reason, str) and reason.strip()):
+        out.append(Violation("INV-001", ERROR, "INV-001: evidence_absent_reason required when evidence_refs "
+                             "is empty", "mcp.evidence.evidence_absent_reason"))
+    return out
+
+
+# --------------------------------------------------------------------------- INV-002
+def inv_002_subpar_never_acts(packet: Mapping[str, Any], ledger: EpisodeLedger,
+                              now_ms: int | None) -> list[Violation]:
+    """INV-002 (Q-POL §8.2.2): a SUBPAR DecisionPacket never authorizes ACT."""
+    if _is_decision(packet, "ACT") and field_at(packet, "mcp.quality.quality_tier") == "SUBPAR":
+        return [Violation("INV-002", ERROR, "INV-002: SUBPAR tier cannot authorize an ACT decision",
+                          "payload.decision_outcome")]
+    return []
+
+
+# --------------------------------------------------------------------------- INV-003
+_EMERGENCY = re.compile(r"\bemergency\b", re.IGNORECASE)
+
+
+def _emergency_override(packet: Mapping[str, Any]) -> bool:
+    """Layer 1 recorded an explicit emergency override in the decision's own text."""
+    texts = [field_at(packet, "payload.decision_summary"), field_at(packet, "payload.rationale"),
+             *strings_in(field_at(packet, "payload.chosen_option"))]
+    return is_layer_one(packet) and any(isinstance(t, str) and _EMERGENCY.search(t) for t in texts)
+
+
+def inv_003_high_stakes_verify_or_escalate(packet: Mapping[str, Any], ledger: EpisodeLedger,
+                                           now_ms: int | None) -> list[Violation]:
+    """INV-003 (Q-POL §8.2.2): ACT at HIGH/CRITICAL needs SUPERB with every load-bearing assumption
+    verified, or a Layer 1 emergency override; VERIFY_FIRST/ESCALATE/DEFER/CANCEL always comply."""
+    stakes = field_at(packet, "mcp.stakes.stakes_level")
+    if not _is_decision(packet, "ACT") or stakes not in HIGH_STAKES or _emergency_override(packet):
+        return []
+    out = []
+    tier = field_at(packet, "mcp.quality.quality_tier")
+    if tier != "SUPERB":
+        out.append(Violation("INV-003", ERROR, f"INV-003: ACT at {stakes} stakes requires SUPERB tier (got {tier}) "
+                             "or a Layer 1 emergency override", "mcp.quality.quality_tier"))
+    assumptions = field_at(packet, "payload.load_bearing_assumptions")
+    for i, item in enumerate(assumptions if isinstance(assumptions, list) else []):
+        if not (isinstance(item, Mapping) and item.get("verified") is True):
+            text = item.get("assumption") if isinstance(item, Mapping) else item
+            out.append(Violation("INV-003", ERROR, f"INV-003: unverified load-bearing assumption {text!r} "
+                                 f"at {stakes} stakes", f"payload.load_bearing_assumptions.{i}.verified"))
+    return out
+
+
+# --------------------------------------------------------------------------- INV-004
+FRESHNESS_WINDOW_SECONDS: Mapping[str, int] = {"REALTIME": 300, "OPERATIONAL": 4 * 3600}
+"""How old live evidence may be when the packet gives no `stale_if_older_than_seconds` (REALTIME is
+"seconds-minutes", OPERATIONAL "minutes-hours" in OMEN §8.1)."""
+UNGROUNDED = ("INFERRED", "HYPOTHESIZED", "UNKNOWN")
+LIVE_EVIDENCE = ("tool_output", "user_observation")
+LIVE_FRESHNESS = tuple(FRESHNESS_WINDOW_SECONDS)
+
+
+def _recent(ref: object, now_ms: int | None, window_s: float) -> bool:
+    if not isinstance(ref, Mapping) or ref.get("ref_type") not in LIVE_EVIDENCE:
+        return False
+    stamp = to_ms(ref.get("timestamp"))
+    if stamp is None:
+        return False
+    return now_ms is None or stamp >= now_ms - window_s * 1000  # newer than now (skew) is recent
+
+
+def inv_004_no_live_claim_without_evidence(packet: Mapping[str, Any], ledger: EpisodeLedger,
+                                           now_ms: int | None) -> list[Violation]:
+    """INV-004 (E-POL §8.1): an ungrounded claim about current state cites recent tool or user evidence."""
+    freshness = field_at(packet, "mcp.epistemics.freshness_class")
+    if field_at(packet, "mcp.epistemics.status") not in UNGROUNDED or freshness not in LIVE_FRESHNESS:
+        return []
+    stale = field_at(packet, "mcp.epistemics.stale_if_older_than_seconds")
+    window = stale if is_number(stale) and stale >= 0 else FRESHNESS_WINDOW_SECONDS[freshness]
+    refs = field_at(packet, "mcp.evidence.evidence_refs")
+    if any(_recent(ref, now_ms, window) for ref in (refs if isinstance(refs, list) else [])):
+        return []
+    return [Violation("INV-004", ERROR, f"INV-004: {field_at(packet, 'mcp.epistemics.status')} claim about "
+                      f"{freshness} state needs tool_output or user_observation evidence from the last "
+                      f"{window} s", "mcp.evidence.evidence_refs")]
+
+
+# --------------------------------------------------------------------------- INV-006
+_TRADEOFF = re.compile(r"\b(safety|risk[-\s]adjusted|min[-\s]regret|expected[-\s]value)\b", re.IGNORECASE)
+_STAGES = (("constitutional_check", "Stage 1 constitutional veto"), ("budget_check", "Stage 2 budget feasibility"))
+
+
+def inv_006_drive_arbitration_sequence(packet: Mapping[str, Any], ledger: EpisodeLedger,
+                                       now_ms: int | None) -> list[Violation]:
+    """INV-006 (OMEN §4.3, §8.4.6): an arbitrating decision passed Stage 1 and 2 and names its Stage 3 policy."""
+    alternatives = field_at(packet, "payload.rejected_alternatives")
+    arbitrated = bool(isinstance(alternatives, list) and alternatives) or \
+        field_at(packet, "payload.chosen_option") is not None
+    if not _is_decision(packet) or not arbitrated:
+        return []
+    out = [Violation("INV-006", ERROR, f"INV-006: {stage} not passed ({key} is "
+                     f"{field_at(packet, f'payload.constraints_satisfied.{key}')}); decision invalid",
+                     f"payload.constraints_satisfied.{key}")
+           for key, stage in _STAGES if field_at(packet, f"payload.constraints_satisfied.{key}") is not True]
+    summary = field_at(packet, "payload.decision_summary")
+    if not (isinstance(summary, str) and _TRADEOFF.search(summary)):
+        out.append(Violation("INV-006", WARNING, "INV-006: Stage 3 tradeoff policy (safety, risk-adjusted, "
+                             "min-regret, expected value) not named in decision_summary", "payload.decision_summary"))
+    return out
+
+
+# --------------------------------------------------------------------------- INV-009
+OPTION_FIELDS = ("option_id", "description", "pros", "cons")
+
+
+def inv_009_escalation_presents_options(packet: Mapping[str, Any], ledger: EpisodeLedger,
+                                        now_ms: int | None) -> list[Violation]:
+    """INV-009 (Q-POL §8.2.6, FSM E5): an escalation offers 2-3 complete options, its gaps and a next step."""
+    if _type(packet) != "EscalationPacket":
+        return []
+    out = []
+    options = field_at(packet, "payload.top_options")
+    options = options if isinstance(options, list) else []
+    if not 2 <= len(options) <= 3:
+        out.append(_inv_009(f"top_options must hold 2-3 options (has {len(options)})", "payload.top_options"))
+    for i, option in enumerate(options):
+        fields = option if isinstance(option, Mapping) else {}
+        out += [_inv_009(f"option {i} lacks {name}", f"payload.top_options.{i}.{name}")
+                for name in OPTION_FIELDS if fields.get(name) is None]
+    gaps = field_at(packet, "payload.evidence_gaps")
+    if not (isinstance(gaps, list) and gaps):
+        out.append(_inv_009("evidence_gaps must be non-empty", "payload.evidence_gaps"))
+    if not field_at(packet, "payload.recommended_next_step"):
+        out.append(_inv_009("recommended_next_step is required", "payload.recommended_next_step"))
+    return out
+
+
+def _inv_009(message: str, field: str) -> Violation:
+    return Violation("INV-009", ERROR, f"INV-009: {message}", field)
+
+
+# --------------------------------------------------------------------------- INV-010
+def inv_010_degraded_tools_policy(packet: Mapping[str, Any], ledger: EpisodeLedger,
+                                  now_ms: int | None) -> list[Violation]:
+    """INV-010 (C-POL §8.3.7): no ACT at HIGH/CRITICAL with tools down; tools_partial at MEDIUM labels
+    uncertainty HIGH (read from `mcp.stakes.uncertainty`, see the module docstring)."""
+    if not _is_decision(packet):
+        return []
+    tools, stakes = field_at(packet, "mcp.routing.tools_state"), field_at(packet, "mcp.stakes.stakes_level")
+    if tools == "tools_down" and stakes in HIGH_STAKES and _is_decision(packet, "ACT"):
+        return [Violation("INV-010", ERROR, f"INV-010: tools_down + {stakes} stakes cannot ACT; escalate or "
+                          "cancel", "payload.decision_outcome")]
+    uncertainty = field_at(packet, "mcp.stakes.uncertainty")
+    if tools == "tools_partial" and stakes == "MEDIUM" and uncertainty != "HIGH":
+        return [Violation("INV-010", WARNING, f"INV-010: tools_partial at MEDIUM stakes should label uncertainty "
+                          f"HIGH (is {uncertainty})", "mcp.stakes.uncertainty")]
+    return []
+
+
+# --------------------------------------------------------------------------- INV-012
+LEVELS = {"LOW": 1, "MEDIUM": 2, "HIGH": 3, "CRITICAL": 4}
+AXIS_ORDINALS: Mapping[str, Mapping[str, int]] = {
+    "impact": LEVELS,
+    "irreversibility": {"REVERSIBLE": 1, "PARTIAL": 2, "IRREVERSIBLE": 3},
+    "uncertainty": {"LOW": 1, "MEDIUM": 2, "HIGH": 3},
+    "adversariality": {"BENIGN": 1, "CONTESTED": 2, "HOSTILE": 3},
+}
+"""Each stakes axis on the LOW=1 .. CRITICAL=4 scale (only impact reaches CRITICAL)."""
+
+
+def _ordinal(scale: Mapping[str, int], value: object) -> int | None:
+    return scale.get(value) if isinstance(value, str) else None
+
+
+def _justified(level: int, axes: Mapping[str, int]) -> bool:
+    """The spec's prose rules for stakes_level given the axis ordinals."""
+    values = list(axes.values())
+    critical, high, medium = LEVELS["CRITICAL"], LEVELS["HIGH"], LEVELS["MEDIUM"]
+    if level == critical:
+        return critical in values or all(axes[a] == high for a in ("impact", "irreversibility", "uncertainty"))
+    if level == high:
+        return sum(v >= high for v in values) >= 2 or critical in values
+    if level == medium:
+        return any(v in (medium, high) for v in values)
+    return max(values) <= medium and values.count(medium) <= 1
+
+
+def inv_012_stakes_consistency(packet: Mapping[str, Any], ledger: EpisodeLedger,
+                               now_ms: int | None) -> list[Violation]:
+    """INV-012 (Q-POL §8.2.1, WARNING): stakes_level is justified by its four axes."""
+    stakes = field_at(packet, "mcp.stakes")
+    level = field_at(stakes, "stakes_level")
+    if not isinstance(level, str) or level not in LEVELS:
+        return []
+    axes = {name: _ordinal(scale, stakes.get(name)) for name, scale in AXIS_ORDINALS.items()}
+    known = {name: value for name, value in axes.items() if value is not None}
+    if len(known) < len(axes):
+        return []  # an unknown axis value cannot justify or refute the level
+    if _justified(LEVELS[level], known):
+        return []
+    shown = ", ".join(f"{name}={stakes.get(name)}" for name in AXIS_ORDINALS)
+    return [Violation("INV-012", WARNING, f"INV-012: stakes_level {level} not justified by axes ({shown})",
+                      "mcp.stakes.stakes_level")]
+
+
+PER_PACKET: tuple[Invariant, ...] = (
+    inv_001_mcp_completeness, inv_002_subpar_never_acts, inv_003_high_stakes_verify_or_escalate,
+    inv_004_no_live_claim_without_evidence, inv_006_drive_arbitration_sequence,
+    inv_009_escalation_presents_options, inv_010_degraded_tools_policy, inv_012_stakes_consistency,
+)
+"""The invariants that need no episode context (also run on a lone packet), in id order."""
+
+EPISODE: tuple[Invariant, ...] = (
+    inv_005_budget_overrun_requires_approval, inv_007_write_requires_token_scope,
+    inv_008_verification_loop_closure,
+)
+"""The invariants that judge the packet against the episode ledger, in id order."""
