@@ -91,6 +91,16 @@ def check_schema(packet: object) -> list[Violation]:
 # --------------------------------------------------------------------------- the interpreter
 def _check(node: Node, value: object, path: str, out: list[Violation]) -> None:
     """Append the violations of `value` against `node`; `path` is the dotted path of `value`."""
+    kind = type(node)
+    # Fast paths for the common case (the right plain JSON type): most of a packet is strings and objects.
+    if kind is Str and type(value) is str:
+        node_str: Str = node  # type: ignore[assignment]
+        if node_str.min_length or node_str.enum or node_str.pattern is not None:
+            _check_str(node_str, value, path, out)
+        return
+    if kind is Obj and type(value) is dict:
+        _check_obj(node, value, path, out)  # type: ignore[arg-type]
+        return
     if not _type_ok(node, value):
         out.append(_violation(path, f"{_label(path)} must be {_expected(node)}, got {_json_type(value)}"))
         return
@@ -108,6 +118,9 @@ def _check(node: Node, value: object, path: str, out: list[Violation]) -> None:
 
 def _check_str(node: Str, value: object, path: str, out: list[Violation]) -> None:
     if not isinstance(value, str):  # null admitted by a nullable string
+        return
+    if (len(value) >= node.min_length and (not node.enum or value in node.enum)
+            and (node.pattern is None or re.search(node.pattern, value) is not None)):
         return
     label = _label(path)
     if len(value) < node.min_length:
@@ -141,13 +154,13 @@ def _check_arr(node: Arr, value: object, path: str, out: list[Violation]) -> Non
 
 def _check_obj(node: Obj, value: object, path: str, out: list[Violation]) -> None:
     assert isinstance(value, dict)
+    prefix = f"{path}." if path else ""
     for name, spec in node.fields.items():
-        child = _join(path, name)
         if name in value:
-            _check(spec.node, value[name], child, out)
+            _check(spec.node, value[name], prefix + name, out)
         elif spec.required:
-            out.append(_violation(child, f"required field {child} is missing"))
-    if node.closed:
+            out.append(_violation(prefix + name, f"required field {prefix + name} is missing"))
+    if node.closed and not value.keys() <= node.fields.keys():
         for key in sorted((k for k in value if not _declared(node, k)), key=str):
             child = _join(path, str(key))
             out.append(_violation(child, f"{child} is not an allowed field of {_label(path)}"))
