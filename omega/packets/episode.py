@@ -58,8 +58,9 @@ def apply_usage(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | 
     last = now_ms if ledger.last_event_ms is None else max(ledger.last_event_ms, now_ms or ledger.last_event_ms)
     budgets = ledger.budgets
     declared = budgets_of(packet)
-    if declared is not None and (budgets is None or get(packet, "header", "layer_source") in LAYER_ONE_AUTHORITIES):
-        budgets = declared  # the first envelope holds; only Layer 1 / Integrity may replace it
+    overriding = is_budget_approval(packet) and get(packet, "header", "layer_source") in LAYER_ONE_AUTHORITIES
+    if declared is not None and (budgets is None or overriding):
+        budgets = declared  # the first envelope holds; only a Layer 1 / Integrity budget override replaces it
     usage = ledger.usage
     if get(packet, "header", "packet_type") == "TaskResultPacket":
         meta = get(packet, "payload", "execution_metadata")

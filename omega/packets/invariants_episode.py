@@ -124,9 +124,12 @@ def overruns(ledger: EpisodeLedger) -> list[str]:
 
 def inv_005_budget_overrun_requires_approval(packet: Mapping[str, Any], ledger: EpisodeLedger,
                                              now_ms: int | None) -> list[Violation]:
-    """INV-005 (Q-POL): cumulative usage over the envelope needs an approval, earlier or this packet."""
+    """INV-005 (Q-POL): cumulative usage over the envelope needs an approval, earlier or this packet.
+
+    Once the overrun has halted the episode (S9_SAFEMODE), the halt is the answer: the logging packets
+    safe mode still admits are not rejected and alerted again, which would only flood on-call."""
     over = overruns(ledger)
-    if not over or ledger.budget_approved or is_budget_approval(packet):
+    if not over or ledger.budget_approved or is_budget_approval(packet) or ledger.state == "S9_SAFEMODE":
         return []
     return [Violation("INV-005", ERROR, "INV-005: budget overrun without approval: " + "; ".join(over))]
 

@@ -1,8 +1,10 @@
 """The episode ledger: one record per correlation_id, everything the validator keeps between packets.
 
 Budget envelope rule: the first packet of an episode that carries `mcp.budgets` sets the envelope; a
-later packet from Layer 1 or Integrity that carries budgets replaces it (an approved override). Budgets
-on other packets are per-directive and do not widen the envelope.
+later packet from Layer 1 or Integrity that is an explicit budget override (INV-005's forms: a "budget
+override" in the payload, an Integrity override rationale or `budget_override_approved`) replaces it
+with its own budgets. Budgets on other packets (routine Integrity alerts included) are per-directive
+and do not change the envelope.
 Usage: tokens and tool calls are summed from TaskResult `execution_metadata`; time is the event time
 elapsed since the episode's first packet; risk is the sum of `execution_metadata.risk_spent` where
 producers report it (the metadata object is open in the published schema).

@@ -18,7 +18,7 @@ from omega.eventtime import to_iso, to_ms
 from omega.packets.episode import apply_accepted, apply_usage, get, usage_report
 from omega.packets.fsm import fsm_step
 from omega.packets.invariants import EPISODE, PER_PACKET, overruns
-from omega.packets.ledger import EpisodeLedger, Judgement
+from omega.packets.ledger import EpisodeLedger, Judgement, OpenDirective
 from omega.packets.schema import check_schema
 from omega.packets.verdict import SINGLE_PACKET, PacketVerdict, VerdictStatus, status_of, verdict_id_for
 from omega.violations import Severity, Violation
@@ -119,11 +119,15 @@ def duplicate_packet_id(packet_id: str) -> Violation:
 
 def _after_rejection(current: EpisodeLedger, projected: EpisodeLedger, violations: list[Violation],
                      packet: Mapping[str, Any], outputs: list[Output]) -> tuple[EpisodeLedger, str]:
-    """A rejected packet changes nothing, except that a budget overrun halts the episode (INV-005)."""
+    """A rejected packet changes nothing, except that a budget overrun halts the episode (INV-005) with the
+    usage the packet reports (and, for a TaskResult, the directive it answers closed)."""
     rules = {v.rule for v in violations if v.severity is Severity.ERROR}
     if "INV-005" in rules:
         reason = "budget overrun without approval: " + "; ".join(overruns(projected))
-        halted = replace(projected, state=SAFE_MODE, safe_mode_reason=reason)
+        # The halt counts what the packet reports it spent; a TaskResult reporting it also answers its
+        # directive, which must not later raise a TASK_TIMEOUT as if no result had come.
+        halted = replace(projected, state=SAFE_MODE, safe_mode_reason=reason,
+                         open_directives=_answered(projected, packet))
         outputs.append(_alert("BUDGET_OVERRUN", "CRITICAL", halted, packet, reason))
         if current.state != SAFE_MODE:
             outputs.append(_alert("SAFE_MODE_ENTERED", "CRITICAL", halted, packet, f"safe mode: {reason}"))
@@ -140,6 +144,15 @@ def _after_rejection(current: EpisodeLedger, projected: EpisodeLedger, violation
         outputs.append(_alert("SAFE_MODE_VIOLATION", "HIGH", current, packet,
                               f"{get(packet, 'header', 'packet_type')} attempted in safe mode"))
     return current, current.state
+
+
+def _answered(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Mapping[str, OpenDirective]:
+    """The open directives once `packet`, if it is a TaskResult, has answered its own."""
+    task_id = get(packet, "payload", "task_id")
+    if get(packet, "header", "packet_type") != "TaskResultPacket" or not isinstance(task_id, str) \
+            or task_id not in ledger.open_directives:
+        return ledger.open_directives
+    return {k: v for k, v in ledger.open_directives.items() if k != task_id}
 
 
 def _alert(kind: str, severity: str, ledger: EpisodeLedger, packet: Mapping[str, Any], message: str) -> Alert:

@@ -860,8 +860,8 @@ def test_a_clean_factory_episode_raises_no_invariant() -> None:
 
 
 def test_the_bundled_example_episodes_break_no_invariant() -> None:
-    """Realistic producers (examples/omen) must not be rejected by an invariant; the deliberate rejects
-    there are schema, FSM and safe-mode ones."""
+    """Realistic producers (examples/omen) break no invariant except where a packet's `_validation_notes`
+    says the break is deliberate (the token, budget and degraded-tools examples)."""
     found: list[tuple[str, str]] = []
     assert len(list(EXAMPLES.glob("*.jsonl"))) >= 5
     for path in sorted(EXAMPLES.glob("*.jsonl")):
@@ -875,6 +875,8 @@ def test_the_bundled_example_episodes_break_no_invariant() -> None:
                 continue
             cid = str(pkt["header"].get("correlation_id"))
             ledgers[cid], outputs = evolve(ledgers.get(cid), pkt)
+            if str(pkt.get("_validation_notes", "")).startswith("Deliberate"):
+                continue
             found += [(path.name, v.rule) for o in outputs if isinstance(o, PacketVerdict)
                       for v in o.violations if v.rule.startswith("INV-")]
     assert found == []

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import copy
+import json
+from pathlib import Path
 
 from hypothesis import given, settings
 
+from omega.events import Alert
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import evolve
 from omega.packets.verdict import VerdictStatus
@@ -78,3 +81,40 @@ def test_ledger_survives_its_json_form_unchanged() -> None:
 def test_no_generated_schema_valid_packet_gets_a_schema_violation(p: dict) -> None:  # type: ignore[type-arg]
     _, outputs = evolve(None, p)
     assert not [v for v in outputs[0].violations if v.rule == "SCHEMA"]
+
+
+def _budget_episode() -> list[dict]:  # type: ignore[type-arg]
+    path = Path(__file__).resolve().parents[4] / "examples" / "omen" / "budget_overrun.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _run(packets: list[dict]) -> tuple[EpisodeLedger | None, list[object]]:  # type: ignore[type-arg]
+    ledger, outputs = None, []
+    for p in packets:
+        ledger, out = evolve(ledger, p)
+        outputs += out
+    return ledger, outputs
+
+
+def test_a_halted_episode_is_not_alerted_again_for_the_same_overrun_by_logging_packets() -> None:
+    packets = _budget_episode()[:7]  # up to the result that overruns: the episode is in safe mode
+    log = copy.deepcopy(packets[1])  # a belief update: still admitted in safe mode (logging)
+    log["header"]["packet_id"] = "pkt_bo_log"
+    log["header"]["created_at"] = "2025-12-21T23:59:00Z"
+    ledger, _ = _run(packets)
+    assert ledger is not None
+    assert ledger.state == "S9_SAFEMODE"
+    _, outputs = evolve(ledger, log)
+    assert [o.kind for o in outputs if isinstance(o, Alert)] == []
+    assert [v.rule for v in outputs[0].violations if v.rule == "INV-005"] == []
+
+
+def test_a_routine_integrity_alert_does_not_change_the_budget_envelope() -> None:
+    ledger, _ = evolve(None, packet(0, 3))
+    alert = packet(1, 3)
+    alert["header"].update(packet_type="IntegrityAlertPacket", layer_source="Integrity")
+    alert["mcp"]["budgets"]["token_budget"] = 999_999
+    alert["payload"] = {"alert_type": "tool_degradation", "severity": "WARNING", "description": "slow tools"}
+    after, _ = evolve(ledger, alert)
+    assert after.budgets is not None
+    assert after.budgets.tokens == 900
