@@ -124,12 +124,15 @@ def check_packets(files: tuple[Path, ...]) -> None:
 
 
 def check_line(emit: Emit) -> dict[str, Any]:
-    """One output of `check packets`: a verdict with `fsm{from,to}`, an alert, an escalation or a dead letter."""
+    """One output of `check packets`: a verdict with `fsm{from,to}`, an alert (its own kind as `alert_kind`), an
+    escalation or a dead letter."""
     record = jsonable(dict(emit.record))
     if emit.topic is VERDICTS:
         before, after = record.pop("state_before"), record.pop("state_after")
         return {"kind": "verdict", **record, "fsm": {"from": before, "to": after}}
-    kind = {ALERTS.logical: "alert", ESCALATIONS.logical: "escalation"}.get(emit.topic.logical, "dead_letter")
+    if emit.topic.logical == ALERTS.logical:  # the alert's own `kind` (TASK_TIMEOUT, ...) must not hide the line's
+        return {"kind": "alert", "alert_kind": record.pop("kind"), **record}
+    kind = "escalation" if emit.topic.logical == ESCALATIONS.logical else "dead_letter"
     return {"kind": kind, **record}
 
 

@@ -98,8 +98,17 @@ async def tail_topic(
     return printed
 
 
+# Record timestamps are event time (`created_at`, DESIGN.md), so the broker's time-based retention (7 days by
+# default, checked every 5 minutes) judges records by their event time: packets, verdicts and alerts of any
+# episode older than that are deleted at the next check, judged or not, and a consumer behind them skips
+# ahead. Replays of recorded episodes and backfills would lose events silently. These topics are the event
+# log: no time-based deletion; operators who need a bound set `retention.bytes`.
+TOPIC_CONFIG = {"retention.ms": "-1"}
+
+
 async def ensure_topics(bootstrap: str, names: Iterable[str], partitions: int, replication: int = 1) -> list[str]:
-    """Create the topics that do not exist yet (a consumer subscribed to a missing topic sees it late)."""
+    """Create the topics that do not exist yet (a consumer subscribed to a missing topic sees it late),
+    with `TOPIC_CONFIG`. Topics that already exist keep their configuration."""
     from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
@@ -108,7 +117,8 @@ async def ensure_topics(bootstrap: str, names: Iterable[str], partitions: int, r
         existing = set(await admin.list_topics())
         missing = sorted(set(names) - existing)
         if missing:
-            await admin.create_topics([NewTopic(n, partitions, replication) for n in missing])
+            await admin.create_topics([NewTopic(n, partitions, replication, topic_configs=dict(TOPIC_CONFIG))
+                                       for n in missing])
         return missing
     finally:
         await admin.close()

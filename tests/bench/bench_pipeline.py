@@ -1,6 +1,8 @@
 """Throughput and latency of the streams shell: the Avro codec, embedded replay, and optionally a live worker.
 
     python -m tests.bench.bench_pipeline [--events N] [--episodes M] [--live BOOTSTRAP] [--profile]
+    python -m tests.bench.bench_pipeline --core-only [--events N] [--episodes M] [--profile]
+    python -m tests.bench.bench_pipeline --skip-codec --skip-replay --live BOOTSTRAP --live-workers 2 [--live-rate R]
 
 It prints figures and never asserts on time; BENCHMARKS.md at the repo root says what each figure means.
 The workload is `tests.factories` packets, `N` of them over `M` episodes, interleaved round-robin the way a
@@ -18,28 +20,32 @@ import math
 import os
 import platform
 import pstats
+import re
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 import uuid
-from collections import Counter, deque
+from collections import Counter, defaultdict, deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 from omega.packets.ledger import EpisodeLedger
+from omega.packets.validator import evolve
 from streams.codec import SchemaRegistry
 from streams.omen_avro import PACKET_SCHEMA
 from streams.pipeline import Emit, Pipeline, Source
 from streams.replay import InputRecord, Replayer, read_inputs
 from streams.topics import PACKETS_JSON, VERDICTS, topic_name
-from tests.factories import episode_packets
+from tests.factories import episode_packets, merged_log, mixed_episode
 
 REPO = Path(__file__).resolve().parents[2]
 clock = time.perf_counter
+SYNCED = re.compile(r"Successfully synced group \S+ with generation (\d+)")
 
 
 # ---------------------------------------------------------------------------------------------- helpers
@@ -140,7 +146,7 @@ class TimedPipeline(Pipeline):
 
     def __init__(self, registry: SchemaRegistry) -> None:
         super().__init__(registry)
-        self.seconds: Counter[str] = Counter()
+        self.seconds: defaultdict[str, float] = defaultdict(float)
 
     def ingress(self, raw: bytes, source: Source) -> list[Emit]:
         t0 = clock()
@@ -166,7 +172,7 @@ class TimedPipeline(Pipeline):
             self.seconds["validator"] += clock() - t0
 
 
-def timed_reads(records: Iterator[InputRecord], seconds: Counter[str]) -> Iterator[InputRecord]:
+def timed_reads(records: Iterator[InputRecord], seconds: defaultdict[str, float]) -> Iterator[InputRecord]:
     """`records`, adding the time spent producing each one (file read + record construction) to `seconds`."""
     while True:
         t0 = clock()
@@ -225,17 +231,81 @@ def bench_replay(registry: SchemaRegistry, packets: list[dict[str, Any]], profil
         line("replay with --out JSONL (as `omega replay`)", replayer.summary.events_in, elapsed)
 
         if profile_top:
-            profiler = cProfile.Profile()
             replayer = Replayer(Pipeline(registry))
-            profiler.enable()
-            replayer.run(read_inputs([path]))
-            profiler.disable()
-            report = io.StringIO()
-            stats = pstats.Stats(profiler, stream=report)
-            stats.sort_stats("tottime").print_stats(profile_top)
-            stats.sort_stats("cumulative").print_stats(profile_top)
-            print("  cProfile of one replay (no output), by own time then by cumulative time:")
-            print("\n".join("    " + row for row in report.getvalue().splitlines() if row.strip()))
+            print_profile("one replay (no output)", lambda: replayer.run(read_inputs([path])), profile_top)
+
+
+def print_profile(label: str, run: Any, top: int) -> None:
+    """Run `run()` under cProfile and print the `top` functions by own time, then by cumulative time."""
+    profiler = cProfile.Profile()
+    profiler.enable()
+    run()
+    profiler.disable()
+    report = io.StringIO()
+    stats = pstats.Stats(profiler, stream=report)
+    stats.sort_stats("tottime").print_stats(top)
+    stats.sort_stats("cumulative").print_stats(top)
+    print(f"  cProfile of {label}, by own time then by cumulative time:")
+    print("\n".join("    " + row for row in report.getvalue().splitlines() if row.strip()))
+
+
+# ---------------------------------------------------------------------------------------------- 2b. core
+def mixed_workload(events: int, episodes: int) -> list[dict[str, Any]]:
+    """`events` packets over `episodes` concurrent episodes built from the bundled examples (accepted, warned
+    and rejected packets, re-sent duplicates, dangling directives, 1 in 25 episodes over budget), merged by
+    send time: the workload of tests/integration/test_two_workers_equivalence.py."""
+    per, extra = divmod(events, episodes)
+    start = datetime(2025, 12, 21, 9, 0, tzinfo=UTC)
+    return merged_log([mixed_episode(ep, per + (1 if ep < extra else 0), start + timedelta(seconds=2 * ep),
+                                     tight_budget=ep % 25 == 7) for ep in range(episodes)])
+
+
+def judge_all(packets: list[dict[str, Any]], lat_us: list[float] | None = None) -> Counter[str]:
+    """`evolve` over every packet with a dict of ledgers as the table; returns the verdict statuses."""
+    ledgers: dict[str, EpisodeLedger] = {}
+    statuses: Counter[str] = Counter()
+    for packet in packets:
+        key = packet["header"]["correlation_id"]
+        if lat_us is None:
+            ledger, outputs = evolve(ledgers.get(key), packet)
+        else:
+            t0 = clock()
+            ledger, outputs = evolve(ledgers.get(key), packet)
+            lat_us.append((clock() - t0) * 1e6)
+        ledgers[key] = ledger
+        statuses[str(getattr(outputs[0], "status", "?"))] += 1
+    return statuses
+
+
+def pin_to_one_core() -> str:
+    """Pin this process to one CPU (Linux), so the figure is explicitly one core's; says which."""
+    if not hasattr(os, "sched_setaffinity"):
+        return "not pinned (no sched_setaffinity)"
+    cpu = min(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {cpu})
+    return f"pinned to CPU {cpu}"
+
+
+def bench_core(workloads: dict[str, list[dict[str, Any]]], profile_top: int) -> None:
+    """The pure core alone: `omega.packets.validator.evolve` over pre-parsed packet dicts, one core.
+
+    No JSON, no Avro, no Kafka: what every shell (worker, replay) pays per packet at the least."""
+    print(f"  {pin_to_one_core()}; gc on; ledgers in a dict per correlation_id, fresh for each run")
+    for name, packets in workloads.items():
+        parsed = [json.loads(to_json_bytes(p)) for p in packets]  # as a JSON parser hands them over
+        judge_all(parsed[: min(len(parsed), 2_000)])  # warm-up
+        start = clock()
+        statuses = judge_all(parsed)
+        line(f"evolve, {name}", len(parsed), clock() - start)
+        lat: list[float] = []
+        start = clock()
+        judge_all(parsed, lat)
+        line(f"evolve, {name}, timed per packet", len(parsed), clock() - start, lat)
+        print(f"    statuses {dict(statuses)}")
+    if profile_top:
+        name, packets = list(workloads.items())[-1]
+        parsed = [json.loads(to_json_bytes(p)) for p in packets]
+        print_profile(f"one core run ({name})", lambda: judge_all(parsed), profile_top)
 
 
 # ---------------------------------------------------------------------------------------------- 3. live
@@ -251,6 +321,8 @@ class WorkerProcess:
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.log: deque[str] = deque(maxlen=40)
         self.ready = threading.Event()
+        self.generation = 0  # the consumer group generation of the latest assignment
+        self.recovered_generation = -1  # the generation whose table recovery completed last
         self._drain = threading.Thread(target=self._read_log, name="worker-log", daemon=True)
         self._drain.start()
 
@@ -259,6 +331,11 @@ class WorkerProcess:
         for raw in self.proc.stdout:
             text = raw.decode("utf-8", "replace").rstrip()
             self.log.append(text)
+            synced = SYNCED.search(text)
+            if synced:
+                self.generation = int(synced.group(1))
+            elif "Recovery]: Recovery complete" in text:
+                self.recovered_generation = self.generation
             if text.endswith("Ready"):
                 self.ready.set()
 
@@ -386,33 +463,68 @@ def report_live(label: str, phase: LiveResult) -> None:
           f" duplicates {phase.duplicates}")
 
 
+def settled(workers: list[WorkerProcess]) -> int | None:
+    """The group generation once every worker holds it and finished recovering its tables for it."""
+    generations = {w.generation for w in workers}
+    if len(generations) == 1 and all(w.recovered_generation == w.generation > 0 for w in workers):
+        return generations.pop()
+    return None
+
+
+def wait_settled(workers: list[WorkerProcess], timeout: float, quiet_for: float = 2.0) -> int | None:
+    """Wait until the group has been settled at one generation for `quiet_for` seconds (no rebalance pending)."""
+    deadline = clock() + timeout
+    since, seen = clock(), None
+    while clock() < deadline and all(w.proc.poll() is None for w in workers):
+        now = settled(workers)
+        if now != seen:
+            since, seen = clock(), now
+        elif now is not None and clock() - since >= quiet_for:
+            return now
+        time.sleep(0.1)
+    return None
+
+
 def bench_live(
     bootstrap: str, registry: SchemaRegistry, packets: list[dict[str, Any]], args: argparse.Namespace
 ) -> bool:
-    """A real worker on a real broker, under fresh topic names; the worker is stopped whatever happens."""
+    """Real workers (`--live-workers`, one consumer group) on a real broker, under fresh topic names; the
+    workers are stopped whatever happens."""
     app_id = f"bench-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     prefix = f"{app_id}."
     warmup = [p for ep in range(args.episodes, args.episodes + 4) for p in episode_packets(ep, 10)]
     print(f"  broker {bootstrap}, app id / topic prefix {prefix}, {args.live_partitions} partitions,"
-          f" {len(packets):,} packets" + (f" at {args.live_rate:,.0f}/s" if args.live_rate else " as a burst"))
+          f" {args.live_workers} worker process(es), {len(packets):,} packets"
+          + (f" at {args.live_rate:,.0f}/s" if args.live_rate else " as a burst"))
     ok = False
     with tempfile.TemporaryDirectory(prefix="omega-bench-worker-") as data_dir:
         started = clock()
-        worker = WorkerProcess(bootstrap, prefix, app_id, Path(data_dir), args.live_partitions)
+        workers = [WorkerProcess(bootstrap, prefix, app_id, Path(data_dir) / f"worker-{n}", args.live_partitions)
+                   for n in range(args.live_workers)]
         try:
-            if not worker.wait_ready(args.live_timeout):
-                print(f"  worker not ready (exit code {worker.proc.poll()}); its last log lines:")
-                print("\n".join("    " + t for t in worker.log))
+            for n, worker in enumerate(workers):
+                if not worker.wait_ready(args.live_timeout):
+                    print(f"  worker {n} not ready (exit code {worker.proc.poll()}); its last log lines:")
+                    print("\n".join("    " + t for t in worker.log))
+                    return False
+            print(f"  worker(s) ready after {clock() - started:.1f} s")
+            generation = wait_settled(workers, args.live_timeout)
+            if generation is None:
+                print("  the consumer group did not settle; last log lines of each worker:")
+                for worker in workers:
+                    print("\n".join("    " + t for t in worker.log))
                 return False
-            print(f"  worker ready after {clock() - started:.1f} s")
+            print(f"  group settled at generation {generation} after {clock() - started:.1f} s")
             warm, measured = asyncio.run(_drive(bootstrap, prefix, registry, warmup, packets,
                                                 args.live_rate, args.live_timeout))
             report_live(f"warm-up ({len(warmup)} packets)", warm)
             report_live("measured", measured)
             ok = len(measured.arrived_at) == len(packets)
+            if {w.generation for w in workers} != {generation}:
+                print(f"  NOTE: the group rebalanced during the run (generations {[w.generation for w in workers]})")
         finally:
-            code = worker.stop()
-            print(f"  worker stopped (exit code {code})")
+            codes = [worker.stop() for worker in workers]
+            print(f"  worker(s) stopped (exit code(s) {codes})")
             if not args.keep_topics:
                 try:
                     deleted = asyncio.run(_delete_topics(bootstrap, app_id))
@@ -438,12 +550,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--live-partitions", type=int, default=4)
     parser.add_argument("--live-timeout", type=float, default=180.0,
                         help="seconds to wait for the worker to be ready, and for each phase's verdicts")
+    parser.add_argument("--live-workers", type=int, default=1,
+                        help="worker processes in the live run, all in one consumer group")
     parser.add_argument("--keep-topics", action="store_true", help="leave the bench-* topics on the broker")
+    parser.add_argument("--core-only", action="store_true",
+                        help="only the pure core: validator `evolve` over pre-parsed dicts, pinned to one core"
+                             " (factory and mixed workloads; --profile profiles the mixed run)")
     args = parser.parse_args(argv)
     if args.events < 1 or args.episodes < 1:
         parser.error("--events and --episodes must be positive")
+    if args.live_workers < 1:
+        parser.error("--live-workers must be positive")
 
     print(f"machine: {machine()}")
+    if args.core_only:
+        print(f"\n2b. pure core ({args.events:,} packets over {args.episodes:,} episodes, pre-parsed dicts)")
+        bench_core({"factory workload": workload(args.events, args.episodes),
+                    "mixed workload": mixed_workload(args.events, args.episodes)}, args.profile)
+        return 0
     started = clock()
     registry = SchemaRegistry.from_directory()
     print(f"schemas parsed in {(clock() - started) * 1e3:.0f} ms")
@@ -459,7 +583,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # same packets per episode as the replay figure, so the ledgers grow to the same size
         live_episodes = max(1, round(args.live_events * args.episodes / args.events))
         live_packets = workload(args.live_events, live_episodes)
-        print(f"\n3. live worker ({len(live_packets):,} packets over {live_episodes:,} episodes)")
+        print(f"\n3. live worker(s) ({len(live_packets):,} packets over {live_episodes:,} episodes)")
         ok = bench_live(args.live, registry, live_packets, args)
     return 0 if ok else 1
 

@@ -31,6 +31,7 @@ class WorkerProcess:
     prefix: str = field(default_factory=lambda: f"it-{uuid.uuid4().hex[:10]}.")
     partitions: int = 4
     store: str = "memory://"
+    env: dict[str, str] = field(default_factory=dict)  # extra environment, e.g. OMEGA_TICK_INTERVAL
     process: subprocess.Popen[bytes] | None = None
     log_path: Path | None = None
 
@@ -42,7 +43,7 @@ class WorkerProcess:
         """Start the worker and wait until Faust reports it ready."""
         self.log_path = self.data_dir / f"worker-{int(time.monotonic() * 1000)}.log"
         env = {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": self.bootstrap, "OMEGA_LOG_LEVEL": "INFO",
-               "PYTHONUNBUFFERED": "1"}
+               "PYTHONUNBUFFERED": "1", **self.env}
         cmd = [sys.executable, "-m", "streams.cli", "worker", "--prefix", self.prefix,
                "--app-id", f"{self.prefix}app", "--partitions", str(self.partitions), "--store", self.store,
                "--data-dir", str(self.data_dir / "faust")]

@@ -1,0 +1,238 @@
+"""Two workers in one consumer group give the verdicts embedded replay gives (bytewax's "same flow, other
+topology" test): keyed state must be partition-safe, and live processing must equal replay (DESIGN.md).
+
+10,000 JSON packets over 200 concurrent episodes built from the bundled examples (accepted, warned and
+rejected packets, re-sent duplicates, re-used ids, dangling directives, a few budget overruns) go to the
+JSON ingress topic keyed by correlation_id; two `omega worker` processes share the group. The verdicts they
+publish, deduplicated by verdict_id, must be exactly the `kind: verdict` lines of `omega check packets`
+on the same file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiokafka import AIOKafkaConsumer, TopicPartition
+
+from streams.codec import SchemaRegistry
+from streams.kafka_io import ensure_topics
+from streams.topics import ALERTS, ALL_TOPICS, ESCALATIONS, PACKETS, PACKETS_JSON, VERDICTS, topic_name
+from tests.factories import merged_log, mixed_episode
+from tests.integration.worker import REPO, WorkerProcess, produce
+
+pytestmark = pytest.mark.integration
+
+EPISODES, PER_EPISODE, PARTITIONS = 200, 50, 4
+# the fields a live verdict and a `check packets` verdict line both carry (the brief's list, at least)
+VERDICT_FIELDS = {"verdict_id", "packet_id", "correlation_id", "packet_type", "status", "violations", "fsm",
+                  "usage", "event_time"}
+ID_FIELD = {VERDICTS.logical: "verdict_id", ALERTS.logical: "alert_id", ESCALATIONS.logical: "escalation_id"}
+Record = dict[str, Any]
+
+
+# ------------------------------------------------------------------------------------------ shared helpers
+def write_jsonl(path: Path, packets: list[Record]) -> Path:
+    """One compact JSON packet per line, in log order."""
+    path.write_text("".join(json.dumps(p, separators=(",", ":")) + "\n" for p in packets), encoding="utf-8")
+    return path
+
+
+def check_packets(path: Path) -> list[Record]:
+    """`omega check packets PATH` as a subprocess: its output lines, parsed (exit 1 means something was rejected)."""
+    done = subprocess.run([sys.executable, "-m", "streams.cli", "check", "packets", str(path)], cwd=REPO,
+                          capture_output=True, timeout=120, check=False)
+    assert done.returncode in (0, 1), done.stderr.decode(errors="replace")
+    return [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+
+
+def as_check_line(topic_logical: str, record: Record) -> Record:
+    """A decoded live output in the shape `check packets` prints (without the consumer's position fields)."""
+    value = {k: v for k, v in record.items() if k not in ("key", "partition", "offset", "timestamp")}
+    if topic_logical == VERDICTS.logical:
+        before, after = value.pop("state_before"), value.pop("state_after")
+        return {"kind": "verdict", **value, "fsm": {"from": before, "to": after}}
+    if topic_logical == ALERTS.logical:
+        return {"kind": "alert", "alert_kind": value.pop("kind"), **value}
+    return {"kind": "escalation", **value}
+
+
+def unique_by(lines: list[Record], id_field: str, origin: str) -> dict[str, Record]:
+    """Deduplicate by id; every duplicate must carry the identical content."""
+    by_id: dict[str, Record] = {}
+    for line in lines:
+        first = by_id.setdefault(line[id_field], line)
+        assert first == line, f"{origin}: two different contents for {id_field} {line[id_field]}:\n{first}\n{line}"
+    return by_id
+
+
+async def consume_until(bootstrap: str, topics: list[str], registry: SchemaRegistry,
+                        done: Callable[[dict[str, list[Record]]], bool], timeout: float) -> dict[str, list[Record]]:
+    """Read `topics` from the beginning until `done(records so far)` holds or `timeout` seconds pass."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    await consumer.start()
+    found: dict[str, list[Record]] = {t: [] for t in topics}
+    try:
+        metadata = await consumer._client.fetch_all_metadata()  # no public per-topic lookup (as in `drain`)
+        tps = [TopicPartition(t, p) for t in topics for p in sorted(metadata.partitions_for_topic(t) or [])]
+        assert {tp.topic for tp in tps} == set(topics), f"missing topics: {set(topics) - {tp.topic for tp in tps}}"
+        consumer.assign(tps)
+        await consumer.seek_to_beginning()
+        deadline = time.monotonic() + timeout
+        while not done(found) and time.monotonic() < deadline:
+            batch = await consumer.getmany(timeout_ms=500)
+            for tp, messages in batch.items():
+                for msg in messages:
+                    _, datum = registry.decode(msg.value)
+                    found[tp.topic].append({"key": msg.key, "partition": tp.partition, "offset": msg.offset,
+                                            "timestamp": msg.timestamp, **datum})
+    finally:
+        await consumer.stop()
+    return found
+
+
+def _partitions(text: str) -> set[int]:
+    out: set[int] = set()
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        low, _, high = part.partition("-")
+        out.update(range(int(low), int(high or low) + 1))
+    return out
+
+
+def assigned(worker: WorkerProcess, topic: str) -> set[int]:
+    """The partitions of `topic` in the worker's latest assignment, as Faust logs it."""
+    if worker.log_path is None or not worker.log_path.exists():
+        return set()
+    latest = worker.log_path.read_text(errors="replace").split("Setting newly assigned partitions")[-1]
+    row = re.search(rf"^\| {re.escape(topic)} +\| \{{([^}}]*)\}} +\|", latest, re.MULTILINE)
+    return _partitions(row.group(1)) if row else set()
+
+
+def wait_for_split(workers: list[WorkerProcess], topic: str, partitions: int, timeout: float = 60.0) -> list[set[int]]:
+    """Wait until the workers' latest assignments of `topic` are disjoint, non-empty and cover every partition."""
+    deadline = time.monotonic() + timeout
+    while True:
+        shares = [assigned(w, topic) for w in workers]
+        if all(shares) and sum(map(len, shares)) == partitions and set().union(*shares) == set(range(partitions)):
+            return shares
+        if time.monotonic() > deadline:
+            tails = "\n\n".join(w.log_tail(30) for w in workers)
+            raise TimeoutError(f"no split of {topic} between the workers after {timeout}s: {shares}\n{tails}")
+        time.sleep(0.2)
+
+
+# ------------------------------------------------------------------------------------------ the test
+def workload() -> list[Record]:
+    """200 episodes x 50 packets, staggered 2 s apart, merged into one log by send time."""
+    start = datetime(2025, 12, 21, 9, 0, tzinfo=UTC)
+    return merged_log([mixed_episode(e, PER_EPISODE, start + timedelta(seconds=2 * e), tight_budget=e % 25 == 7)
+                       for e in range(EPISODES)])
+
+
+@pytest.fixture
+def two_workers(kafka_bootstrap: str, tmp_path: Path) -> Iterator[list[WorkerProcess]]:
+    """Two workers, one topic prefix and app id (so one consumer group), each its own data dir."""
+    first = WorkerProcess(kafka_bootstrap, tmp_path / "worker-1")
+    workers = [first, WorkerProcess(kafka_bootstrap, tmp_path / "worker-2", prefix=first.prefix)]
+    try:
+        for worker in workers:
+            worker.data_dir.mkdir()
+            worker.start()
+        yield workers
+    finally:
+        for worker in workers:
+            worker.stop()
+
+
+def test_two_workers_in_one_group_give_the_verdicts_of_embedded_replay(
+    two_workers: list[WorkerProcess], kafka_bootstrap: str, tmp_path: Path
+) -> None:
+    packets = workload()
+    assert len(packets) == EPISODES * PER_EPISODE
+    path = write_jsonl(tmp_path / "episodes.jsonl", packets)
+    first = two_workers[0]
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        embedded = pool.submit(check_packets, path)  # needs no broker: let it run while the group settles
+        shares = wait_for_split(two_workers, first.topic(PACKETS), PARTITIONS)
+        records = [(p["header"]["correlation_id"].encode(), json.dumps(p, separators=(",", ":")).encode())
+                   for p in packets]
+        asyncio.run(produce(kafka_bootstrap, first.topic(PACKETS_JSON), records))
+        replay = embedded.result(timeout=180)
+
+    expected = unique_by([line for line in replay if line["kind"] == "verdict"], "verdict_id", "replay")
+    replay_alerts = unique_by([line for line in replay if line["kind"] == "alert"], "alert_id", "replay")
+    replay_escalations = unique_by([line for line in replay if line["kind"] == "escalation"], "escalation_id",
+                                   "replay")
+    # Outputs raised by a packet must all come live; INV-011 timeouts come live only up to each partition's
+    # watermark (replay advances every episode to the log's end), so those are a subset.
+    must_alerts = {k for k, a in replay_alerts.items() if a["alert_kind"] != "TASK_TIMEOUT"}
+    must_escalations = {k for k, e in replay_escalations.items() if '"rule":"INV-011"' not in (e["details"] or "")}
+    topics = {first.topic(spec): spec.logical for spec in (VERDICTS, ALERTS, ESCALATIONS)}
+
+    def complete(found: dict[str, list[Record]]) -> bool:
+        ids = {logical: {r[ID_FIELD[logical]] for r in found[name]} for name, logical in topics.items()}
+        return (ids["verdicts"] >= expected.keys() and ids["alerts"] >= must_alerts
+                and ids["escalations"] >= must_escalations)
+
+    registry = SchemaRegistry.from_directory()
+    found = asyncio.run(consume_until(kafka_bootstrap, list(topics), registry, complete, timeout=90))
+    live = {logical: [as_check_line(logical, r) for r in found[name]] for name, logical in topics.items()}
+    verdicts = unique_by(live["verdicts"], "verdict_id", "live")
+    counts = (f"live: {len(live['verdicts'])} verdict records, {len(verdicts)} unique; "
+              f"replay: {sum(line['kind'] == 'verdict' for line in replay)} verdict lines, {len(expected)} unique")
+
+    assert verdicts.keys() == expected.keys(), (
+        f"{counts}; missing live: {len(expected.keys() - verdicts.keys())}, "
+        f"extra live: {len(verdicts.keys() - expected.keys())}\n{first.log_tail()}")
+    both = set.intersection(*(set(line) for line in (*verdicts.values(), *expected.values())))
+    assert both >= VERDICT_FIELDS, counts
+    differing = [vid for vid in expected if {f: verdicts[vid][f] for f in both} != {f: expected[vid][f] for f in both}]
+    assert not differing, f"{counts}; {len(differing)} differ, e.g.\nlive   {verdicts[differing[0]]}\n" \
+                          f"replay {expected[differing[0]]}"
+    statuses = {line["status"] for line in expected.values()}
+    assert statuses == {"ACCEPTED", "ACCEPTED_WITH_WARNINGS", "REJECTED"}, counts
+
+    alerts = unique_by(live["alerts"], "alert_id", "live")
+    escalations = unique_by(live["escalations"], "escalation_id", "live")
+    assert alerts.keys() >= must_alerts, f"{len(must_alerts - alerts.keys())} alerts missing live"
+    assert escalations.keys() >= must_escalations
+    for name, got, want in (("alert", alerts, replay_alerts), ("escalation", escalations, replay_escalations)):
+        assert got.keys() <= want.keys(), f"live {name}s replay never raised: {sorted(got.keys() - want.keys())}"
+        assert all(got[k] == want[k] for k in got), f"a live {name} differs from its replay twin"
+    assert all(w.alive() for w in two_workers), "\n\n".join(w.log_tail() for w in two_workers)
+    print(f"\n{counts}; packets partitions per worker at the start: {shares}")
+
+
+
+async def _retention_ms(bootstrap: str, names: list[str]) -> dict[str, str]:
+    from aiokafka.admin import AIOKafkaAdminClient
+    from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        responses = await admin.describe_configs([ConfigResource(ConfigResourceType.TOPIC, n, None) for n in names])
+        # resources: (error_code, error_message, type, name, [(config name, value, ...), ...])
+        return {res[3]: value for r in responses for res in r.resources for name, value, *_ in res[4]
+                if name == "retention.ms"}
+    finally:
+        await admin.close()
+
+
+def test_the_worker_topics_do_not_delete_records_by_their_event_time(kafka_bootstrap: str) -> None:
+    """Record timestamps are event time, so time-based retention deletes an old episode's packets and verdicts
+    at the broker's next retention check, mid-run (this is how the test above once lost 11 verdicts: the
+    factory's episodes are dated 2025-12-21). The topics the worker creates keep every record."""
+    names = [topic_name(spec, f"retention-{time.monotonic_ns()}.") for spec in ALL_TOPICS]
+    asyncio.run(ensure_topics(kafka_bootstrap, names, PARTITIONS))
+    assert asyncio.run(_retention_ms(kafka_bootstrap, names)) == dict.fromkeys(names, "-1")
