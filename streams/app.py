@@ -7,6 +7,7 @@ ledger is always reassigned, never mutated in place.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -67,6 +68,85 @@ def _source(event: Any) -> Source:
 def _raw(event: Any) -> bytes:
     value = event.message.value
     return value if isinstance(value, bytes) else bytes(value or b"")
+
+
+class LedgerCache:
+    """Decoded ledgers by key, trusted only while the table still holds the very object they came from.
+
+    The memory store returns the dict we assigned, so a hit skips `from_dict` (which grows with the
+    episode); any other store, a recovery or a rebalance hands back a new object and the entry misses.
+    """
+
+    def __init__(self, size: int = 10_000) -> None:
+        self._entries: OrderedDict[str, tuple[object, EpisodeLedger]] = OrderedDict()
+        self._size = size
+
+    def get(self, key: str, stored: Any) -> EpisodeLedger | None:
+        """The ledger of `stored` (the table's value for `key`), decoded only on a miss."""
+        if not stored:
+            return None
+        entry = self._entries.get(key)
+        if entry is not None and entry[0] is stored:
+            self._entries.move_to_end(key)
+            return entry[1]
+        return EpisodeLedger.from_dict(stored)
+
+    def put(self, key: str, stored: object, ledger: EpisodeLedger) -> None:
+        """Remember that `stored` decodes to `ledger`."""
+        self._entries[key] = (stored, ledger)
+        self._entries.move_to_end(key)
+        if len(self._entries) > self._size:
+            self._entries.popitem(last=False)
+
+
+class ValidatorSteps:
+    """The validator agent's work per record, with its process-local state: the ledger cache and the
+    partition watermarks (the largest event time seen per packets partition, and the last one ticked)."""
+
+    def __init__(self, pipeline: Pipeline, episodes: Any, partitions: int) -> None:
+        self.pipeline, self.episodes, self.partitions = pipeline, episodes, partitions
+        self.ledgers = LedgerCache()
+        self.watermarks: dict[int, int] = {}
+        self.ticked: dict[int, int] = {}
+
+    def packet(self, src: Source, raw: bytes, key: str) -> list[Emit]:
+        """One packet of episode `key`: evolve its ledger, reassign the table entry, return the outputs."""
+        stored = self.episodes.get(key)
+        ledger = self.ledgers.get(key, stored)
+        new_ledger, emits = self.pipeline.packet(ledger, raw, src)
+        if new_ledger is not None and new_ledger is not ledger:
+            self._store(key, new_ledger)
+        if src.timestamp_ms is not None:
+            previous = self.watermarks.get(src.partition, src.timestamp_ms)
+            self.watermarks[src.partition] = max(previous, src.timestamp_ms)
+        return emits
+
+    def tick(self, src: Source, raw: bytes, partition: int) -> list[Emit]:
+        """Advance every episode of this partition to the tick's watermark (INV-011 timeouts)."""
+        watermark = self.pipeline.tick_watermark(raw)
+        emits: list[Emit] = []
+        keys = sorted(k for k in list(self.episodes.keys()) if partition_of(k, self.partitions) == partition)
+        for key in keys:
+            ledger = self.ledgers.get(key, self.episodes[key])
+            if ledger is None or not ledger.open_directives:
+                continue
+            advanced, out = self.pipeline.tick(ledger, watermark)
+            if out:
+                self._store(key, advanced)
+                emits.extend(out)
+        return emits
+
+    def due_ticks(self, owned: Iterable[int]) -> list[tuple[int, int]]:
+        """(partition, watermark) of each owned partition whose watermark moved since its last tick."""
+        due = [(p, mark) for p in owned
+               if (mark := self.watermarks.get(p)) is not None and self.ticked.get(p) != mark]
+        self.ticked.update(due)
+        return due
+
+    def _store(self, key: str, ledger: EpisodeLedger) -> None:
+        stored = ledger.to_dict()
+        self.episodes[key] = stored  # reassigned, never mutated: Faust logs only this
+        self.ledgers.put(key, stored, ledger)
 
 
 def partition_of(key: str, partitions: int) -> int:
@@ -135,30 +215,7 @@ def _register_agents(omega: OmegaApp) -> None:
             emits = await guarded(event, PACKETS_JSON, lambda src, ev=event: pipeline.ingress(_raw(ev), src))
             await omega.send_all(emits)
 
-    watermarks: dict[int, int] = {}  # packets partition -> largest event time the validator has seen
-    ticked: dict[int, int] = {}  # packets partition -> watermark of the last tick sent
-
-    def packet_step(src: Source, raw: bytes, key: str) -> list[Emit]:
-        stored = episodes.get(key)
-        ledger = EpisodeLedger.from_dict(stored) if stored else None
-        new_ledger, emits = pipeline.packet(ledger, raw, src)
-        if new_ledger is not None and new_ledger is not ledger:
-            episodes[key] = new_ledger.to_dict()  # reassigned, never mutated: Faust logs only this
-        if src.timestamp_ms is not None:
-            watermarks[src.partition] = max(watermarks.get(src.partition, src.timestamp_ms), src.timestamp_ms)
-        return emits
-
-    def tick_step(src: Source, raw: bytes, partition: int) -> list[Emit]:
-        """Advance every episode of this partition to the tick's watermark (INV-011 timeouts)."""
-        watermark = pipeline.tick_watermark(raw)
-        emits: list[Emit] = []
-        for key in sorted(k for k in list(episodes.keys()) if partition_of(k, settings.partitions) == partition):
-            ledger = EpisodeLedger.from_dict(episodes[key])
-            advanced, out = pipeline.tick(ledger, watermark)
-            if out:
-                episodes[key] = advanced.to_dict()
-                emits.extend(out)
-        return emits
+    steps = ValidatorSteps(pipeline, episodes, settings.partitions)
 
     @app.agent(topics[PACKETS.logical], name=f"{settings.topic_prefix}validator")
     async def validator(stream: faust.StreamT[Any]) -> None:
@@ -167,23 +224,18 @@ def _register_agents(omega: OmegaApp) -> None:
             tick_partition = pipeline.decode_tick(raw) if raw[:2] == b"\xc3\x01" else None
             if tick_partition is not None:
                 await omega.send_all(await guarded(
-                    event, PACKETS, lambda src, raw=raw, p=tick_partition: tick_step(src, raw, p)))
+                    event, PACKETS, lambda src, raw=raw, p=tick_partition: steps.tick(src, raw, p)))
                 continue
             key = event.key.decode("utf-8", "replace") if isinstance(event.key, bytes) else str(event.key)
             structlog.contextvars.bind_contextvars(correlation_id=key)
             await omega.send_all(await guarded(
-                event, PACKETS, lambda src, raw=raw, key=key: packet_step(src, raw, key)))
+                event, PACKETS, lambda src, raw=raw, key=key: steps.packet(src, raw, key)))
 
     @app.timer(interval=settings.tick_interval_seconds)  # type: ignore[untyped-decorator]  # faust is untyped
     async def watermark_ticks() -> None:
         """Append a tick to each owned packets partition whose watermark moved since the last tick."""
         packets_topic = topic_name(PACKETS, settings.topic_prefix)
-        for tp in app.assignor.assigned_actives():
-            if tp.topic != packets_topic or tp.partition not in watermarks:
-                continue
-            mark = watermarks[tp.partition]
-            if ticked.get(tp.partition) == mark:
-                continue
-            ticked[tp.partition] = mark
-            await topics[PACKETS.logical].send(key=b"__watermark__", value=pipeline.encode_tick(tp.partition, mark),
-                                               partition=tp.partition, timestamp=mark / 1000)
+        owned = [tp.partition for tp in app.assignor.assigned_actives() if tp.topic == packets_topic]
+        for partition, mark in steps.due_ticks(owned):
+            await topics[PACKETS.logical].send(key=b"__watermark__", value=pipeline.encode_tick(partition, mark),
+                                               partition=partition, timestamp=mark / 1000)
