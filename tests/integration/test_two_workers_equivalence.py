@@ -16,20 +16,19 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from streams.codec import SchemaRegistry
 from streams.kafka_io import ensure_topics
 from streams.topics import ALERTS, ALL_TOPICS, ESCALATIONS, PACKETS, PACKETS_JSON, VERDICTS, topic_name
 from tests.factories import merged_log, mixed_episode
-from tests.integration.worker import REPO, WorkerProcess, produce
+from tests.integration.worker import REPO, WorkerProcess, consume_until, produce
 
 pytestmark = pytest.mark.integration
 
@@ -74,31 +73,6 @@ def unique_by(lines: list[Record], id_field: str, origin: str) -> dict[str, Reco
         first = by_id.setdefault(line[id_field], line)
         assert first == line, f"{origin}: two different contents for {id_field} {line[id_field]}:\n{first}\n{line}"
     return by_id
-
-
-async def consume_until(bootstrap: str, topics: list[str], registry: SchemaRegistry,
-                        done: Callable[[dict[str, list[Record]]], bool], timeout: float) -> dict[str, list[Record]]:
-    """Read `topics` from the beginning until `done(records so far)` holds or `timeout` seconds pass."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-    await consumer.start()
-    found: dict[str, list[Record]] = {t: [] for t in topics}
-    try:
-        metadata = await consumer._client.fetch_all_metadata()  # no public per-topic lookup (as in `drain`)
-        tps = [TopicPartition(t, p) for t in topics for p in sorted(metadata.partitions_for_topic(t) or [])]
-        assert {tp.topic for tp in tps} == set(topics), f"missing topics: {set(topics) - {tp.topic for tp in tps}}"
-        consumer.assign(tps)
-        await consumer.seek_to_beginning()
-        deadline = time.monotonic() + timeout
-        while not done(found) and time.monotonic() < deadline:
-            batch = await consumer.getmany(timeout_ms=500)
-            for tp, messages in batch.items():
-                for msg in messages:
-                    _, datum = registry.decode(msg.value)
-                    found[tp.topic].append({"key": msg.key, "partition": tp.partition, "offset": msg.offset,
-                                            "timestamp": msg.timestamp, **datum})
-    finally:
-        await consumer.stop()
-    return found
 
 
 def _partitions(text: str) -> set[int]:

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -92,29 +92,28 @@ async def produce(bootstrap: str, topic: str, records: Iterable[tuple[bytes | No
     return [(m.partition, m.offset) for m in metas]
 
 
-async def drain(
-    bootstrap: str, topics: dict[str, int], registry: SchemaRegistry, timeout: float
+async def consume_until(
+    bootstrap: str, topics: list[str], registry: SchemaRegistry,
+    done: Callable[[dict[str, list[dict[str, Any]]]], bool], timeout: float,
 ) -> dict[str, list[dict[str, Any]]]:
-    """Read each topic from the start until it holds at least the expected count (or time runs out)."""
+    """Read `topics` from the beginning (once they exist) until `done(records so far)` holds or time runs out."""
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
     await consumer.start()
     found: dict[str, list[dict[str, Any]]] = {t: [] for t in topics}
     try:
         deadline = time.monotonic() + timeout
-        assigned: set[str] = set()
-        while time.monotonic() < deadline and any(len(found[t]) < n for t, n in topics.items()):
-            missing = [t for t in topics if t not in assigned]
-            if missing:
-                metadata = await consumer._client.fetch_all_metadata()
+        assigned = False
+        while time.monotonic() < deadline and not done(found):
+            if not assigned:
+                metadata = await consumer._client.fetch_all_metadata()  # no public per-topic lookup
                 tps = [TopicPartition(t, p) for t in topics for p in sorted(metadata.partitions_for_topic(t) or [])]
-                if {tp.topic for tp in tps} >= set(topics):
-                    consumer.assign(tps)
-                    await consumer.seek_to_beginning()
-                    assigned = set(topics)
-                else:
+                if {tp.topic for tp in tps} < set(topics):
                     await asyncio.sleep(0.5)
                     continue
-            batch = await consumer.getmany(timeout_ms=1000)
+                consumer.assign(tps)
+                await consumer.seek_to_beginning()
+                assigned = True
+            batch = await consumer.getmany(timeout_ms=500)
             for tp, messages in batch.items():
                 for msg in messages:
                     _, datum = registry.decode(msg.value)
@@ -123,3 +122,11 @@ async def drain(
     finally:
         await consumer.stop()
     return found
+
+
+async def drain(
+    bootstrap: str, topics: dict[str, int], registry: SchemaRegistry, timeout: float
+) -> dict[str, list[dict[str, Any]]]:
+    """Read each topic from the start until it holds at least the expected count (or time runs out)."""
+    return await consume_until(bootstrap, list(topics), registry,
+                               lambda found: all(len(found[t]) >= n for t, n in topics.items()), timeout)
