@@ -17,7 +17,7 @@ LAYER_ONE_AUTHORITIES = (1, "Integrity")
 def get(data: object, *path: str) -> Any:
     """The value at a dotted path of nested dicts, or None (packets may be schema-invalid)."""
     for key in path:
-        if not isinstance(data, Mapping):
+        if type(data) is not dict and not isinstance(data, Mapping):  # plain dicts first: a hot path
             return None
         data = data.get(key)
     return data

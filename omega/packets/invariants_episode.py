@@ -34,6 +34,7 @@ Decisions where the spec is incomplete:
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
+from functools import cache
 from typing import Any, TypeGuard
 
 from omega.eventtime import to_iso
@@ -50,11 +51,17 @@ _PARAMS = "payload.execution_method.tool_params"
 # --------------------------------------------------------------------------- shared helpers
 def field_at(data: object, path: str) -> Any:
     """The value at dotted `path` of nested mappings, or None (packets may be schema-invalid)."""
-    for key in path.split("."):
-        if not isinstance(data, Mapping):
+    for key in _steps(path):
+        # `type(...) is dict` first: decoded JSON is plain dicts, and the ABC check is slow on a hot path.
+        if type(data) is not dict and not isinstance(data, Mapping):
             return None
         data = data.get(key)
     return data
+
+
+@cache
+def _steps(path: str) -> tuple[str, ...]:
+    return tuple(path.split("."))
 
 
 def is_number(value: object) -> TypeGuard[int | float]:
