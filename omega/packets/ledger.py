@@ -44,9 +44,11 @@ class Judgement:
                    verdict.state_after, verdict.usage, outputs)
 
     def to_list(self) -> list[Any]:
-        """Compact JSON form: [hash, status, violations, state_before, state_after, usage, outputs]."""
+        """Compact JSON form: [hash, status, violations, state_before, state_after, usage values, outputs]
+        (the ledger is rewritten whole on every packet, so every judgement's bytes count)."""
+        usage = None if self.usage is None else [self.usage.get(k) for k in USAGE_KEYS]
         return [self.content_hash, self.status.value, [v.to_dict() for v in self.violations],
-                self.state_before, self.state_after, self.usage, [output_state(o) for o in self.outputs]]
+                self.state_before, self.state_after, usage, [output_state(o) for o in self.outputs]]
 
     @classmethod
     def from_list(cls, data: list[Any]) -> Judgement:
@@ -54,7 +56,13 @@ class Judgement:
         content_hash, status, violations, before, after, usage, outputs = data
         return cls(content_hash, VerdictStatus(status),
                    tuple(Violation(v["rule"], Severity(v["severity"]), v["message"], v["field"]) for v in violations),
-                   before, after, usage, tuple(output_from_state(o) for o in outputs))
+                   before, after, None if usage is None else dict(zip(USAGE_KEYS, usage, strict=True)),
+                   tuple(output_from_state(o) for o in outputs))
+
+
+USAGE_KEYS = ("tokens_used", "token_budget", "tool_calls_used", "tool_call_budget", "time_elapsed_seconds",
+              "time_budget_seconds", "risk_spent", "max_loss")
+"""The fields of a verdict's usage report (`omega.events.BudgetUsage`), in their compact stored order."""
 
 
 def output_state(output: Alert | Escalation) -> dict[str, Any]:
