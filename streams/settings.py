@@ -22,6 +22,8 @@ class Settings:
     log_level: str = "INFO"
     web_port: int = 6066
     tick_interval_seconds: float = 5.0
+    producer_linger_seconds: float = 0.005
+    standby_replicas: int = 1
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
@@ -39,6 +41,9 @@ class Settings:
             log_level=env.get("OMEGA_LOG_LEVEL", base.log_level).upper(),
             web_port=int(env.get("OMEGA_WEB_PORT", base.web_port)),
             tick_interval_seconds=float(env.get("OMEGA_TICK_INTERVAL", base.tick_interval_seconds)),
+            producer_linger_seconds=float(env.get("OMEGA_PRODUCER_LINGER_MS", base.producer_linger_seconds * 1000))
+            / 1000,
+            standby_replicas=int(env.get("OMEGA_STANDBY_REPLICAS", base.standby_replicas)),
         )
         given = {k: v for k, v in overrides.items() if v is not None}
         return replace(settings, **given) if given else settings  # type: ignore[arg-type]
