@@ -5,6 +5,12 @@ Validation Order", step 1).
 interpreter and reports every structural violation (rule `SCHEMA`, severity ERROR), in a deterministic
 order: a record's declared fields in table order (depth first), then its undeclared keys sorted.
 
+Fast path: the same tables are also compiled, once at import, into one straight-line predicate per
+packet type (`omega.packets.schema_compile`; `COMPILED.source_for(packet_type)` shows the code). When
+the predicate holds, the packet is valid and `check_schema` answers `[]` without interpreting; otherwise
+the interpreter (`interpret_schema`) runs and owns every message and their order. The predicate is sound
+for any value and exact on decoded JSON, so the answer is the interpreter's either way.
+
 Agreement with the published JSON Schemas is the contract: for the seven published packet types,
 `check_schema(p) == []` exactly when `jsonschema.Draft202012Validator(<schema of p's type>).is_valid(p)`.
 That means jsonschema's semantics, quirks included:
@@ -35,6 +41,7 @@ from decimal import Decimal
 from fractions import Fraction
 from types import MappingProxyType
 
+from omega.packets.schema_compile import CompiledRules, compile_rules
 from omega.packets.schema_rules import (
     FREE_OBJECT,
     HEADER,
@@ -54,7 +61,7 @@ from omega.packets.schema_rules import (
 )
 from omega.violations import Severity, Violation
 
-__all__ = ["PACKET_RULES", "PACKET_TYPES", "RULE", "check_schema"]
+__all__ = ["COMPILED", "PACKET_RULES", "PACKET_TYPES", "RULE", "check_schema", "interpret_schema"]
 
 RULE = "SCHEMA"
 _SHOWN_MAX = 48
@@ -75,8 +82,21 @@ UNTYPED_PACKET_RULES = _packet_rules(FREE_OBJECT)
 """Rules for a packet whose type is missing or unknown: PacketBase only (the payload is any object)."""
 
 
+COMPILED: CompiledRules = compile_rules(PACKET_RULES)
+"""One generated predicate per packet type: True only when `interpret_schema` would report nothing."""
+
+_is_valid = COMPILED.is_valid
+
+
 def check_schema(packet: object) -> list[Violation]:
     """Every structural violation of `packet` (a decoded JSON value), in a deterministic order."""
+    if _is_valid(packet):  # the common case: a valid packet, decided by the compiled predicate
+        return []
+    return interpret_schema(packet)
+
+
+def interpret_schema(packet: object) -> list[Violation]:
+    """`check_schema` without the compiled fast path: the interpreter over the rule tables."""
     out: list[Violation] = []
     if not isinstance(packet, dict):
         out.append(_violation(None, f"a packet must be a JSON object, got {_json_type(packet)}"))
