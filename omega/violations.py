@@ -26,7 +26,3 @@ class Violation:
         """Plain-dict form used on the wire and in reports."""
         return {"rule": self.rule, "severity": self.severity.value, "message": self.message, "field": self.field}
 
-
-def is_rejecting(violations: list[Violation]) -> bool:
-    """True when any violation is an ERROR."""
-    return any(v.severity is Severity.ERROR for v in violations)

@@ -224,7 +224,7 @@ def _register_agents(omega: OmegaApp) -> None:
     async def validator(stream: faust.StreamT[Any]) -> None:
         async for event in stream.events():
             raw = _raw(event)
-            tick_partition = pipeline.decode_tick(raw) if raw[:2] == b"\xc3\x01" else None
+            tick_partition = pipeline.decode_tick(raw)
             if tick_partition is not None:
                 await omega.send_all(await guarded(
                     event, PACKETS, lambda src, raw=raw, p=tick_partition: steps.tick(src, raw, p)))

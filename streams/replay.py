@@ -23,7 +23,6 @@ from streams.pipeline import Emit, Pipeline, Source
 from streams.topics import DEAD_LETTERS, PACKETS, VERDICTS
 
 JSON_SUFFIXES = {".json"}
-JSONL_SUFFIXES = {".jsonl", ".ndjson"}
 AVRO_SUFFIXES = {".avro"}
 
 

@@ -32,7 +32,6 @@ DEAD_LETTERS = TopicSpec("dead_letters", "omega.deadletters", "source topic", "o
 
 ALL_TOPICS: tuple[TopicSpec, ...] = (PACKETS_JSON, PACKETS, VERDICTS, ALERTS, ESCALATIONS, DEAD_LETTERS)
 BY_LOGICAL = {t.logical: t for t in ALL_TOPICS}
-BY_SCHEMA = {t.value_schema: t for t in ALL_TOPICS if t.value_schema}
 
 
 def topic_name(spec: TopicSpec, prefix: str = "") -> str:

@@ -3,7 +3,7 @@ rest once a packet is accepted (tokens, open directives, the verification loop, 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -117,7 +117,9 @@ def apply_accepted(ledger: EpisodeLedger, packet: Mapping[str, Any], state_after
     return replace(ledger, **changes)
 
 
-Handler = Any  # (ledger, packet, now_ms, changes, verify) -> verify
+# A packet type's effect: may add ledger fields to `changes`; returns the verification loop after it.
+Handler = Callable[[EpisodeLedger, Mapping[str, Any], int | None, dict[str, Any], VerifyLoop | None],
+                   VerifyLoop | None]
 
 
 def _observation(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None,

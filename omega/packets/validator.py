@@ -37,11 +37,12 @@ def evolve(ledger: EpisodeLedger | None, packet: Mapping[str, Any]) -> tuple[Epi
     digest = content_hash(packet)
     seen = current.applied.get(packet_id)
     if seen is not None and seen.content_hash == digest:
-        return current, _replayed(header, digest, seen, current)
+        return current, _replayed(header, digest, seen)
     now_ms = to_ms(header.get("created_at"))
     if seen is not None:  # a conflicting re-use of an id must not overwrite what was judged first
         conflict = (duplicate_packet_id(packet_id), *check_schema(packet))
-        return current, [_verdict(header, digest, conflict, current.state, current.state, current)]
+        return current, [_verdict(header, digest, conflict, current.state, current.state,
+                                    usage_report(current))]
 
     # Deadlines passed by this packet's time fire first, so a late result still raises its timeout.
     current, timeouts = advance(current, now_ms)
@@ -64,9 +65,11 @@ def evolve(ledger: EpisodeLedger | None, packet: Mapping[str, Any]) -> tuple[Epi
         if state_after == SAFE_MODE and current.state != SAFE_MODE:
             outputs.append(_alert("SAFE_MODE_ENTERED", "CRITICAL", new_ledger, packet,
                                   f"safe mode: {new_ledger.safe_mode_reason}"))
-    verdict = _verdict(header, digest, tuple(violations), current.state, state_after, new_ledger)
-    new_ledger, late = advance(new_ledger, now_ms)
-    outputs = [verdict, *outputs, *timeouts, *late]
+    verdict = _verdict(header, digest, tuple(violations), current.state, state_after,
+                       usage_report(new_ledger))
+    # No second `advance`: the one above covered every earlier directive at this time, and a directive this
+    # packet opens has a deadline at or after it.
+    outputs = [verdict, *outputs, *timeouts]
     extra = tuple(o for o in outputs if not isinstance(o, PacketVerdict))
     return new_ledger.with_judgement(packet_id, verdict, extra), outputs
 
@@ -165,24 +168,21 @@ def _escalation(ledger: EpisodeLedger, packet: Mapping[str, Any], reason: str) -
                       _event_time(packet), {"state": ledger.state, "usage": usage_report(ledger)})
 
 
-def _replayed(header: Mapping[str, Any], digest: str, seen: Judgement, ledger: EpisodeLedger) -> list[Output]:
-    verdict = PacketVerdict(
-        verdict_id=verdict_id_for(str(header["packet_id"]), digest), packet_id=str(header["packet_id"]),
-        correlation_id=str(header["correlation_id"]), packet_type=str(header["packet_type"]),
-        status=seen.status, violations=seen.violations, event_time=_time_of(header), content_hash=digest,
-        state_before=seen.state_before, state_after=seen.state_after, usage=seen.usage,
-    )
+def _replayed(header: Mapping[str, Any], digest: str, seen: Judgement) -> list[Output]:
+    """What a redelivered packet re-emits: its verdict rebuilt from the packet and the judgement, and
+    the alerts and escalations it raised the first time."""
+    verdict = _verdict(header, digest, seen.violations, seen.state_before, seen.state_after, seen.usage)
     return [verdict, *seen.outputs]
 
 
 def _verdict(header: Mapping[str, Any], digest: str, violations: tuple[Violation, ...], before: str | None,
-             after: str | None, ledger: EpisodeLedger | None) -> PacketVerdict:
+             after: str | None, usage: Mapping[str, Any] | None) -> PacketVerdict:
     packet_id = str(header["packet_id"])
     return PacketVerdict(
         verdict_id=verdict_id_for(packet_id, digest), packet_id=packet_id,
         correlation_id=str(header["correlation_id"]), packet_type=str(header["packet_type"]),
         status=status_of(violations), violations=violations, event_time=_time_of(header), content_hash=digest,
-        state_before=before, state_after=after, usage=None if ledger is None else usage_report(ledger),
+        state_before=before, state_after=after, usage=usage,
     )
 
 
