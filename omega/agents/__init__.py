@@ -1,0 +1,1 @@
+"""OMEGA-57 orchestration monitor: roster, messages, session, confidence, failures, termination, planner."""
