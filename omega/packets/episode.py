@@ -4,12 +4,12 @@ rest once a packet is accepted (tokens, open directives, the verification loop, 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import replace
 from typing import Any
 
 from omega.eventtime import to_ms
 from omega.packets.invariants import directive_deadline_ms, is_budget_approval
 from omega.packets.ledger import Budgets, EpisodeLedger, OpenDirective, Token, Usage, VerifyLoop
+from omega.records import replace
 
 LAYER_ONE_AUTHORITIES = (1, "Integrity")
 
@@ -17,7 +17,7 @@ LAYER_ONE_AUTHORITIES = (1, "Integrity")
 def get(data: object, *path: str) -> Any:
     """The value at a dotted path of nested dicts, or None (packets may be schema-invalid)."""
     for key in path:
-        if type(data) is not dict and not isinstance(data, Mapping):  # plain dicts first: a hot path
+        if type(data) is not dict and (data is None or not isinstance(data, Mapping)):  # plain dicts first: hot
             return None
         data = data.get(key)
     return data

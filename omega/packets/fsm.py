@@ -58,7 +58,7 @@ class FsmStep:
 
 # --------------------------------------------------------------------------- reading a packet defensively
 def _type(packet: Mapping[str, Any]) -> str | None:
-    header = packet.get("header") if isinstance(packet, Mapping) else None
+    header = packet.get("header") if type(packet) is dict or isinstance(packet, Mapping) else None
     kind = header.get("packet_type") if isinstance(header, Mapping) else None
     return kind if isinstance(kind, str) else None
 
@@ -147,10 +147,16 @@ TABLE: tuple[Row, ...] = (
 IntegrityAlertPacket rows and episode close are handled out of band, in `fsm_step`."""
 
 
+_ROWS: dict[tuple[str, str], tuple[Row, ...]] = {}
+for _r in TABLE:
+    _ROWS[_r.source, _r.packet_type] = (*_ROWS.get((_r.source, _r.packet_type), ()), _r)
+
+
 def _row(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Row | None:
     kind = _type(packet)
-    return next((r for r in TABLE if r.source == ledger.state and r.packet_type == kind and r.guard(ledger, packet)),
-                None)
+    if kind is None:
+        return None
+    return next((r for r in _ROWS.get((ledger.state, kind), ()) if r.guard(ledger, packet)), None)
 
 
 def _deviation_target(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> str:

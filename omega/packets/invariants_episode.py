@@ -52,8 +52,8 @@ _PARAMS = "payload.execution_method.tool_params"
 def field_at(data: object, path: str) -> Any:
     """The value at dotted `path` of nested mappings, or None (packets may be schema-invalid)."""
     for key in _steps(path):
-        # `type(...) is dict` first: decoded JSON is plain dicts, and the ABC check is slow on a hot path.
-        if type(data) is not dict and not isinstance(data, Mapping):
+        # Plain dicts and None first: decoded JSON is plain dicts, and the ABC check is slow on a hot path.
+        if type(data) is not dict and (data is None or not isinstance(data, Mapping)):
             return None
         data = data.get(key)
     return data

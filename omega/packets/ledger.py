@@ -13,11 +13,12 @@ producers report it (the metadata object is open in the published schema).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from omega.events import Alert, Escalation
 from omega.packets.verdict import PacketVerdict, VerdictStatus
+from omega.records import replace
 from omega.violations import Severity, Violation
 
 

@@ -9,7 +9,6 @@ the packet is accepted. Time is event time: `created_at` drives token expiry, re
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
 from omega.canonical import content_hash
@@ -21,6 +20,7 @@ from omega.packets.invariants import EPISODE, PER_PACKET, overruns
 from omega.packets.ledger import EpisodeLedger, Judgement, OpenDirective
 from omega.packets.schema import check_schema
 from omega.packets.verdict import SINGLE_PACKET, PacketVerdict, VerdictStatus, status_of, verdict_id_for
+from omega.records import replace
 from omega.violations import Severity, Violation
 
 Output = PacketVerdict | Alert | Escalation
