@@ -115,7 +115,7 @@ class ValidatorSteps:
         ledger = self.ledgers.get(key, stored)
         new_ledger, emits = self.pipeline.packet(ledger, raw, src)
         if new_ledger is not None and new_ledger is not ledger:
-            self._store(key, new_ledger)
+            self._store(key, new_ledger, stored)
         if src.timestamp_ms is not None:
             previous = self.watermarks.get(src.partition, src.timestamp_ms)
             self.watermarks[src.partition] = max(previous, src.timestamp_ms)
@@ -132,7 +132,7 @@ class ValidatorSteps:
                 continue
             advanced, out = self.pipeline.tick(ledger, watermark)
             if out:
-                self._store(key, advanced)
+                self._store(key, advanced, self.episodes[key])
                 emits.extend(out)
         return emits
 
@@ -143,8 +143,8 @@ class ValidatorSteps:
         self.ticked.update(due)
         return due
 
-    def _store(self, key: str, ledger: EpisodeLedger) -> None:
-        stored = ledger.to_dict()
+    def _store(self, key: str, ledger: EpisodeLedger, previous: Any) -> None:
+        stored = ledger.to_dict(previous or None)
         self.episodes[key] = stored  # reassigned, never mutated: Faust logs only this
         self.ledgers.put(key, stored, ledger)
 

@@ -179,8 +179,9 @@ class EpisodeLedger:
             rejected=self.rejected + (not ok),
         )
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-able form for the Faust table and snapshots."""
+    def to_dict(self, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """JSON-able form for the Faust table and snapshots; `previous`, the stored form of an earlier ledger
+        of the same episode, lends its encoded judgements (a recorded judgement never changes)."""
         data = {f: getattr(self, f) for f in _SCALARS}
         data["budgets"] = None if self.budgets is None else asdict(self.budgets)
         data["usage"] = asdict(self.usage)
@@ -188,7 +189,9 @@ class EpisodeLedger:
         data["open_directives"] = {k: asdict(d) for k, d in self.open_directives.items()}
         data["evidence_refs"] = list(self.evidence_refs)
         data["verify"] = None if self.verify is None else asdict(self.verify)
-        data["applied"] = {pid: j.to_list() for pid, j in self.applied.items()}
+        # Re-encoding every judgement on every packet made the live store quadratic in the episode length.
+        known: Mapping[str, Any] = previous["applied"] if previous else {}
+        data["applied"] = {pid: known[pid] if pid in known else j.to_list() for pid, j in self.applied.items()}
         return data
 
     @classmethod

@@ -76,6 +76,14 @@ def test_ledger_survives_its_json_form_unchanged() -> None:
     assert (ledger.accepted, ledger.rejected) == (5, 1)
 
 
+def test_ledger_json_form_built_from_the_previous_form_equals_a_fresh_one() -> None:
+    ledger, stored = None, None
+    for p in episode_packets(4, 12):
+        ledger, _ = evolve(ledger, p)
+        stored = ledger.to_dict(stored)
+        assert stored == ledger.to_dict()
+
+
 @settings(max_examples=60, deadline=None)
 @given(valid_packets())
 def test_no_generated_schema_valid_packet_gets_a_schema_violation(p: dict) -> None:  # type: ignore[type-arg]
