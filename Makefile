@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 # The bundled examples contain rejected packets and dead letters on purpose, so exit 1 ("something
 # was rejected") is a successful run here; 2 and above are real failures.
 run: venv
-	@rc=0; $(BIN)/omega replay examples/omen/*.jsonl --out out/replay.jsonl || rc=$$?; \
+	@rc=0; $(BIN)/omega replay examples/omen/*.jsonl examples/omega57/*.yaml --out out/replay.jsonl || rc=$$?; \
 	  echo "outputs: out/replay.jsonl"; [ $$rc -le 1 ]
 
 lint: venv

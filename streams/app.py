@@ -8,22 +8,33 @@ ledger is always reassigned, never mutated in place.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import faust
 import structlog
 from aiokafka.partitioner import murmur2
 
+from omega.agents.session import SessionState
 from omega.packets.ledger import EpisodeLedger
 from streams.codec import SchemaRegistry
 from streams.logs import get_logger
+from streams.monitor import MonitorStage
 from streams.pipeline import Emit, Pipeline, Source
 from streams.settings import Settings
-from streams.topics import ALL_TOPICS, DEAD_LETTERS, PACKETS, PACKETS_JSON, TopicSpec, topic_name
+from streams.topics import (
+    AGENT_MESSAGES_RAW,
+    ALL_TOPICS,
+    DEAD_LETTERS,
+    PACKETS,
+    PACKETS_JSON,
+    TopicSpec,
+    topic_name,
+)
 
 log = get_logger("omega.worker")
+T = TypeVar("T")
 
 
 @dataclass
@@ -35,6 +46,7 @@ class OmegaApp:
     pipeline: Pipeline
     topics: dict[str, Any]
     episodes: Any
+    sessions: Any
 
     async def send_all(self, emits: Iterable[Emit]) -> None:
         """Send outputs in order; the caller's offset is committed only after the stream step returns."""
@@ -70,30 +82,31 @@ def _raw(event: Any) -> bytes:
     return value if isinstance(value, bytes) else bytes(value or b"")
 
 
-class LedgerCache:
-    """Decoded ledgers by key, trusted only while the table still holds the very object they came from.
+class DecodedCache(Generic[T]):
+    """Decoded table values by key, trusted only while the table still holds the very object they came from.
 
-    The memory store returns the dict we assigned, so a hit skips `from_dict` (which grows with the
-    episode); any other store, a recovery or a rebalance hands back a new object and the entry misses.
+    The memory store returns the dict we assigned, so a hit skips decoding (which grows with the episode
+    or session); any other store, a recovery or a rebalance hands back a new object and the entry misses.
     """
 
-    def __init__(self, size: int = 10_000) -> None:
-        self._entries: OrderedDict[str, tuple[object, EpisodeLedger]] = OrderedDict()
+    def __init__(self, decode: Callable[[Any], T], size: int = 10_000) -> None:
+        self._decode = decode
+        self._entries: OrderedDict[str, tuple[object, T]] = OrderedDict()
         self._size = size
 
-    def get(self, key: str, stored: Any) -> EpisodeLedger | None:
-        """The ledger of `stored` (the table's value for `key`), decoded only on a miss."""
+    def get(self, key: str, stored: Any) -> T | None:
+        """The decoded value of `stored` (the table's value for `key`), decoded only on a miss."""
         if not stored:
             return None
         entry = self._entries.get(key)
         if entry is not None and entry[0] is stored:
             self._entries.move_to_end(key)
             return entry[1]
-        return EpisodeLedger.from_dict(stored)
+        return self._decode(stored)
 
-    def put(self, key: str, stored: object, ledger: EpisodeLedger) -> None:
-        """Remember that `stored` decodes to `ledger`."""
-        self._entries[key] = (stored, ledger)
+    def put(self, key: str, stored: object, value: T) -> None:
+        """Remember that `stored` decodes to `value`."""
+        self._entries[key] = (stored, value)
         self._entries.move_to_end(key)
         if len(self._entries) > self._size:
             self._entries.popitem(last=False)
@@ -105,7 +118,7 @@ class ValidatorSteps:
 
     def __init__(self, pipeline: Pipeline, episodes: Any, partitions: int) -> None:
         self.pipeline, self.episodes, self.partitions = pipeline, episodes, partitions
-        self.ledgers = LedgerCache()
+        self.ledgers: DecodedCache[EpisodeLedger] = DecodedCache(EpisodeLedger.from_dict)
         self.watermarks: dict[int, int] = {}
         self.ticked: dict[int, int] = {}
 
@@ -149,6 +162,27 @@ class ValidatorSteps:
         self.ledgers.put(key, stored, ledger)
 
 
+class MonitorSteps:
+    """The monitor agent's work per record: the session state from the table, the stage, the reassignment."""
+
+    def __init__(self, stage: MonitorStage, sessions: Any) -> None:
+        self.stage, self.sessions = stage, sessions
+        self.cache: DecodedCache[SessionState] = DecodedCache(SessionState.from_dict)
+
+    def record(self, src: Source, raw: bytes, key: str) -> list[Emit]:
+        """One record of session `key`; a record without a session id cannot be attributed: a dead letter."""
+        if not key:
+            return [self.stage.pipeline.dead_letter(raw, src, "NO_SESSION", "the record has no key (session id)")]
+        stored = self.sessions.get(key)
+        state = self.cache.get(key, stored)
+        step = self.stage.messages(state, raw, src, key)
+        if step.state is not None and step.state is not state:
+            value = step.state.to_dict()
+            self.sessions[key] = value  # reassigned, never mutated: Faust logs only this
+            self.cache.put(key, value, step.state)
+        return step.emits
+
+
 def partition_of(key: str, partitions: int) -> int:
     """The partition the producers' default partitioner (murmur2, as in the Java client) gives a key."""
     return (int(murmur2(key.encode("utf-8"))) & 0x7FFFFFFF) % partitions
@@ -190,7 +224,13 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         partitions=settings.partitions,
         help="Episode ledger per correlation_id (JSON keys and values: Faust's default for plain types).",
     )
-    omega = OmegaApp(app, settings, pipeline, topics, episodes)
+    sessions = app.Table(
+        f"{settings.topic_prefix}sessions",
+        default=None,
+        partitions=settings.partitions,
+        help="OMEGA-57 session state per session_id (JSON).",
+    )
+    omega = OmegaApp(app, settings, pipeline, topics, episodes, sessions)
     _register_agents(omega)
 
     log.info("app_created", app_id=settings.app_id, topics=[t.name for t in ALL_TOPICS],
@@ -233,6 +273,16 @@ def _register_agents(omega: OmegaApp) -> None:
             structlog.contextvars.bind_contextvars(correlation_id=key)
             await omega.send_all(await guarded(
                 event, PACKETS, lambda src, raw=raw, key=key: steps.packet(src, raw, key)))
+
+    monitor_steps = MonitorSteps(MonitorStage(pipeline), omega.sessions)
+
+    @app.agent(topics[AGENT_MESSAGES_RAW.logical], name=f"{settings.topic_prefix}monitor")
+    async def monitor(stream: faust.StreamT[Any]) -> None:
+        async for event in stream.events():
+            key = event.key.decode("utf-8", "replace") if isinstance(event.key, bytes) else str(event.key or "")
+            structlog.contextvars.bind_contextvars(session_id=key)
+            await omega.send_all(await guarded(
+                event, AGENT_MESSAGES_RAW, lambda src, ev=event, key=key: monitor_steps.record(src, _raw(ev), key)))
 
     @app.timer(interval=settings.tick_interval_seconds)  # type: ignore[untyped-decorator]  # faust is untyped
     async def watermark_ticks() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -12,14 +13,29 @@ from typing import IO, Any
 import click
 from rich.console import Console
 
+from omega.agents.model import MessageRejected, SessionEvent
+from omega.agents.planner import plan_deployment
+from omega.agents.session import SessionState
 from omega.canonical import canonical_json
 from streams.codec import SchemaRegistry
 from streams.logs import configure_logging
-from streams.pipeline import Emit, Pipeline
+from streams.monitor import MonitorStage
+from streams.pipeline import Emit, Pipeline, Source
 from streams.replay import Replayer, ReplaySummary, jsonable, read_inputs
 from streams.settings import Settings
 from streams.summary import render_summary
-from streams.topics import ALERTS, ALL_TOPICS, BY_LOGICAL, ESCALATIONS, VERDICTS, TopicSpec, topic_name
+from streams.topics import (
+    AGENT_MESSAGES,
+    ALERTS,
+    ALL_TOPICS,
+    BY_LOGICAL,
+    DEAD_LETTERS,
+    ESCALATIONS,
+    TERMINATIONS,
+    VERDICTS,
+    TopicSpec,
+    topic_name,
+)
 
 EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 
@@ -132,8 +148,68 @@ def check_line(emit: Emit) -> dict[str, Any]:
         return {"kind": "verdict", **record, "fsm": {"from": before, "to": after}}
     if emit.topic.logical == ALERTS.logical:  # the alert's own `kind` (TASK_TIMEOUT, ...) must not hide the line's
         return {"kind": "alert", "alert_kind": record.pop("kind"), **record}
+    if emit.topic is TERMINATIONS:
+        return {"kind": "termination", **record}
     kind = "escalation" if emit.topic.logical == ESCALATIONS.logical else "dead_letter"
     return {"kind": kind, **record}
+
+
+@check.command("messages")
+@files_argument
+@click.option("--session-id", default=None, help="Session id of the messages (default: the first file's stem).")
+@click.option("--session-per-file", is_flag=True, help="Judge each file as its own session (id: its stem).")
+def check_messages(files: tuple[Path, ...], session_id: str | None, session_per_file: bool) -> None:
+    """Check OMEGA-57 agent messages (YAML or JSON; one or many per file; a session's messages in order).
+
+    One JSON line per message {file, agent_id, status, reasons}, then any alert, escalation or termination
+    report as it fires. Exit 1 if any message is rejected."""
+    paths = _existing(files)
+    stage = MonitorStage(_pipeline(Settings.from_env()))
+    states: dict[str, SessionState | None] = {}
+    rejected = False
+    for number, path in enumerate(paths):
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            click.echo(f"omega: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+        session = path.stem if session_per_file else (session_id or paths[0].stem)
+        step = stage.messages(states.get(session), raw, Source(f"file:{path}", 0, number), session)
+        states[session] = step.state
+        for event in step.events:
+            rejected = rejected or isinstance(event, MessageRejected)
+            click.echo(canonical_json(message_line(path, event)))
+        for emit in step.emits:
+            if emit.topic is not AGENT_MESSAGES and emit.topic is not DEAD_LETTERS:
+                click.echo(canonical_json(check_line(emit)))
+    sys.exit(EXIT_REJECTED if rejected else EXIT_OK)
+
+
+def message_line(path: Path, event: SessionEvent) -> dict[str, Any]:
+    """One message's outcome in `check messages`."""
+    if isinstance(event, MessageRejected):
+        return {"kind": "message", "file": str(path), "session_id": event.session_id, "message_id": event.message_id,
+                "agent_id": event.agent_id, "status": "REJECTED", "reasons": list(event.reasons)}
+    return {"kind": "message", "file": str(path), "session_id": event.session_id, "message_id": event.message_id,
+            "agent_id": event.agent_id, "status": "ACCEPTED", "reasons": []}
+
+
+@main.command()
+@click.option("--type", "problem_type", required=True,
+              help="Problem type, optionally with its sub-type: EMPIRICAL or EMPIRICAL/CAUSAL (§1.1).")
+@click.option("--uncertainty", type=click.Choice(["HIGH", "MEDIUM", "LOW"], case_sensitive=False), required=True)
+@click.option("--stakes", type=click.Choice(["HIGH", "MEDIUM", "LOW"], case_sensitive=False), required=True)
+@click.option("--ill-defined", is_flag=True, help="The problem is not yet well defined (§1.2: clarity first).")
+def plan(problem_type: str, uncertainty: str, stakes: str, ill_defined: bool) -> None:
+    """Which OMEGA-57 agents to deploy, batch by batch (§1.1-§1.3), as JSON."""
+    kind, _, subtype = problem_type.upper().partition("/")
+    try:
+        deployment = plan_deployment(kind, subtype or None, uncertainty.upper(), stakes.upper(),
+                                     well_defined=not ill_defined)
+    except ValueError as exc:
+        click.echo(f"omega: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    click.echo(json.dumps(deployment.to_dict(), indent=2, sort_keys=True))
 
 
 @main.command()

@@ -122,10 +122,12 @@ class Pipeline:
         assert topic.value_schema is not None
         return Emit(topic, key, self.registry.encode(topic.value_schema, record), timestamp_ms, record)
 
-    def dead_letter(self, raw: bytes, source: Source, error_class: str, reason: str) -> Emit:
-        """A dead letter for `raw`, with an id derived from its source position."""
+    def dead_letter(self, raw: bytes, source: Source, error_class: str, reason: str, part: int = 0) -> Emit:
+        """A dead letter for `raw`, with an id derived from its source position (and `part`, the message's
+        index when one record holds several)."""
+        position = (source.topic, str(source.partition), str(source.offset)) + ((str(part),) if part else ())
         record = {
-            "dead_letter_id": derived_id("dl_", source.topic, str(source.partition), str(source.offset)),
+            "dead_letter_id": derived_id("dl_", *position),
             "source_topic": source.topic,
             "source_partition": source.partition,
             "source_offset": source.offset,

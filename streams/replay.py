@@ -16,14 +16,17 @@ from typing import IO, Any
 
 import fastavro
 
+from omega.agents.session import SessionState
 from omega.canonical import canonical_json
 from omega.packets.ledger import EpisodeLedger
+from streams.monitor import MonitorStage
 from streams.omen_avro import PACKET_SCHEMA
 from streams.pipeline import Emit, Pipeline, Source
-from streams.topics import DEAD_LETTERS, PACKETS, VERDICTS
+from streams.topics import AGENT_MESSAGES, DEAD_LETTERS, PACKETS, TERMINATIONS, VERDICTS
 
 JSON_SUFFIXES = {".json"}
 AVRO_SUFFIXES = {".avro"}
+MESSAGE_SUFFIXES = {".yaml", ".yml"}
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,8 @@ class InputRecord:
 
 
 def read_inputs(paths: Iterable[Path]) -> Iterator[InputRecord]:
-    """Events of JSON (one packet or an array), JSONL, or Avro object container files, in log order."""
+    """Events of JSON (one packet or an array), JSONL, or Avro object container files, and OMEGA-57 sessions
+    (.yaml/.yml), in log order."""
     for path in paths:
         suffix = path.suffix.lower()
         topic = f"file:{path}"
@@ -52,6 +56,9 @@ def read_inputs(paths: Iterable[Path]) -> Iterator[InputRecord]:
                     raw = json.dumps(jsonable(datum), sort_keys=True, separators=(",", ":"),
                                      ensure_ascii=False).encode("utf-8")
                     yield InputRecord(Source(topic, 0, n), raw, "avro", datum, name)
+        elif suffix in MESSAGE_SUFFIXES:
+            # An OMEGA-57 session recorded as one YAML stream: the file is the session, its stem the session id.
+            yield InputRecord(Source(topic, 0, 0, path.stem.encode("utf-8")), path.read_bytes(), "message")
         elif suffix in JSON_SUFFIXES:
             yield from _read_json_document(path, topic)
         else:
@@ -103,6 +110,9 @@ class ReplaySummary:
     dead_letters: Counter[str] = field(default_factory=Counter)
     escalations: int = 0
     episodes: int = 0
+    messages: int = 0
+    terminations: Counter[str] = field(default_factory=Counter)
+    sessions: int = 0
 
     def count(self, emit: Emit) -> None:
         """Add one output to the counts."""
@@ -114,6 +124,10 @@ class ReplaySummary:
             self.alerts[str(emit.record["kind"])] += 1
         elif emit.topic.logical == "escalations":
             self.escalations += 1
+        elif emit.topic is AGENT_MESSAGES:
+            self.messages += 1
+        elif emit.topic is TERMINATIONS:
+            self.terminations[str(emit.record["status"])] += 1
 
 
 class Replayer:
@@ -122,6 +136,8 @@ class Replayer:
     def __init__(self, pipeline: Pipeline) -> None:
         self.pipeline = pipeline
         self.episodes: dict[str, EpisodeLedger] = {}
+        self.sessions: dict[str, SessionState] = {}
+        self.monitor = MonitorStage(pipeline)
         self.summary = ReplaySummary()
         self.watermark_ms: int | None = None
         self._packet_offset = 0
@@ -133,6 +149,8 @@ class Replayer:
             stage_one = self._reencode(record)
         elif record.stage == "single":
             stage_one = self.pipeline.single_packet(record.raw, record.source)
+        elif record.stage == "message":
+            return self._counted(self._messages(record))
         else:
             stage_one = self.pipeline.ingress(record.raw, record.source)
         outputs: list[Emit] = []
@@ -147,7 +165,15 @@ class Replayer:
         for emit in outputs:
             self.summary.count(emit)
         self.summary.episodes = len(self.episodes)
+        self.summary.sessions = len(self.sessions)
         return outputs
+
+    def _messages(self, record: InputRecord) -> list[Emit]:
+        session_id = (record.source.key or b"").decode("utf-8", "replace")
+        step = self.monitor.messages(self.sessions.get(session_id), record.raw, record.source, session_id)
+        if step.state is not None:
+            self.sessions[session_id] = step.state
+        return step.emits
 
     def finish(self) -> list[Emit]:
         """End of the log: every episode advances to the log's watermark, so quiet episodes' dangling

@@ -1,4 +1,5 @@
-"""The readable replay summary: events in, verdicts by status, alerts by kind, dead letters by class."""
+"""The readable replay summary: events in, verdicts by status, alerts by kind, dead letters by class, and the
+OMEGA-57 sessions with their terminations."""
 
 from __future__ import annotations
 
@@ -23,4 +24,9 @@ def render_summary(summary: ReplaySummary, console: Console, title: str = "Repla
         for kind, count in sorted(counter.items()):
             table.add_row(label, kind, str(count))
     table.add_row("escalations", "", str(summary.escalations))
+    if summary.sessions:
+        table.add_row("OMEGA-57 sessions", "", str(summary.sessions))
+        table.add_row("agent messages accepted", "", str(summary.messages))
+        for status, count in sorted(summary.terminations.items()):
+            table.add_row("terminations", status, str(count))
     console.print(table)

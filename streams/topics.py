@@ -30,7 +30,15 @@ ESCALATIONS = TopicSpec("escalations", "omega.escalations", "episode or session 
 DEAD_LETTERS = TopicSpec("dead_letters", "omega.deadletters", "source topic", "omega.events.DeadLetter",
                          "every agent", "operators")
 
-ALL_TOPICS: tuple[TopicSpec, ...] = (PACKETS_JSON, PACKETS, VERDICTS, ALERTS, ESCALATIONS, DEAD_LETTERS)
+AGENT_MESSAGES_RAW = TopicSpec("agent_messages_raw", "omega57.messages.raw", "session_id", None,
+                               "OMEGA-57 agents (YAML or JSON text, one or more messages)", "session monitor agent")
+AGENT_MESSAGES = TopicSpec("agent_messages", "omega57.messages", "session_id", "omega.agents.AgentMessage",
+                           "session monitor agent (accepted messages, canonical)", "memory projections")
+TERMINATIONS = TopicSpec("terminations", "omega57.terminations", "session_id", "omega.agents.TerminationReport",
+                         "session monitor agent", "PHI, users, memory projections")
+
+ALL_TOPICS: tuple[TopicSpec, ...] = (PACKETS_JSON, PACKETS, VERDICTS, ALERTS, ESCALATIONS, DEAD_LETTERS,
+                                     AGENT_MESSAGES_RAW, AGENT_MESSAGES, TERMINATIONS)
 BY_LOGICAL = {t.logical: t for t in ALL_TOPICS}
 
 

@@ -16,22 +16,24 @@ REFERENCE_TYPES = ("SUPPORTS", "CONTRADICTS", "EXTENDS", "QUALIFIES", "USES")
 
 @dataclass(frozen=True, slots=True)
 class InputUsed:
-    """One `dependencies.inputs_used` entry."""
+    """One `dependencies.inputs_used` entry; unknown keys the producer added stay in `extras`."""
 
     agent_id: int
     element: str
     how_used: str
+    extras: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
 class Reference:
-    """A §2.2 reference to another agent's output."""
+    """A §2.2 reference to another agent's output; unknown keys the producer added stay in `extras`."""
 
     type: str
     source_agent: int
     source_element: str
     relationship: str
     confidence_impact: str
+    extras: Mapping[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

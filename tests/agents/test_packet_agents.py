@@ -7,83 +7,26 @@ are spied on, since Faust persists a table change only through `table[key] = val
 
 from __future__ import annotations
 
-import asyncio
 import json
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from typing import Any
-from unittest.mock import AsyncMock, MagicMock, patch
-
-import pytest
+from unittest.mock import MagicMock, patch
 
 from omega.packets.ledger import EpisodeLedger
-from streams.app import OmegaApp, create_app
+from streams.app import OmegaApp
 from streams.codec import SchemaRegistry
 from streams.omen_avro import PACKET_SCHEMA, PacketConverter
 from streams.pipeline import Source
-from streams.settings import Settings
-from streams.topics import ALL_TOPICS, DEAD_LETTERS, PACKETS, PACKETS_JSON, VERDICTS
+from streams.topics import DEAD_LETTERS, PACKETS, PACKETS_JSON, VERDICTS
+from tests.agents.support import agent_of, all_sends, sends, settle
 from tests.factories import packet as factory_packet
 
 REGISTRY = SchemaRegistry.from_directory()
 CONVERTER = PacketConverter(REGISTRY.get(PACKET_SCHEMA).parsed)
 CREATED_AT_S = datetime(2025, 12, 21, 11, 0, 0, tzinfo=UTC).timestamp()
 KAFKA_TS = 1_766_400_000.5  # the fake message's timestamp, seconds
-
-
-@pytest.fixture
-async def omega() -> AsyncIterator[OmegaApp]:
-    """A fresh app per test, tables in memory, every topic's send captured."""
-    app = create_app(Settings(app_id="omega-agent-test", store="memory://", topic_prefix="t."), REGISTRY)
-    app.app.finalize()
-    with _captured_sends(app):
-        yield app
-    # Iterating a stream makes the app build its Kafka consumer, whose thread gets an event loop of its
-    # own; test_context never starts that thread, so nothing would ever close the loop.
-    consumer = app.app._consumer
-    if consumer is not None:
-        consumer._thread.thread_loop.close()  # type: ignore[attr-defined]
-
-
-@contextmanager
-def _captured_sends(app: OmegaApp) -> Iterator[None]:
-    patches = [patch.object(app.topics[spec.logical], "send", new=AsyncMock(name=spec.logical)) for spec in ALL_TOPICS]
-    for p in patches:
-        p.start()
-    try:
-        yield
-    finally:
-        for p in reversed(patches):
-            p.stop()
-
-
-def _sends(app: OmegaApp, logical: str) -> list[dict[str, Any]]:
-    """The keyword arguments of every send to one topic, in order."""
-    mock: AsyncMock = app.topics[logical].send
-    return [dict(call.kwargs) for call in mock.await_args_list]
-
-
-def _all_sends(app: OmegaApp) -> dict[str, int]:
-    return {spec.logical: app.topics[spec.logical].send.await_count for spec in ALL_TOPICS
-            if app.topics[spec.logical].send.await_count}
-
-
-async def _settle(done: Callable[[], bool], timeout: float = 5.0) -> None:
-    """Wait until `done()`; then a few more loop turns, so that any extra output would show up too.
-
-    `put(wait=True)` returns once the event is handed to a non-yielding agent, not once it is processed."""
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + timeout
-    while not done():
-        assert loop.time() < deadline, "the agent produced nothing in time"
-        await asyncio.sleep(0.001)
-    for _ in range(20):
-        await asyncio.sleep(0)
-
-
-def _agent(app: OmegaApp, name: str) -> Any:
-    return app.app.agents[f"{app.settings.topic_prefix}{name}"]
 
 
 def _avro_packet(packet: dict[str, Any]) -> bytes:
@@ -93,12 +36,12 @@ def _avro_packet(packet: dict[str, Any]) -> bytes:
 # ============================================================================ the ingress agent
 async def test_ingress_sends_valid_json_as_one_avro_packets_record_keyed_by_correlation_id(omega: OmegaApp) -> None:
     packet = factory_packet(0, 1)
-    async with _agent(omega, "ingress").test_context() as agent:
+    async with agent_of(omega, "ingress").test_context() as agent:
         await agent.put(json.dumps(packet).encode(), key=b"whatever-the-producer-chose", timestamp=KAFKA_TS)
-        await _settle(lambda: bool(_all_sends(omega)))
+        await settle(lambda: bool(all_sends(omega)))
 
-    assert _all_sends(omega) == {PACKETS.logical: 1}
-    [sent] = _sends(omega, PACKETS.logical)
+    assert all_sends(omega) == {PACKETS.logical: 1}
+    [sent] = sends(omega, PACKETS.logical)
     assert sent["key"] == b"corr_ep00001"
     assert sent["timestamp"] == CREATED_AT_S  # event time, not the source record's time
     assert sent["value"][:10] == b"\xc3\x01" + REGISTRY.get(PACKET_SCHEMA).fingerprint
@@ -111,13 +54,13 @@ async def test_ingress_sends_malformed_json_as_one_dead_letter_with_the_fake_mes
     omega: OmegaApp,
 ) -> None:
     raw = b'{"header": {"packet_id": '
-    async with _agent(omega, "ingress").test_context() as agent:
+    async with agent_of(omega, "ingress").test_context() as agent:
         await agent.put(json.dumps(factory_packet(0, 1)).encode(), key=b"k0", timestamp=KAFKA_TS)
         await agent.put(raw, key=b"k1", timestamp=KAFKA_TS)
-        await _settle(lambda: bool(_sends(omega, DEAD_LETTERS.logical)))
+        await settle(lambda: bool(sends(omega, DEAD_LETTERS.logical)))
 
-    assert _all_sends(omega) == {PACKETS.logical: 1, DEAD_LETTERS.logical: 1}
-    [sent] = _sends(omega, DEAD_LETTERS.logical)
+    assert all_sends(omega) == {PACKETS.logical: 1, DEAD_LETTERS.logical: 1}
+    [sent] = sends(omega, DEAD_LETTERS.logical)
     topic = f"{omega.settings.topic_prefix}{PACKETS_JSON.name}"
     assert sent["key"] == topic.encode()
     assert sent["timestamp"] == KAFKA_TS
@@ -132,13 +75,13 @@ async def test_ingress_sends_malformed_json_as_one_dead_letter_with_the_fake_mes
 
 
 async def test_ingress_survives_bad_input_and_goes_on(omega: OmegaApp) -> None:
-    async with _agent(omega, "ingress").test_context() as agent:
+    async with agent_of(omega, "ingress").test_context() as agent:
         for raw in (b"\xff\xfe", b"[]", b"null", json.dumps(factory_packet(1, 1)).encode()):
             await agent.put(raw, key=None, timestamp=KAFKA_TS)
-        await _settle(lambda: bool(_sends(omega, PACKETS.logical)))
+        await settle(lambda: bool(sends(omega, PACKETS.logical)))
 
-    assert _all_sends(omega) == {DEAD_LETTERS.logical: 3, PACKETS.logical: 1}
-    classes = [REGISTRY.decode(s["value"])[1]["error_class"] for s in _sends(omega, DEAD_LETTERS.logical)]
+    assert all_sends(omega) == {DEAD_LETTERS.logical: 3, PACKETS.logical: 1}
+    classes = [REGISTRY.decode(s["value"])[1]["error_class"] for s in sends(omega, DEAD_LETTERS.logical)]
     assert classes == ["INVALID_UTF8", "NOT_AN_OBJECT", "NOT_AN_OBJECT"]
 
 
@@ -153,13 +96,13 @@ def _changelog_spy(app: OmegaApp) -> Iterator[MagicMock]:
 async def test_validator_sends_one_verdict_and_reassigns_the_episode_entry_with_the_ledger(omega: OmegaApp) -> None:
     raw = _avro_packet(factory_packet(0, 1))
     with _changelog_spy(omega) as changelog:
-        async with _agent(omega, "validator").test_context() as agent:
+        async with agent_of(omega, "validator").test_context() as agent:
             await agent.put(raw, key=b"corr_ep00001", timestamp=KAFKA_TS)
-            await _settle(lambda: bool(_all_sends(omega)))
+            await settle(lambda: bool(all_sends(omega)))
             stored = omega.episodes["corr_ep00001"]
 
-    assert _all_sends(omega) == {VERDICTS.logical: 1}
-    [sent] = _sends(omega, VERDICTS.logical)
+    assert all_sends(omega) == {VERDICTS.logical: 1}
+    [sent] = sends(omega, VERDICTS.logical)
     assert sent["key"] == b"corr_ep00001"
     assert sent["timestamp"] == CREATED_AT_S
     name, verdict = REGISTRY.decode(sent["value"])
@@ -179,13 +122,13 @@ async def test_validator_sends_one_verdict_and_reassigns_the_episode_entry_with_
 async def test_validator_reassigns_the_entry_for_each_new_packet_and_not_for_a_redelivery(omega: OmegaApp) -> None:
     first, second = _avro_packet(factory_packet(0, 1)), _avro_packet(factory_packet(1, 1, "BeliefUpdatePacket"))
     with _changelog_spy(omega) as changelog:
-        async with _agent(omega, "validator").test_context() as agent:
+        async with agent_of(omega, "validator").test_context() as agent:
             for raw in (first, second, first):
                 await agent.put(raw, key=b"corr_ep00001", timestamp=KAFKA_TS)
-            await _settle(lambda: len(_sends(omega, VERDICTS.logical)) == 3)
+            await settle(lambda: len(sends(omega, VERDICTS.logical)) == 3)
             stored = omega.episodes["corr_ep00001"]
 
-    verdicts = [s["value"] for s in _sends(omega, VERDICTS.logical)]
+    verdicts = [s["value"] for s in sends(omega, VERDICTS.logical)]
     assert verdicts[2] == verdicts[0]  # the redelivery re-emits the same verdict, byte for byte
     assert len(changelog.call_args_list) == 2  # ...and writes nothing to the table
     assert stored["accepted"] == 2
@@ -194,26 +137,26 @@ async def test_validator_reassigns_the_entry_for_each_new_packet_and_not_for_a_r
 
 
 async def test_validator_keeps_episodes_apart_by_key(omega: OmegaApp) -> None:
-    async with _agent(omega, "validator").test_context() as agent:
+    async with agent_of(omega, "validator").test_context() as agent:
         await agent.put(_avro_packet(factory_packet(0, 1)), key=b"corr_ep00001", timestamp=KAFKA_TS)
         await agent.put(_avro_packet(factory_packet(0, 2)), key=b"corr_ep00002", timestamp=KAFKA_TS)
-        await _settle(lambda: len(_sends(omega, VERDICTS.logical)) == 2)
+        await settle(lambda: len(sends(omega, VERDICTS.logical)) == 2)
         entries = {key: omega.episodes[key] for key in ("corr_ep00001", "corr_ep00002")}
 
-    assert [s["key"] for s in _sends(omega, VERDICTS.logical)] == [b"corr_ep00001", b"corr_ep00002"]
+    assert [s["key"] for s in sends(omega, VERDICTS.logical)] == [b"corr_ep00001", b"corr_ep00002"]
     assert {k: list(v["applied"]) for k, v in entries.items()} == {
         "corr_ep00001": ["pkt_00001_000000"], "corr_ep00002": ["pkt_00002_000000"]}
 
 
 async def test_validator_sends_undecodable_bytes_to_dead_letters_and_leaves_the_table_alone(omega: OmegaApp) -> None:
     with _changelog_spy(omega) as changelog:
-        async with _agent(omega, "validator").test_context() as agent:
+        async with agent_of(omega, "validator").test_context() as agent:
             await agent.put(b'{"json": "on the avro topic"}', key=b"corr_ep00009", timestamp=KAFKA_TS)
-            await _settle(lambda: bool(_all_sends(omega)))
+            await settle(lambda: bool(all_sends(omega)))
             assert omega.episodes.get("corr_ep00009") is None
 
-    assert _all_sends(omega) == {DEAD_LETTERS.logical: 1}
-    record = REGISTRY.decode(_sends(omega, DEAD_LETTERS.logical)[0]["value"])[1]
+    assert all_sends(omega) == {DEAD_LETTERS.logical: 1}
+    record = REGISTRY.decode(sends(omega, DEAD_LETTERS.logical)[0]["value"])[1]
     assert record["error_class"] == "NOT_SINGLE_OBJECT"
     assert record["source_topic"] == f"{omega.settings.topic_prefix}{PACKETS.name}"
     assert changelog.call_count == 0
@@ -232,11 +175,11 @@ async def test_an_unexpected_stage_error_becomes_an_internal_dead_letter_and_the
         return real(*args, **kwargs)
 
     with patch.object(omega.pipeline, "packet", side_effect=flaky):
-        async with _agent(omega, "validator").test_context() as agent:
+        async with agent_of(omega, "validator").test_context() as agent:
             await agent.put(_avro_packet(factory_packet(0, 1)), key=b"corr_ep00001", timestamp=KAFKA_TS)
             await agent.put(_avro_packet(factory_packet(1, 1)), key=b"corr_ep00001", timestamp=KAFKA_TS)
-            await _settle(lambda: bool(_sends(omega, VERDICTS.logical)))
+            await settle(lambda: bool(sends(omega, VERDICTS.logical)))
 
-    assert _all_sends(omega) == {DEAD_LETTERS.logical: 1, VERDICTS.logical: 1}
-    record = REGISTRY.decode(_sends(omega, DEAD_LETTERS.logical)[0]["value"])[1]
+    assert all_sends(omega) == {DEAD_LETTERS.logical: 1, VERDICTS.logical: 1}
+    record = REGISTRY.decode(sends(omega, DEAD_LETTERS.logical)[0]["value"])[1]
     assert (record["error_class"], record["reason"], record["source_offset"]) == ("INTERNAL", "RuntimeError: boom", 0)

@@ -1,0 +1,5 @@
+"""The `omega` fixture of the agent tests (see `support`)."""
+
+from tests.agents.support import omega
+
+__all__ = ["omega"]
