@@ -224,7 +224,7 @@ def plan(problem_type: str, uncertainty: str, stakes: str, ill_defined: bool) ->
 @click.option("--data-dir", envvar="OMEGA_DATA_DIR", default=".omega-data", show_default=True,
               type=click.Path(path_type=Path), help="Faust data directory [env OMEGA_DATA_DIR].")
 def worker(bootstrap: str, prefix: str, store: str, partitions: int, app_id: str, data_dir: Path) -> None:
-    """Run the stream worker: ingress, validator and their tables, against Kafka."""
+    """Run the stream worker: ingress, validator and OMEGA-57 monitor agents and their tables, against Kafka."""
     from faust.worker import Worker
 
     from streams.app import create_app

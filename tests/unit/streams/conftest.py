@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Iterator
+
 import pytest
+import structlog
 
 from streams.codec import SchemaRegistry
 from streams.omen_avro import PACKET_SCHEMA, PacketConverter
@@ -25,3 +29,16 @@ def converter(registry: SchemaRegistry) -> PacketConverter:
 def pipeline(registry: SchemaRegistry) -> Pipeline:
     """A fresh pipeline over the shared registry (the pipeline itself is stateless)."""
     return Pipeline(registry)
+
+
+@pytest.fixture(autouse=True)
+def isolated_logging() -> Iterator[None]:
+    """`main` configures structlog and the root logger on the runner's streams, which close after each
+    invocation; put both back so later tests never log into a closed stream."""
+    config = structlog.get_config()
+    root = logging.getLogger()
+    handlers, level = root.handlers[:], root.level
+    yield
+    structlog.configure(**config)
+    root.handlers[:] = handlers
+    root.setLevel(level)

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import io
 import json
-import logging
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 import pytest
-import structlog
 from click.testing import CliRunner, Result
 
 from streams.cli import EXIT_OK, EXIT_REJECTED, EXIT_USAGE, main
@@ -19,19 +16,6 @@ from streams.codec import SchemaRegistry
 from streams.pipeline import Pipeline
 from streams.replay import Replayer, read_inputs
 from tests.factories import packet as factory_packet
-
-
-@pytest.fixture(autouse=True)
-def _isolated_logging() -> Iterator[None]:
-    """`main` configures structlog and the root logger on the runner's streams, which close after each
-    invocation; put both back so later tests never log into a closed stream."""
-    config = structlog.get_config()
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    yield
-    structlog.configure(**config)
-    root.handlers[:] = handlers
-    root.setLevel(level)
 
 
 def _invoke(*args: str) -> Result:
