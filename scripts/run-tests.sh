@@ -24,8 +24,10 @@ if [[ -z "${KAFKA_BOOTSTRAP_SERVERS:-}" ]]; then
     exit 1
   fi
 fi
-# A missing broker is a failure in this run, never a skip.
+# A missing broker is a failure in this run, never a skip; so is a PostgreSQL that the projection store
+# contract suite cannot start (it runs deploy/postgres/pg.sh itself and stops the server afterwards).
 export OMEGA_REQUIRE_BROKER=1
+export OMEGA_REQUIRE_POSTGRES=1
 
 echo "== pytest"
 set +e

@@ -1,0 +1,382 @@
+"""Read-model stores of the memory projections: the protocol, and the SQL logic both backends share.
+
+Tracking-record pattern (DESIGN.md, Idempotency): every batch writes its documents, their index rows AND the
+new log positions in ONE transaction, so after a crash the read model and the position agree; on restart the
+runner resumes after `position(source, partition)`, and an event at or before the stored position is
+recognised and skipped.
+
+Tables (the same in both backends; text compared bytewise, so both order rows alike):
+    memory_documents  (session_id, kind, doc)                 one canonical JSON document per memory
+    memory_failures   (session_id, entry_id, failure_type, pattern, pattern_id, occurred_at, entry)
+    memory_successes  (session_id, entry_id, success_type, pattern, pattern_id, occurred_at, entry)
+    memory_positions  (source, log_partition, log_offset)     the tracking records
+The two index tables repeat each session failure / success (and brilliant idea, type BRILLIANT_IDEA) with the
+columns the cross-session queries filter on; they are rewritten with their document.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import ABC, abstractmethod
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Protocol, Self
+
+import orjson
+
+from projections.documents import KINDS, JSONObject, canonical, parse
+from projections.events import LogEvent
+
+Position = tuple[str, int]
+"""(source, partition) of a log position."""
+DocKey = tuple[str, str]
+"""(session_id, kind) of a stored document."""
+Row = tuple[Any, ...]
+
+
+class EventReducer(Protocol):
+    """Applies one event and returns the documents it changed, by (session_id, kind)."""
+
+    def __call__(self, event: LogEvent, /) -> Mapping[DocKey, JSONObject]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class BatchResult:
+    """What a batch did: events applied, events skipped (at or before the stored position), documents
+    written."""
+
+    applied: int = 0
+    skipped: int = 0
+    documents: int = 0
+
+    def __add__(self, other: BatchResult) -> BatchResult:
+        return BatchResult(self.applied + other.applied, self.skipped + other.skipped,
+                           self.documents + other.documents)
+
+
+class ReadModelStore(Protocol):
+    """Where the memories live between runs. Implementations: `SqliteStore`, `PostgresStore`."""
+
+    def open(self) -> None:
+        """Connect and create the tables when missing (idempotent)."""
+
+    def close(self) -> None:
+        """Disconnect (idempotent)."""
+
+    def apply_batch(self, events: Iterable[LogEvent], reducer: EventReducer) -> BatchResult:
+        """Apply `events` in order through `reducer` and commit every changed document with the new positions
+        in one transaction; events at or before the stored position are skipped and counted. If the reducer
+        or the write fails, nothing of the batch is stored and the exception propagates."""
+
+    def position(self, source: str, partition: int) -> int | None:
+        """The last applied offset of (source, partition); resume after it. None before the first."""
+
+    def positions(self) -> dict[Position, int]:
+        """Every tracking position."""
+
+    def get(self, session_id: str, kind: str) -> JSONObject | None:
+        """One memory document ("session", "pattern", "failure" or "success") of a session."""
+
+    def session(self, session_id: str) -> dict[str, JSONObject]:
+        """kind -> document for one session (the kinds it has)."""
+
+    def sessions(self) -> list[str]:
+        """Ids of the sessions (and OMEN episodes) with a document, sorted."""
+
+    def failures(self, *, pattern: str | None = None, failure_type: str | None = None) -> list[JSONObject]:
+        """Session failures across sessions (each with its `session_id`), by pattern name or id and/or type,
+        in time order."""
+
+    def successes(self, *, pattern: str | None = None, success_type: str | None = None) -> list[JSONObject]:
+        """Session successes and brilliant ideas (type BRILLIANT_IDEA) across sessions, likewise."""
+
+    def content_hash(self) -> str:
+        """SHA-256 over a canonical dump of the whole read model, tracking positions excluded: two stores
+        holding the same memories give the same hash."""
+
+    def reset(self) -> None:
+        """Delete every document, index row and position (the first step of a rebuild)."""
+
+
+# ------------------------------------------------------------------------------------------- index rows
+def indexed_entries(kind: str, doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    """entry id -> entry of the failure or success entries a document indexes (none for other kinds)."""
+    if kind == "failure":
+        return {e["id"]: e for e in doc.get("session_failures") or ()}
+    if kind == "success":
+        found = {e["id"]: e for e in doc.get("session_successes") or ()}
+        found.update((e["id"], e) for e in doc.get("brilliant_ideas") or ())
+        return found
+    return {}
+
+
+def index_row(session_id: str, entry: Mapping[str, Any]) -> Row:
+    """The index row of one failure, success or brilliant idea (an idea has `captured_at`, no type)."""
+    if "captured_at" in entry:
+        return session_id, entry["id"], "BRILLIANT_IDEA", None, None, entry.get("captured_at"), canonical(entry)
+    return (session_id, entry["id"], entry.get("failure_type", entry.get("success_type")), entry.get("pattern"),
+            entry.get("pattern_id"), entry.get("occurred_at"), canonical(entry))
+
+
+@dataclass
+class IndexChanges:
+    """What one batch does to an index table: sessions rewritten whole, rows upserted, rows deleted."""
+
+    rewrite: list[str]
+    upsert: list[Row]
+    delete: list[tuple[str, str]]
+
+
+INDEX_TABLES = {"failure": ("memory_failures", "failure_type"), "success": ("memory_successes", "success_type")}
+HASHED = (
+    ("memory_documents", "session_id, kind, doc", "session_id, kind"),
+    ("memory_failures", "session_id, entry_id, failure_type, pattern, pattern_id, occurred_at, entry",
+     "session_id, entry_id"),
+    ("memory_successes", "session_id, entry_id, success_type, pattern, pattern_id, occurred_at, entry",
+     "session_id, entry_id"),
+)
+
+
+class SqlStore(ABC):
+    """The store logic over a DB-API connection; a backend supplies the connection, its transaction and its
+    DDL. SQL is written with `?` placeholders and translated to the backend's paramstyle."""
+
+    placeholder = "?"
+    text_type = "TEXT"  # PostgreSQL declares its text columns COLLATE "C", so ORDER BY is bytewise there too
+
+    max_remembered = 100_000
+
+    def __init__(self) -> None:
+        self._positions: dict[Position, int] = {}
+        self._open = False
+        # The failure / success documents last committed, by key: the next version is diffed against them by
+        # entry identity (the reducers keep an unchanged entry as the same object), so a batch writes only the
+        # new or changed index rows. A key not remembered (first write after open, or forgotten past
+        # `max_remembered`) has its rows rewritten whole.
+        self._indexed: OrderedDict[DocKey, Mapping[str, Any]] = OrderedDict()
+
+    # -------------------------------------------------------------- backend primitives
+    @abstractmethod
+    def _connect(self) -> None: ...
+
+    @abstractmethod
+    def _disconnect(self) -> None: ...
+
+    @abstractmethod
+    def _transaction(self) -> AbstractContextManager[None]:
+        """A context that commits on success and rolls back on an exception."""
+
+    @abstractmethod
+    def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
+
+    @abstractmethod
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> None: ...
+
+    @abstractmethod
+    def _executemany(self, sql: str, rows: Sequence[Row]) -> None: ...
+
+    def _sql(self, sql: str) -> str:
+        return sql if self.placeholder == "?" else sql.replace("?", self.placeholder)
+
+    def _ddl(self) -> list[str]:
+        t = self.text_type
+        index_columns = (f"session_id {t} NOT NULL, entry_id {t} NOT NULL, {{type}} {t}, pattern {t}, "
+                         f"pattern_id {t}, occurred_at {t}, entry {t} NOT NULL, PRIMARY KEY (session_id, entry_id)")
+        return [
+            f"CREATE TABLE IF NOT EXISTS memory_documents (session_id {t} NOT NULL, kind {t} NOT NULL, "
+            f"doc {t} NOT NULL, PRIMARY KEY (session_id, kind))",
+            f"CREATE TABLE IF NOT EXISTS memory_failures ({index_columns.format(type='failure_type')})",
+            f"CREATE TABLE IF NOT EXISTS memory_successes ({index_columns.format(type='success_type')})",
+            f"CREATE TABLE IF NOT EXISTS memory_positions (source {t} NOT NULL, log_partition INTEGER NOT NULL, "
+            "log_offset BIGINT NOT NULL, PRIMARY KEY (source, log_partition))",
+            "CREATE INDEX IF NOT EXISTS memory_failures_pattern ON memory_failures (pattern, occurred_at)",
+            "CREATE INDEX IF NOT EXISTS memory_failures_pattern_id ON memory_failures (pattern_id, occurred_at)",
+            "CREATE INDEX IF NOT EXISTS memory_failures_type ON memory_failures (failure_type, occurred_at)",
+            "CREATE INDEX IF NOT EXISTS memory_successes_pattern ON memory_successes (pattern, occurred_at)",
+            "CREATE INDEX IF NOT EXISTS memory_successes_pattern_id ON memory_successes (pattern_id, occurred_at)",
+            "CREATE INDEX IF NOT EXISTS memory_successes_type ON memory_successes (success_type, occurred_at)",
+        ]
+
+    # -------------------------------------------------------------- lifecycle
+    def open(self) -> None:
+        """Connect, create the tables when missing and load the tracking positions."""
+        if self._open:
+            return
+        self._connect()
+        try:
+            with self._transaction():
+                for statement in self._ddl():
+                    self._execute(statement)
+            self._positions = self._load_positions()
+            self._indexed.clear()  # what another process wrote since is unknown: rewrite rows whole first
+        except BaseException:
+            self._disconnect()
+            raise
+        self._open = True
+
+    def close(self) -> None:
+        """Disconnect; a closed store can be opened again."""
+        if self._open:
+            self._open = False
+            self._disconnect()
+
+    def __enter__(self) -> Self:
+        self.open()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, value: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def _load_positions(self) -> dict[Position, int]:
+        rows = self._query("SELECT source, log_partition, log_offset FROM memory_positions")
+        return {(str(s), int(p)): int(o) for s, p, o in rows}
+
+    # -------------------------------------------------------------- writing
+    def apply_batch(self, events: Iterable[LogEvent], reducer: EventReducer) -> BatchResult:
+        """See `ReadModelStore.apply_batch`."""
+        positions = dict(self._positions)
+        documents: dict[DocKey, JSONObject] = {}
+        applied = skipped = 0
+        for event in events:
+            where = (event.position_source, event.partition)
+            last = positions.get(where)
+            if last is not None and event.offset <= last:
+                skipped += 1  # a redelivery or a replay from before the position: already in the read model
+                continue
+            documents.update(reducer(event))
+            positions[where] = event.offset
+            applied += 1
+        moved = {p: o for p, o in positions.items() if self._positions.get(p) != o}
+        if moved:
+            self._commit(documents, moved)
+        # Only now, once committed: a failed batch leaves the known positions as they were.
+        self._positions = positions
+        return BatchResult(applied, skipped, len(documents))
+
+    def _index_changes(self, kind: str, documents: Mapping[DocKey, JSONObject]) -> IndexChanges:
+        changes = IndexChanges([], [], [])
+        for key, doc in documents.items():
+            if key[1] != kind:
+                continue
+            sid = key[0]
+            entries = indexed_entries(kind, doc)
+            before = self._indexed.get(key)
+            if before is None:
+                changes.rewrite.append(sid)
+                changes.upsert += [index_row(sid, e) for e in entries.values()]
+                continue
+            old = indexed_entries(kind, before)
+            changes.upsert += [index_row(sid, e) for i, e in entries.items() if old.get(i) is not e]
+            changes.delete += [(sid, i) for i in old if i not in entries]
+        return changes
+
+    def _commit(self, documents: Mapping[DocKey, JSONObject], positions: Mapping[Position, int]) -> None:
+        # Serialise before the transaction opens: a document that cannot be encoded fails the batch without
+        # holding the write lock, and the lock is held only for the writes themselves.
+        rows = [(sid, kind, canonical(doc)) for (sid, kind), doc in documents.items()]
+        indexed = {kind: self._index_changes(kind, documents) for kind in INDEX_TABLES}
+        with self._transaction():
+            # 1. the documents
+            self._executemany(self._sql(
+                "INSERT INTO memory_documents (session_id, kind, doc) VALUES (?, ?, ?) "
+                "ON CONFLICT (session_id, kind) DO UPDATE SET doc = excluded.doc"), rows)
+            # 2. their index rows: new and changed entries, or the session's rows whole when not remembered
+            for kind, (table, type_column) in INDEX_TABLES.items():
+                changes = indexed[kind]
+                # Table and column names are constants of this module; every value is a bound parameter.
+                self._executemany(self._sql(f"DELETE FROM {table} WHERE session_id = ?"),  # noqa: S608
+                                  [(sid,) for sid in changes.rewrite])
+                self._executemany(self._sql(f"DELETE FROM {table} WHERE session_id = ? AND entry_id = ?"),  # noqa: S608
+                                  changes.delete)
+                self._executemany(self._sql(
+                    f"INSERT INTO {table} (session_id, entry_id, {type_column}, pattern, pattern_id, "  # noqa: S608
+                    "occurred_at, entry) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (session_id, entry_id) DO UPDATE "
+                    f"SET {type_column} = excluded.{type_column}, pattern = excluded.pattern, "
+                    "pattern_id = excluded.pattern_id, occurred_at = excluded.occurred_at, entry = excluded.entry"),
+                    changes.upsert)
+            # 3. the tracking positions, in the same transaction
+            self._executemany(self._sql(
+                "INSERT INTO memory_positions (source, log_partition, log_offset) VALUES (?, ?, ?) "
+                "ON CONFLICT (source, log_partition) DO UPDATE SET log_offset = excluded.log_offset"),
+                [(s, p, o) for (s, p), o in positions.items()])
+        # Committed: remember what the index now holds (a rolled-back batch leaves the memory as it was).
+        for key, doc in documents.items():
+            if key[1] in INDEX_TABLES:
+                self._indexed[key] = doc
+                self._indexed.move_to_end(key)
+        while len(self._indexed) > self.max_remembered:
+            self._indexed.popitem(last=False)
+
+    def reset(self) -> None:
+        """See `ReadModelStore.reset`."""
+        with self._transaction():
+            for table in ("memory_documents", "memory_failures", "memory_successes", "memory_positions"):
+                self._execute(f"DELETE FROM {table}")  # noqa: S608 - a constant table name
+        self._positions = {}
+        self._indexed.clear()
+
+    # -------------------------------------------------------------- reading
+    def position(self, source: str, partition: int) -> int | None:
+        """See `ReadModelStore.position`."""
+        return self._positions.get((source, partition))
+
+    def positions(self) -> dict[Position, int]:
+        """See `ReadModelStore.positions`."""
+        return dict(self._positions)
+
+    def get(self, session_id: str, kind: str) -> JSONObject | None:
+        """See `ReadModelStore.get`."""
+        if kind not in KINDS:
+            raise ValueError(f"unknown memory kind {kind!r}; one of {', '.join(KINDS)}")
+        rows = self._query(self._sql("SELECT doc FROM memory_documents WHERE session_id = ? AND kind = ?"),
+                           (session_id, kind))
+        return parse(rows[0][0]) if rows else None
+
+    def session(self, session_id: str) -> dict[str, JSONObject]:
+        """See `ReadModelStore.session`."""
+        rows = self._query(self._sql("SELECT kind, doc FROM memory_documents WHERE session_id = ?"), (session_id,))
+        return {str(kind): parse(doc) for kind, doc in rows}
+
+    def sessions(self) -> list[str]:
+        """See `ReadModelStore.sessions`."""
+        return [str(r[0]) for r in self._query("SELECT DISTINCT session_id FROM memory_documents ORDER BY session_id")]
+
+    def failures(self, *, pattern: str | None = None, failure_type: str | None = None) -> list[JSONObject]:
+        """See `ReadModelStore.failures`."""
+        return self._entries("failure", pattern, failure_type)
+
+    def successes(self, *, pattern: str | None = None, success_type: str | None = None) -> list[JSONObject]:
+        """See `ReadModelStore.successes`."""
+        return self._entries("success", pattern, success_type)
+
+    def _entries(self, kind: str, pattern: str | None, type_: str | None) -> list[JSONObject]:
+        table, type_column = INDEX_TABLES[kind]
+        where, params = [], []
+        if pattern is not None:
+            where.append("(pattern = ? OR pattern_id = ?)")
+            params += [pattern, pattern]
+        if type_ is not None:
+            where.append(f"{type_column} = ?")
+            params.append(type_)
+        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        rows = self._query(self._sql(
+            f"SELECT session_id, entry FROM {table}{clause} "  # noqa: S608 - constant names, values bound
+            # `occurred_at IS NULL` first: both backends then put untimed entries last (their NULL orders differ)
+            "ORDER BY occurred_at IS NULL, occurred_at, session_id, entry_id"), params)
+        return [{**parse(entry), "session_id": sid} for sid, entry in rows]
+
+    def _dump(self) -> Iterator[bytes]:
+        for table, columns, order in HASHED:
+            for row in self._query(f"SELECT {columns} FROM {table} ORDER BY {order}"):  # noqa: S608 - constants
+                yield orjson.dumps([table, *row]) + b"\n"
+
+    def content_hash(self) -> str:
+        """See `ReadModelStore.content_hash`."""
+        digest = hashlib.sha256()
+        for line in self._dump():
+            digest.update(line)
+        return digest.hexdigest()

@@ -1,0 +1,101 @@
+"""Success Memory (agent 56, §3.4): the reducer, on the success triggers of §3.5.4.
+
+Which events count is decided in `projections.triggers` (shared with Pattern Memory): breakthroughs flagged by
+any agent, hypotheses confirmed with HIGH confidence (>= 0.8), Quality Controller approvals ([SHIP],
+[SHIP WITH CAVEATS]) and what PHI marks brilliant.
+
+Document (§3.4 keys; additions marked +):
+    session_id +,
+    session_successes [{id, success_type, description, occurred_at, agent_id,
+                        analysis {key_insight, enabling_conditions, execution_factors},
+                        replicability {transferable_elements, context_dependent_elements, required_conditions},
+                        pattern +, pattern_id +, trigger +, event_id +}],
+    historical_successes [] (across sessions: the store's `successes(pattern=...)` query answers it),
+    brilliant_ideas [{id, idea, context, why_brilliant, captured_at, agent_id, filed_to, event_id +}],
+    success_heuristics [{id, heuristic (a success's `heuristic` text), derived_from (success ids),
+                         applications (how many successes gave it), success_rate (null: not a per-session
+                         figure)}].
+Time-ordered lists are sorted by (time, id) and heuristics by id; an entry already present is not added again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from omega.canonical import derived_id
+from projections.documents import Draft, JSONObject, find_sorted, insert_sorted, union_sorted
+from projections.events import LogEvent, normalise_statement, time_key
+from projections.pattern_memory import pattern_id
+from projections.triggers import BrilliantSignal, SuccessSignal, brilliant, successes
+
+SuccessMemory = JSONObject
+
+
+def empty(session_id: str) -> SuccessMemory:
+    """Success Memory before its first success."""
+    return {"session_id": session_id, "session_successes": [], "historical_successes": [], "brilliant_ideas": [],
+            "success_heuristics": []}
+
+
+def _by_occurred(entry: Mapping[str, Any]) -> tuple[str, str]:
+    return time_key(entry["occurred_at"]), entry["id"]
+
+
+def _by_captured(entry: Mapping[str, Any]) -> tuple[str, str]:
+    return time_key(entry["captured_at"]), entry["id"]
+
+
+def _by_id(entry: Mapping[str, Any]) -> tuple[str, str]:
+    return entry["id"], ""
+
+
+def apply(memory: SuccessMemory | None, event: LogEvent) -> SuccessMemory:
+    """Success Memory after `event` (pure; returned as is when the event reports no success)."""
+    current = memory if memory is not None else empty(event.session_id)
+    found, ideas = successes(event), brilliant(event)
+    if not found and not ideas:
+        return current
+    draft = Draft(current)
+    changed = False
+    for success in found:
+        changed |= _success(draft, success)
+    for idea in ideas:
+        changed |= _idea(draft, idea)
+    return draft.doc if changed else current
+
+
+def _success(draft: Draft, success: SuccessSignal) -> bool:
+    entry = {
+        "id": success.id, "success_type": success.success_type, "description": success.description,
+        "occurred_at": success.occurred_at, "agent_id": success.agent_id, "analysis": dict(success.analysis),
+        "replicability": dict(success.replicability), "pattern": success.pattern,
+        "pattern_id": pattern_id("solution", success.pattern), "trigger": success.trigger,
+        "event_id": success.event_id,
+    }
+    grown = insert_sorted(draft.read("session_successes"), entry, _by_occurred)
+    if grown is None:
+        return False
+    draft.doc["session_successes"] = grown
+    if success.heuristic:
+        heuristic_id = derived_id("heur_", normalise_statement(success.heuristic))
+        heuristics = draft.list("success_heuristics")
+        index, present = find_sorted(heuristics, (heuristic_id, ""), _by_id)
+        if present:
+            derived = union_sorted(heuristics[index]["derived_from"], success.id)
+            heuristics[index] = {**heuristics[index], "derived_from": derived, "applications": len(derived)}
+        else:
+            heuristics.insert(index, {"id": heuristic_id, "heuristic": success.heuristic,
+                                      "derived_from": [success.id], "applications": 1, "success_rate": None})
+    return True
+
+
+def _idea(draft: Draft, idea: BrilliantSignal) -> bool:
+    entry = {"id": idea.id, "idea": idea.idea, "context": idea.context, "why_brilliant": idea.why_brilliant,
+             "captured_at": idea.captured_at, "agent_id": idea.agent_id, "filed_to": idea.filed_to,
+             "event_id": idea.event_id}
+    grown = insert_sorted(draft.read("brilliant_ideas"), entry, _by_captured)
+    if grown is None:
+        return False
+    draft.doc["brilliant_ideas"] = grown
+    return True

@@ -1,0 +1,146 @@
+"""Throughput of the memory projections: the pure reducers, and a rebuild into SQLite (and PostgreSQL).
+
+    python -m tests.bench.bench_projections [--events N] [--sessions M] [--postgres URL] [--live-batch B]
+                                           [--sqlite PATH] [--profile]
+
+It prints figures and never asserts on time. The workload is `tests.unit.projections.factories.workload`:
+N events over M sessions (default 50,000 over 500: 100 per session, i.e. about six iterations of a 15-message
+session script with its alerts and escalation, and a termination), interleaved round-robin the way a shared
+log carries concurrent sessions, so every batch touches every session. The process is pinned to one CPU
+(SQLite runs in-process; the PostgreSQL server is another process and is not pinned). Figures:
+    reducers          the four reducers over every event, no store (collector paused, as in a batch)
+    rebuild           `Projector.rebuild` (reset + replay; transactions of `REBUILD_BATCH` events)
+    live batches      `Projector.process` in transactions of --live-batch events (a runner's polls)
+Events are generated before the clock starts and frozen out of the garbage collector's sight: a runner
+decodes them as it goes, so they are not part of its heap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import gc
+import os
+import platform
+import pstats
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from projections.documents import canonical
+from projections.events import LogEvent
+from projections.memories import EMPTY, Memories, apply_all
+from projections.projector import REBUILD_BATCH, Projector
+from projections.sqlite_store import SqliteStore
+from projections.store import SqlStore
+from tests.unit.projections.factories import workload
+
+clock = time.perf_counter
+
+
+def pin() -> str:
+    """Pin the process to its first usable CPU: the figures are per core."""
+    if not hasattr(os, "sched_setaffinity"):
+        return "not pinned (no sched_setaffinity)"
+    cpu = min(os.sched_getaffinity(0))
+    os.sched_setaffinity(0, {cpu})
+    return f"pinned to CPU {cpu}"
+
+
+def rate(count: int, seconds: float) -> str:
+    return f"{count / seconds:>10,.0f} events/s  ({seconds:6.2f} s)"
+
+
+def reducers_only(events: Sequence[LogEvent]) -> tuple[float, dict[str, Memories]]:
+    memories: dict[str, Memories] = {}
+    gc.disable()  # as the projector does within a batch (see projections.projector._collector_paused)
+    try:
+        start = clock()
+        for event in events:
+            memories[event.session_id] = apply_all(memories.get(event.session_id, EMPTY), event)
+        return clock() - start, memories
+    finally:
+        gc.enable()
+
+
+def timed(store: SqlStore, run: Callable[[Projector], object]) -> float:
+    projector = Projector(store)
+    start = clock()
+    run(projector)
+    return clock() - start
+
+
+def bench_store(name: str, make: Callable[[], SqlStore], events: Sequence[LogEvent], live_batch: int) -> str:
+    """Rebuild, then live batches from scratch, into fresh stores made by `make`; returns the content hash."""
+    with make() as store:
+        seconds = timed(store, lambda p: p.rebuild(events))
+        print(f"  {name:<10} rebuild (batches of {REBUILD_BATCH:,}) {rate(len(events), seconds)}")
+        digest = store.content_hash()
+    with make() as store:
+        store.reset()
+        seconds = timed(store, lambda p: p.process(events, batch_size=live_batch))
+        print(f"  {name:<10} live batches of {live_batch:<13,} {rate(len(events), seconds)}")
+        if store.content_hash() != digest:
+            print(f"  {name:<10} WARNING: live and rebuild content hashes differ")
+    print(f"  {name:<10} content hash {digest}")
+    return digest
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tests.bench.bench_projections", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--events", type=int, default=50_000, help="events to project (default 50,000)")
+    parser.add_argument("--sessions", type=int, default=500, help="sessions they are spread over (default 500)")
+    parser.add_argument("--live-batch", type=int, default=1000, help="events per transaction when live (1000)")
+    parser.add_argument("--sqlite", type=Path, help="SQLite file to use (default: a temporary one)")
+    parser.add_argument("--postgres", metavar="URL", help="also bench PostgreSQL at URL (a throwaway schema)")
+    parser.add_argument("--profile", action="store_true", help="print a cProfile of the SQLite rebuild")
+    args = parser.parse_args(argv)
+
+    print(f"{platform.processor() or platform.machine()}; Python {platform.python_version()}; {pin()}")
+    start = clock()
+    events = workload(args.events, args.sessions)
+    generated = clock() - start
+    size = sum(len(canonical(dict(e.record))) for e in events)
+    print(f"workload: {len(events):,} events over {args.sessions:,} sessions, {size / len(events):,.0f} bytes "
+          f"of JSON per event on average (generated in {generated:.1f} s)")
+    gc.collect()
+    gc.freeze()
+
+    seconds, memories = reducers_only(events)
+    stored = sum(len(canonical(d)) for m in memories.values() for d in m.documents().values())
+    print(f"  {'reducers':<10} no store {'':<19} {rate(len(events), seconds)}; read model {stored / 1e6:,.1f} MB")
+    del memories
+
+    with tempfile.TemporaryDirectory(prefix="bench-projections-") as tmp:
+        path = args.sqlite or Path(tmp) / "memories.sqlite"
+        digest = bench_store("sqlite", lambda: SqliteStore(path), events, args.live_batch)
+        print(f"  {'sqlite':<10} file {path.stat().st_size / 1e6:,.1f} MB")
+        if args.profile:
+            profile = cProfile.Profile()
+            with SqliteStore(path) as store:
+                profile.runcall(Projector(store).rebuild, events)
+            pstats.Stats(profile, stream=sys.stdout).sort_stats("cumulative").print_stats(25)
+
+    if args.postgres:
+        from projections.postgres_store import PostgresStore  # psycopg only when asked for
+
+        schema = f"bench_{uuid.uuid4().hex[:12]}"
+        try:
+            pg_digest = bench_store("postgres", lambda: PostgresStore(args.postgres, schema=schema), events,
+                                    args.live_batch)
+            print(f"  {'postgres':<10} same content hash as SQLite: {pg_digest == digest}")
+        finally:
+            import psycopg
+            from psycopg import sql
+
+            with psycopg.connect(args.postgres, autocommit=True) as conn:
+                conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

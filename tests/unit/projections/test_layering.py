@@ -1,0 +1,41 @@
+"""The projections depend on the core only, and the reducers stay pure: no shell, broker, database, clock or
+randomness below the stores (DESIGN.md, "Shape" and "Determinism")."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[3] / "projections"
+PURE = ("events", "triggers", "documents", "session_memory", "pattern_memory", "failure_memory", "success_memory",
+        "memories", "consistency")
+NEVER = {"streams", "faust", "mode", "aiokafka", "kafka", "fastavro"}
+NOT_IN_REDUCERS = NEVER | {"sqlite3", "psycopg", "time", "random", "secrets", "logging", "structlog", "asyncio",
+                           "projections.store", "projections.projector", "projections.sqlite_store",
+                           "projections.postgres_store"}
+
+
+def _imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+    return found
+
+
+def _hits(names: set[str], banned: set[str]) -> set[str]:
+    return {n for n in names if n in banned or n.split(".")[0] in banned}
+
+
+@pytest.mark.parametrize("module", sorted(PACKAGE.glob("*.py")), ids=lambda p: p.name)
+def test_no_module_imports_the_streams_shell_or_the_broker(module: Path) -> None:
+    assert _hits(_imports(module), NEVER) == set()
+
+
+@pytest.mark.parametrize("name", PURE)
+def test_reducer_modules_import_no_store_clock_or_randomness(name: str) -> None:
+    assert _hits(_imports(PACKAGE / f"{name}.py"), NOT_IN_REDUCERS) == set()
