@@ -55,6 +55,15 @@ Mapping of messages to §3.1 content ("content" is body.content when it is a map
                META 5 (MEMORY and PHI run throughout, outside batches).
   failures     consecutive failures per agent: +1 per quarantined or sub-usable (< 0.3) output, reset by a
                usable one.
+
+§1.3 rules (`omega.agents.rules`, documented there): when an iteration closes, after the §4.1 signatures and
+before any termination report, the deployment rules (mandatory agents per iteration; GENESIS diversity,
+VERIFICATION and ADVERSARY on the session so far; parallel limit; batch order) raise one DEPLOYMENT_RULE
+alert (MODERATE or MINOR) and, unless the session ends there, the §1.3.4 triggers one ITERATION_TRIGGER
+alert (MINOR, a recommendation with its action and agents), both sourced at the closing message. The parallel
+limit is also checked after every accepted message, so an over-full batch alerts on the message that made it
+so. Batch-order breaks are noted as messages are recorded (the batches started before each one). The rules
+never feed the §6 decision: they advise PHI, they do not end sessions.
 """
 
 from __future__ import annotations
@@ -65,6 +74,7 @@ from omega.agents.confidence import aggregate_confidence
 from omega.agents.failures import CONTRADICTION_CASCADE, END_OF_ITERATION, PER_MESSAGE, Detection, raise_alerts
 from omega.agents.limits import DEFAULTS, Parameters
 from omega.agents.model import AgentMessage, MessageRejected, SessionEvent
+from omega.agents.rules import Finding, end_of_iteration, note_batch_order, per_message, raise_rule_alerts
 from omega.agents.session_mapping import phi_action, record, with_stats
 from omega.agents.session_state import AuditEntry, Output, SessionState, TimelineEntry
 from omega.agents.termination import Outcome, build_report, decide
@@ -88,7 +98,8 @@ def evolve(state: SessionState | None, event: SessionEvent,
     else:
         if current.termination is None and event.iteration > current.current_iteration > current.closed_through:
             current = _run(current, outputs, lambda s: _close_iteration(s, event, params, stop=False))
-        current = record(current, event, params)
+        before = current.stats(event.iteration).batches
+        current = note_batch_order(record(current, event, params), before, event)
     if current.termination is None:
         current = _run(current, outputs, lambda s: _per_message(s, event, params))
     action = phi_action(event) if isinstance(event, AgentMessage) else None
@@ -98,6 +109,9 @@ def evolve(state: SessionState | None, event: SessionEvent,
             current = _run(current, outputs, lambda s: _close_iteration(s, event, params, stop=stop))
         elif stop:
             current = _run(current, outputs, lambda s: _decide(s, event, params, [], iteration_end=True, stop=True))
+    if current.termination is None and isinstance(event, AgentMessage):
+        # After any close by this message: the close re-checks the parallel limit, so nothing is raised twice.
+        current = _run(current, outputs, lambda s: _rules(s, per_message(s, event, params), event))
     return replace(current, applied={**current.applied, event.message_id: tuple(outputs)}), outputs
 
 
@@ -148,6 +162,14 @@ def _emit(state: SessionState, detections: list[Detection], event: SessionEvent)
     return replace(state, alerts=book, audit=(*state.audit, *audit)), list(raised)
 
 
+def _rules(state: SessionState, findings: list[Finding], event: SessionEvent) -> tuple[SessionState, list[Output]]:
+    """DEPLOYMENT_RULE / ITERATION_TRIGGER alerts for new §1.3 findings, in the alert book and audit trail."""
+    when = _event_time(state, event)
+    book, raised = raise_rule_alerts(state.alerts, findings, state.session_id, event.message_id, when or None)
+    audit = tuple(AuditEntry(when, f"alert {a.kind} {a.severity}") for a in raised)
+    return replace(state, alerts=book, audit=(*state.audit, *audit)), list(raised)
+
+
 def _per_message(state: SessionState, event: SessionEvent, params: Parameters) -> tuple[SessionState, list[Output]]:
     detections = [d for check in PER_MESSAGE for d in check(state, event, params)]
     state, outputs = _emit(state, detections, event)
@@ -186,6 +208,9 @@ def _close_iteration(state: SessionState, event: SessionEvent, params: Parameter
     detections = [d for check in END_OF_ITERATION for d in check(state, event, params)]
     outcome = decide(state, params, iteration_end=True, detections=detections, stop_requested=stop)
     state, outputs = _emit(state, detections, event)
+    # §1.3 rules judge the closed iteration; triggers recommend another one, pointless when the session ends.
+    state, advice = _rules(state, end_of_iteration(state, params, triggers=outcome is None), event)
+    outputs += advice
     if outcome is not None:
         state, report = _terminate(state, outcome, event, params)
         outputs.append(report)

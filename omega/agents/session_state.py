@@ -160,11 +160,23 @@ class EvidenceItem:
 
 # ------------------------------------------------------------------------------------------- bookkeeping
 @dataclass(frozen=True, slots=True)
+class OutOfOrder:
+    """A message of a §1.3.3 batch that ran after a later batch of its iteration had started (see
+    `omega.agents.rules.r_1_3_3_batch_order`): its batch, and the latest batch started before it."""
+
+    message_id: str
+    agent_id: int
+    batch: str
+    after: str
+
+
+@dataclass(frozen=True, slots=True)
 class IterationStats:
     """What one iteration (a §6.4 full cycle) saw; the end-of-iteration checks read it.
 
     `batches` maps a §1.3.3 batch (the header's `batch` extra, else the tier's batch) to its distinct agents.
     `reported_new_claims` is the Progress Monitor's own count when it gave one (it takes precedence).
+    `out_of_order` lists the messages that broke the §1.3.3 batch order (judged when the iteration closes).
     """
 
     iteration: int
@@ -180,6 +192,7 @@ class IterationStats:
     closed: bool = False
     aggregate: float | None = None
     solution_space: int | None = None
+    out_of_order: tuple[OutOfOrder, ...] = ()
 
     def over_batch_limit(self, limit: int) -> dict[str, int]:
         """Batches of the iteration with more distinct agents than `limit` (A.3 / §1.3.3), with their counts."""

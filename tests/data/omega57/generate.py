@@ -54,8 +54,10 @@ class Session:
             refs: tuple[Ref, ...] = (), outputs_for: tuple[int, ...] = (57, 53), tokens: int = 2400,
             responding_to: int | str = "PHI_QUERY", step: int = 75, tier: int = 0, notes: str | None = None,
             contradiction_with: int | None = None, requires_resolution: bool = False, blocks_progress: bool = False,
-            flag_extras: dict[str, Any] | None = None, broken: dict[str, Any] | None = None) -> None:
-        """One message of `agent`; `broken` patches blocks after building, to make an invalid message."""
+            flag_extras: dict[str, Any] | None = None, broken: dict[str, Any] | None = None,
+            batch: str | None = None) -> None:
+        """One message of `agent`; `broken` patches blocks after building, to make an invalid message;
+        `batch` states the §1.3.3 batch in the header (else the tier's batch applies)."""
         self.time += timedelta(seconds=step)
         row = AGENTS[agent]
         # The Tier 0 line names the weightiest flag only: it must fit in 100 characters (§2.1, §5.1).
@@ -68,7 +70,7 @@ class Session:
         message: dict[str, Any] = {
             "header": {"agent_id": agent, "agent_name": row.name, "agent_tier": row.tier,
                        "timestamp": self.time.strftime("%Y-%m-%dT%H:%M:%SZ"), "iteration": iteration,
-                       "responding_to": responding_to},
+                       "responding_to": responding_to, **({"batch": batch} if batch is not None else {})},
             "summary": {"verdict": verdict, "confidence": confidence,
                         "confidence_basis": basis or f"{row.function.lower()} analysis of the current inputs"},
             "body": {"tier": tier, "content": content or {"finding": text}},
@@ -131,14 +133,16 @@ def clean_success() -> Session:
     s = Session("clean_success", "2026-01-26T09:00:00", """
 clean_success: a two-iteration session that converges and ships; it must raise no alert at all.
 Expected: no alert, no escalation; termination SUCCESS at the end of iteration 2 (degradation level 0).
-Iteration 1 explores, verifies and attacks; the Quality Controller rejects (one rejection is no signature).
-Iteration 2 closes the rollback gap, settles the sampling dispute, confirms the hypotheses, and ships.
+Iteration 1 explores, verifies and attacks in the §1.3.3 batch order; the Conflict Resolver settles the
+sampling dispute within it, and the Quality Controller holds (no §1.3.4 trigger: nothing is left open).
+Iteration 2 details the rollback path, re-samples, attacks again, confirms the hypotheses (a final
+verification after the synthesis batch started), and ships. Every §1.3 deployment rule is kept.
 """)
     h1, h2, h3 = ("Event sourcing suits the ledger", "A phased migration fits the quarter",
                   "Operational risk outweighs the benefits")
     initial(s, "Should the payments team move the ledger service to event sourcing this quarter?",
-            "NORMATIVE/STRATEGIC", "MEDIUM", [1, 2, 3, 4, 8, 9, 14, 21, 24, 27, 31, 32, 36, 41, 44, 46, 48, 49, 51,
-                                              52, 53])
+            "NORMATIVE/STRATEGIC", "MEDIUM", [1, 2, 3, 4, 8, 9, 14, 21, 24, 27, 31, 32, 36, 41, 44, 46, 48, 49, 50,
+                                              51, 52, 53])
     s.memory(1, "session opened; problem, stakes and budget logged")
     s.say(1, 1, "PROPOSES", "Ledger is append-only by nature: event sourcing fits", 0.78,
           content={"hypothesis": h1, "axioms": ["balances derive from postings", "postings are immutable"]})
@@ -157,27 +161,29 @@ Iteration 2 closes the rollback gap, settles the sampling dispute, confirms the 
     s.say(24, 1, "MODELS", "Backfill load peaks at 3x baseline, within capacity", 0.71, refs=(("USES", 4, ""),))
     s.say(27, 1, "SUPPORTS", "Fold formalization is sound", 0.82, refs=(("SUPPORTS", 21, ""), ("SUPPORTS", 1, h1)))
     s.say(32, 1, "SUPPORTS", "Load test confirms the audit query offload", 0.8, refs=(("SUPPORTS", 2, ""),))
-    s.say(31, 1, "GAPS FOUND", "Backfill rollback path is unspecified", 0.7,
-          content={"critical_gaps": ["backfill rollback path"]})
+    s.say(31, 1, "NO CRITICAL GAPS", "Backfill rollback path needs detail; not blocking", 0.7,
+          content={"critical_gaps": [], "minor_gaps": ["backfill rollback path detail"]})
     s.say(44, 1, "QUALIFIES", "Strongest case against is ops risk; not decisive", 0.6,
           refs=(("QUALIFIES", 1, h1),), content={"defeated": False})
     s.say(41, 1, "EXPOSES", "Plan assumes the event schema stays stable", 0.65, refs=(("QUALIFIES", 21, ""),))
     s.say(36, 1, "CONTRADICTS", "Audit share was measured on one week only", 0.55,
           refs=(("CONTRADICTS", 2, "audit queries are 40% of read load"),), contradiction_with=2)
     s.say(46, 1, "SURVIVES", "Core survives: phased move with a rollback path", 0.7)
+    s.say(50, 1, "RESOLVED", "Sampling dispute settled by the direct load test", 0.78, responding_to=36,
+          content={"resolves": [[36, 2]], "resolution": "the load test (32) measured the audit offload directly"})
     s.say(49, 1, "CONSENSUS", "Broad agreement on a phased approach", 0.72)
     s.say(51, 1, "SYNTHESIS", "Phased migration, rollback plan first", 0.7,
           content={"answer": "Migrate in phases once a rollback path exists"})
-    s.say(48, 1, "PROGRESSING", "Nine new claims; one gap and one dispute open", 0.8, content={"new_claims": 9})
-    s.say(52, 1, "REJECT", "Rollback gap and sampling dispute unaddressed", 0.82,
-          content={"failures": ["rollback path", "one-week sample"]})
+    s.say(48, 1, "PROGRESSING", "Nine new claims; hypotheses still open", 0.8, content={"new_claims": 9})
+    s.say(52, 1, "HOLD", "Hypotheses unconfirmed; rollback path needs detail", 0.82,
+          content={"pending": ["hypothesis confirmation", "rollback path detail"]})
     s.memory(1, "iteration 1 state saved")
-    s.phi(1, "END_ITERATION", "Re-run targeted agents on the rollback gap", {
-        "action": "END_ITERATION", "decision": {"decision": "Address rollback and sampling before shipping",
-                                                "basis": "Quality Controller rejection", "reversible": True}})
+    s.phi(1, "END_ITERATION", "Detail the rollback path, then confirm the hypotheses", {
+        "action": "END_ITERATION", "decision": {"decision": "Detail rollback and re-sample before shipping",
+                                                "basis": "Quality Controller hold", "reversible": True}})
     # ---- iteration 2
     s.phi(2, "DEPLOY", "Rollback design, re-sampling, verification, attack", {
-        "deploy": [2, 3, 4, 21, 27, 28, 31, 32, 36, 40, 44, 46, 48, 49, 50, 51, 52, 53]})
+        "deploy": [2, 3, 4, 21, 27, 28, 31, 32, 36, 40, 44, 46, 48, 49, 51, 52, 53]})
     s.memory(2, "iteration 2 opened")
     s.say(3, 2, "CONSTRAINS", "Rollback via a two-week dual-write window", 0.8,
           content={"commitment": "keep dual writes for two weeks"})
@@ -191,17 +197,15 @@ Iteration 2 closes the rollback gap, settles the sampling dispute, confirms the 
     s.say(27, 2, "SUPPORTS", "Rollback reasoning holds step by step", 0.84, refs=(("SUPPORTS", 21, ""),))
     s.say(31, 2, "NO CRITICAL GAPS", "Rollback path is now specified", 0.8, content={"critical_gaps": []})
     s.say(36, 2, "SUPPORTS", "Larger sample answers my sampling objection", 0.7, refs=(("SUPPORTS", 2, ""),))
-    s.say(50, 2, "RESOLVED", "Sampling dispute settled by four-week data", 0.82, responding_to=36,
-          content={"resolves": [[36, 2]], "resolution": "the four-week sample supersedes the one-week one"})
     s.say(44, 2, "ATTACK FAILED", "Best case against does not defeat the phased plan", 0.72,
           refs=(("SUPPORTS", 1, h1),), content={"defeated": False})
     s.say(40, 2, "NO CRITICAL GAPS", "Completeness attack found only minor gaps", 0.74, content={"critical_gaps": []})
     s.say(46, 2, "SURVIVABLE CORE", "Phased move with dual writes survives all attacks", 0.78)
+    s.say(49, 2, "CONSENSUS", "All tiers agree on the phased migration", 0.8)
     s.say(28, 2, "CONFIRMED", "Argument trees for the plan hold", 0.83, content={"hypothesis_resolved": [
         {"statement": h1, "resolution": "CONFIRMED", "basis": "shadow run and load test"},
         {"statement": h2, "resolution": "CONFIRMED", "basis": "per-shard backfill fits the quarter"},
         {"statement": h3, "resolution": "REJECTED", "basis": "dual-write window bounds the ops risk"}]})
-    s.say(49, 2, "CONSENSUS", "All tiers agree on the phased migration", 0.8)
     s.say(51, 2, "SYNTHESIS", "Migrate in three phases with two weeks of dual writes", 0.8, tier=2, content={
         "answer": "Move the ledger to event sourcing this quarter in three phases, keeping dual writes for two "
                   "weeks as the rollback path."})
@@ -221,6 +225,7 @@ CIRCULAR_REASONING SERIOUS at the end of iteration 3 (no new claims in iteration
 CIRCULAR_REASONING SERIOUS again at the end of iteration 4 (the pivot's agents restate the same findings;
 recovery ADMIT, escalation level 4); termination PARTIAL there: stuck after recovery, with a verified claim
 and a partial answer.
+§1.3: ITERATION_TRIGGER MINOR at the end of iteration 1 (the Quality Controller rejects).
 """)
     h1, h2 = "The new mandatory address field adds checkout friction", "The drop is a seasonal dip"
     initial(s, "Why did checkout conversion drop 8% after the March release?", "EMPIRICAL/CAUSAL", "MEDIUM",
@@ -293,6 +298,9 @@ CONTRADICTION_CASCADE CRITICAL again in iteration 3 (still 4 FATAL; PRESENT_TO_U
 Escalation L5; termination FAILURE IRRECOVERABLE when the Conflict Resolver declares the cascade
 unresolvable (degradation level 4: the Clarity Optimizer clarified the problem). The messages after that are
 recorded and raise nothing.
+§1.3: DEPLOYMENT_RULE MINOR at the end of iterations 1 and 2 (batch order: the Clarity Optimizer before the
+GENESIS batch; the Conflict Resolver amid the attacks, the Contradiction Embracer after them);
+ITERATION_TRIGGER MINOR at the end of iterations 1 and 2 (new contradictions unresolved, QC rejects).
 """)
     h1 = "The cache TTL causes the stale reads"
     initial(s, "Does the new caching layer cause the intermittent stale-read incidents?", "EMPIRICAL/CAUSAL",
@@ -362,6 +370,9 @@ confidence_collapse_failure: every forecast is attacked harder each iteration un
 Expected: CONFIDENCE_COLLAPSE SERIOUS at the end of iteration 2 (aggregate in [0.2, 0.3); REVERIFY, level 3);
 CONFIDENCE_COLLAPSE CRITICAL at the end of iteration 3 (aggregate < 0.2; HALT, level 5) with an Escalation
 L5; termination FAILURE IRRECOVERABLE at the end of iteration 3 (confidence collapse below 0.2).
+§1.3: ITERATION_TRIGGER MINOR at the end of iteration 1 (QC rejects) and of iteration 2 (confidence below
+50%, QC rejects); DEPLOYMENT_RULE MODERATE at the end of iteration 3 (no Progress Monitor or Quality
+Controller in it), before the report; no trigger there (the session ends).
 """)
     initial(s, "Will demand for the premium tier exceed 10k seats next year?", "EMPIRICAL/PREDICTIVE", "MEDIUM",
             [2, 9, 10, 17, 23, 34, 32, 36, 43, 42, 35, 51, 48, 52, 53])
@@ -411,6 +422,8 @@ MINOR agent-13 (iteration 2, second low-confidence output, level 2); SERIOUS age
 failure running, SUBSTITUTE, level 4); SERIOUS agent-53 (iteration 2, quarantined, RETRY);
 CRITICAL agent-53 (iteration 3, third failure running, HALT, level 5) with an Escalation L5;
 termination FAILURE IRRECOVERABLE at once (critical agent failure with no substitute).
+§1.3: ITERATION_TRIGGER MINOR at the end of iterations 1 and 2 (QC rejects); DEPLOYMENT_RULE MINOR at the
+end of iteration 2 (batch order: First Principles ran after the Chain Verifier).
 """)
     h1 = "Active-passive failover with DNS cutover is enough"
     initial(s, "Design a rollout plan for multi-region failover of the orders service.", "NORMATIVE/DESIGN",
@@ -467,6 +480,8 @@ Expected: CONVERGENCE_FAILURE SERIOUS at the end of iteration 4 (solution space 
 CONSTRAIN); RESOURCE_EXHAUSTION MODERATE in iteration 5 (over 80% of the 160k-token budget; CONSTRAIN);
 RESOURCE_EXHAUSTION CRITICAL in iteration 5 (token budget used up; HALT, level 5) with an Escalation L5;
 termination FAILURE RESOURCE at once (nothing was answered, confirmed or verified, so not PARTIAL).
+§1.3: DEPLOYMENT_RULE MODERATE at the end of iterations 1 to 4 (no Quality Controller, no ADVERSARY agent,
+Gut Intuition after the VERIFICATION batch; in iteration 1 also fewer than 3 GENESIS categories).
 """)
     explanations = [
         (5, "Thermal bridging through the new facade"), (6, "Occupancy rhythm shifted to nights"),
@@ -509,6 +524,8 @@ quality_gate_partial: the Quality Controller rejects three iterations running wh
 Expected: QUALITY_GATE_FAILURE SERIOUS in iteration 3 (3 consecutive rejections; RERUN_AFFECTED_TIERS,
 level 3); termination PARTIAL at the end of iteration 3 (confidence not improving after repeated quality gate
 failures, with verified claims and a partial answer; HIGH stakes threshold 80% never met).
+§1.3: DEPLOYMENT_RULE MINOR at the end of iterations 1 to 3 (GENESIS only from the formal category);
+ITERATION_TRIGGER MINOR at the end of iterations 1 and 2 (critical gap reported, QC rejects).
 """)
     h1 = "The SOC 2 report covers our data-residency controls"
     initial(s, "Is the vendor's SOC 2 Type II report sufficient for our compliance needs?", "ANALYTICAL/CONCEPTUAL",
@@ -592,8 +609,81 @@ blocks_progress: untestable AND critical).
     return s
 
 
+def deployment_rules_partial() -> Session:
+    s = Session("deployment_rules_partial", "2026-03-23T10:00:00", """
+deployment_rules_partial: PHI deploys wide for a highly uncertain problem and breaks the §1.3 rules.
+Expected: DEPLOYMENT_RULE MODERATE in iteration 1 as soon as the 11th GENESIS agent speaks (batch 1 over
+the A.3 limit of 10); DEPLOYMENT_RULE MODERATE at the end of iteration 1 (no Progress Monitor 48);
+ITERATION_TRIGGER MINOR at the end of iteration 1 (confidence below 50%, a critical gap, the Alternative
+Generator contradicting the leading hypothesis, the Quality Controller rejecting); DEPLOYMENT_RULE MINOR at
+the end of iteration 2 (the Proof Checker ran after the ADVERSARY batch had started); no trigger there, as
+PHI terminates: termination PARTIAL (a verified, modified hypothesis and a partial answer; HIGH stakes
+threshold not met).
+""")
+    h1 = "Warm pools remove the cold-start penalty"
+    h1b = "Warm pools remove most of the cold-start penalty at peak"
+    initial(s, "Should the inference service move from VMs to serverless functions?", "SYNTHETIC/INTEGRATIVE",
+            "HIGH", [1, 2, 3, 5, 7, 9, 10, 13, 15, 17, 18, 19, 21, 29, 31, 42, 44, 51, 52, 53], uncertainty="HIGH")
+    s.memory(1, "session opened; wide GENESIS deployment for high uncertainty")
+    genesis = ((1, "PROPOSES", "Pre-warmed instances would hide cold starts"),
+               (2, "COUNTS", "Traffic has three daily peaks of 4x the baseline"),
+               (3, "CONSTRAINS", "p99 latency must stay under 300 ms"), (5, "ANALOGY", "Like a boiler kept at idle"),
+               (7, "STRUCTURE", "Cost is a step function of concurrency"),
+               (9, "HUNCH", "The savings look smaller than promised"),
+               (10, "PATTERN", "Peers moved back to VMs within a year"),
+               (13, "WANDERS", "Maybe split models across both platforms"),
+               (15, "EMBRACES", "Cheaper and slower may both be true"),
+               (17, "EXTREME", "At 10x peak the function quota is hit"),
+               (18, "DEGENERATE", "With one request a day serverless is free"),
+               (19, "BOUNDARY", "GPU models cannot run as functions at all"))
+    for agent, tag, text in genesis:
+        s.say(agent, 1, tag, text, 0.45, content={"hypothesis": h1} if agent == 1 else {"finding": text})
+    s.say(21, 1, "FORMALIZES", "Cost model: invocations x duration x memory", 0.45, refs=(("USES", 7, ""),))
+    s.say(29, 1, "SUPPORTS", "Warm-pool latency proof holds for CPU models", 0.5, refs=(("SUPPORTS", 1, h1),))
+    s.say(31, 1, "GAPS FOUND", "No cold-start data for the GPU models", 0.55,
+          content={"critical_gaps": ["GPU cold-start latency"]})
+    s.say(44, 1, "QUALIFIES", "Best case against: GPU models stay on VMs", 0.5, refs=(("QUALIFIES", 1, h1),),
+          content={"defeated": False})
+    s.say(42, 1, "CONTRADICTS", "Warm pools fail at the peaks they must cover", 0.5,
+          refs=(("CONTRADICTS", 1, h1),))
+    s.say(51, 1, "SYNTHESIS", "Move CPU models only, keep GPU models on VMs", 0.45,
+          content={"answer": "Move the CPU models to functions with warm pools; keep GPU models on VMs."})
+    s.say(52, 1, "REJECT", "GPU gap open and the warm-pool claim contested", 0.8)
+    s.memory(1, "iteration 1 saved")
+    s.phi(1, "END_ITERATION", "Split the batches; fill the GPU gap", {"action": "END_ITERATION"})
+    # ---- iteration 2: batches split, the gap filled, but the Proof Checker runs after the attacks
+    s.phi(2, "DEPLOY", "Targeted GENESIS on the gap; Progress Monitor added", {
+        "decision": {"decision": "GENESIS in two batches of at most 10", "basis": "A.3 batch limit"},
+        "deploy": [2, 12, 17, 7, 21, 32, 31, 44, 42, 29, 49, 51, 48, 52, 53]})
+    s.memory(2, "iteration 2 opened")
+    s.say(2, 2, "COUNTS", "GPU cold starts measured at 9 s on the staging account", 0.7,
+          content={"evidence": {"evidence": "GPU cold starts take 9 s", "contradicts": [h1]}})
+    s.say(12, 2, "SPATIAL", "Model weights must sit beside the function", 0.65)
+    s.say(17, 2, "EXTREME", "At peak the warm pool covers 90% of CPU calls", 0.7)
+    s.say(21, 2, "FORMALIZES", "Warm-pool coverage as a queueing bound", 0.7, refs=(("USES", 17, ""),))
+    s.say(7, 2, "STRUCTURE", "Coverage bound is concave in pool size", 0.68, batch="2")
+    s.say(32, 2, "SUPPORTS", "Load replay confirms 90% warm coverage at peak", 0.8, refs=(("SUPPORTS", 17, ""),))
+    s.say(31, 2, "NO CRITICAL GAPS", "GPU cold starts now measured", 0.75, content={"critical_gaps": []})
+    s.say(44, 2, "ATTACK FAILED", "Best case against does not defeat the CPU-only move", 0.65,
+          refs=(("SUPPORTS", 1, h1),), content={"defeated": False})
+    s.say(42, 2, "QUALIFIES", "Alternative holds only for the GPU models", 0.6, refs=(("QUALIFIES", 1, h1),))
+    s.say(29, 2, "MODIFIED", "Warm-pool claim holds at 90%, not fully", 0.78, content={"hypothesis_resolved": {
+        "statement": h1, "resolution": "MODIFIED", "basis": "load replay", "modified_to": h1b}})
+    s.say(49, 2, "CONSENSUS", "Agreement on a CPU-only move", 0.7)
+    s.say(51, 2, "SYNTHESIS", "Move CPU models with warm pools; GPU stays on VMs", 0.7, content={
+        "answer": "Move the CPU models to functions with warm pools sized for 90% peak coverage; keep the GPU "
+                  "models on VMs."})
+    s.say(48, 2, "PROGRESSING", "Eight new claims; gap closed", 0.8, content={"new_claims": 8})
+    s.say(52, 2, "SHIP WITH CAVEATS", "Ship the CPU move; GPU question deferred", 0.75,
+          content={"caveats": ["GPU models not covered"]})
+    s.memory(2, "iteration 2 saved")
+    s.phi(2, "TERMINATE", "Stopping with a partial answer for the CPU models", {"action": "TERMINATE"})
+    return s
+
+
 ALL_SESSIONS = (clean_success, stalled_partial, contradiction_cascade_failure, confidence_collapse_failure,
-                agent_failures_failure, diverging_resource_failure, quality_gate_partial, untestable_failure)
+                agent_failures_failure, diverging_resource_failure, quality_gate_partial, untestable_failure,
+                deployment_rules_partial)
 
 
 

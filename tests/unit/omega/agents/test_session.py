@@ -28,12 +28,13 @@ def round_trip(state: SessionState) -> SessionState:
 
 
 def success_session(b: Builder) -> None:
-    """Two iterations: QC rejects the first, the second converges and ships."""
+    """Two iterations: QC holds the first, the second converges and ships (every §1.3 rule kept, no trigger)."""
     b.start()
     b.iteration(1)
     b.msg(27, 1, 0.8, "[SUPPORTS] chain holds", refs=[ref("SUPPORTS", 1)])
+    b.msg(44, 1, 0.7, "[QUALIFIES] a first attack, not decisive", content={"defeated": False})
     b.msg(48, 1, 0.7, "[PROGRESSING] 3 new claims")
-    b.msg(52, 1, 0.8, "[REJECT] no adversary pass yet")
+    b.msg(52, 1, 0.8, "[HOLD] the adversary pass is too thin yet")
     b.msg(53, 1, 0.9, "[RECORDED] iteration 1")
     b.iteration(2, genesis=(1, 8))
     b.msg(44, 2, 0.7, "[ATTACK FAILED] could not defeat", refs=[ref("SUPPORTS", 1)], content={"defeated": False})

@@ -16,6 +16,7 @@ import pytest
 from omega.agents.failures import SEVERITIES, SIGNATURES
 from omega.agents.messages import parse_messages
 from omega.agents.model import MessageRejected, SessionEvent
+from omega.agents.rules import KINDS
 from omega.agents.session import SessionState, evolve, replay
 from omega.agents.termination import TerminationReport
 from omega.events import Alert, Escalation
@@ -39,36 +40,62 @@ EXPECTED: dict[str, Expected] = {
     "clean_success": Expected((), 0, "SUCCESS", None, 0),
     "stalled_partial": Expected((
         ("AGENT_FAILURE", "MINOR", 1, 1),
+        ("ITERATION_TRIGGER", "MINOR", 1, 1),
         ("CIRCULAR_REASONING", "SERIOUS", 3, 3),
         ("CIRCULAR_REASONING", "SERIOUS", 4, 4),
     ), 0, "PARTIAL", None, 2),
     "contradiction_cascade_failure": Expected((
+        ("DEPLOYMENT_RULE", "MINOR", 1, 1),
+        ("ITERATION_TRIGGER", "MINOR", 1, 1),
         ("CONTRADICTION_CASCADE", "SERIOUS", 2, 3),
         ("CONTRADICTION_CASCADE", "CRITICAL", 2, 4),
+        ("DEPLOYMENT_RULE", "MINOR", 2, 1),
+        ("ITERATION_TRIGGER", "MINOR", 2, 1),
         ("CONTRADICTION_CASCADE", "CRITICAL", 3, 5),
     ), 1, "FAILURE", "IRRECOVERABLE", 4),
     "confidence_collapse_failure": Expected((
+        ("ITERATION_TRIGGER", "MINOR", 1, 1),
         ("CONFIDENCE_COLLAPSE", "SERIOUS", 2, 3),
+        ("ITERATION_TRIGGER", "MINOR", 2, 1),
         ("CONFIDENCE_COLLAPSE", "CRITICAL", 3, 5),
+        ("DEPLOYMENT_RULE", "MODERATE", 3, 2),
     ), 1, "FAILURE", "IRRECOVERABLE", 5),
     "agent_failures_failure": Expected((
         ("AGENT_FAILURE", "MINOR", 1, 1),
         ("AGENT_FAILURE", "MODERATE", 1, 2),
         ("AGENT_FAILURE", "SERIOUS", 1, 3),
+        ("ITERATION_TRIGGER", "MINOR", 1, 1),
         ("AGENT_FAILURE", "MINOR", 2, 2),
         ("AGENT_FAILURE", "SERIOUS", 2, 4),
         ("AGENT_FAILURE", "SERIOUS", 2, 3),
+        ("DEPLOYMENT_RULE", "MINOR", 2, 1),
+        ("ITERATION_TRIGGER", "MINOR", 2, 1),
         ("AGENT_FAILURE", "CRITICAL", 3, 5),
     ), 1, "FAILURE", "IRRECOVERABLE", 5, rejected=5),
     "diverging_resource_failure": Expected((
+        ("DEPLOYMENT_RULE", "MODERATE", 1, 2),
+        ("DEPLOYMENT_RULE", "MODERATE", 2, 2),
+        ("DEPLOYMENT_RULE", "MODERATE", 3, 2),
         ("CONVERGENCE_FAILURE", "SERIOUS", 4, 3),
+        ("DEPLOYMENT_RULE", "MODERATE", 4, 2),
         ("RESOURCE_EXHAUSTION", "MODERATE", 5, 2),
         ("RESOURCE_EXHAUSTION", "CRITICAL", 5, 5),
     ), 1, "FAILURE", "RESOURCE", 5),
     "quality_gate_partial": Expected((
+        ("DEPLOYMENT_RULE", "MINOR", 1, 1),
+        ("ITERATION_TRIGGER", "MINOR", 1, 1),
+        ("DEPLOYMENT_RULE", "MINOR", 2, 1),
+        ("ITERATION_TRIGGER", "MINOR", 2, 1),
         ("QUALITY_GATE_FAILURE", "SERIOUS", 3, 3),
+        ("DEPLOYMENT_RULE", "MINOR", 3, 1),
     ), 0, "PARTIAL", None, 2),
     "untestable_failure": Expected((), 0, "FAILURE", "INTRACTABLE", 5),
+    "deployment_rules_partial": Expected((
+        ("DEPLOYMENT_RULE", "MODERATE", 1, 2),
+        ("DEPLOYMENT_RULE", "MODERATE", 1, 2),
+        ("ITERATION_TRIGGER", "MINOR", 1, 1),
+        ("DEPLOYMENT_RULE", "MINOR", 2, 1),
+    ), 0, "PARTIAL", None, 2),
 }
 
 
@@ -156,10 +183,25 @@ def test_the_clean_session_ships_its_answer() -> None:
     assert state.problem.stakes == "MEDIUM"
 
 
+def test_the_deployment_rules_session_names_its_rules_triggers_and_sources() -> None:
+    _, outputs = judged("deployment_rules_partial")
+    events = events_of("deployment_rules_partial")
+    rules = [o for o in outputs if isinstance(o, Alert) and o.kind in KINDS]
+    listed = [[x["check"] for x in a.details["rules" if a.kind == "DEPLOYMENT_RULE" else "triggers"]] for a in rules]
+    assert listed == [["r_1_3_3_parallel_limit"], ["r_1_3_2_mandatory_agents"],
+                      ["t_1_3_4_low_confidence", "t_1_3_4_gap_identified", "t_1_3_4_outputs_conflict",
+                       "t_1_3_4_qc_rejects"], ["r_1_3_3_batch_order"]]
+    eleventh = [e for e in events if getattr(e, "agent_tier", None) == "GENESIS"][10]
+    assert rules[0].source_event_id == eleventh.message_id  # as soon as the batch holds 11 agents
+    closing = [e.message_id for e in events if getattr(e, "agent_id", None) == 57 and e.iteration == 1][-1]
+    assert {a.source_event_id for a in rules[1:3]} == {closing}
+    assert rules[1].details["rules"][0]["missing"] == [48]
+
+
 # ------------------------------------------------------------------------------------------- coverage
 def test_the_files_together_cover_every_signature_severity_and_outcome() -> None:
     alerts = {a for e in EXPECTED.values() for a in e.alerts}
-    assert {kind for kind, _, _, _ in alerts} == set(SIGNATURES)
+    assert {kind for kind, _, _, _ in alerts} == {*SIGNATURES, *KINDS}
     assert {severity for _, severity, _, _ in alerts} == set(SEVERITIES)
     assert {level for _, _, _, level in alerts} == {1, 2, 3, 4, 5}
     assert {e.status for e in EXPECTED.values()} == {"SUCCESS", "PARTIAL", "FAILURE"}
