@@ -15,10 +15,13 @@ $(STAMP): pyproject.toml
 	touch $@
 
 # The bundled examples contain rejected packets and dead letters on purpose, so exit 1 ("something
-# was rejected") is a successful run here; 2 and above are real failures.
+# was rejected") is a successful run here; 2 and above are real failures. Then the memories are projected
+# from the replay's outputs into out/memories.sqlite and one session's Session Memory is shown.
 run: venv
 	@rc=0; $(BIN)/omega replay examples/omen/*.jsonl examples/omega57/*.yaml --out out/replay.jsonl || rc=$$?; \
 	  echo "outputs: out/replay.jsonl"; [ $$rc -le 1 ]
+	$(BIN)/omega project --from out/replay.jsonl --rebuild --store sqlite:out/memories.sqlite
+	$(BIN)/omega memory show clean_success --kind session --store sqlite:out/memories.sqlite
 
 lint: venv
 	$(BIN)/ruff check omega streams projections tests

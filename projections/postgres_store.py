@@ -77,6 +77,7 @@ class PostgresStore(SqlStore):
     def reset(self) -> None:
         """See `ReadModelStore.reset`; TRUNCATE is one statement and leaves no dead rows behind."""
         with self._transaction():
-            self._execute("TRUNCATE memory_documents, memory_failures, memory_successes, memory_positions")
+            self._execute("TRUNCATE memory_documents, memory_failures, memory_successes, memory_positions, "
+                          "memory_applied")
         self._positions = {}
         self._indexed.clear()

@@ -10,6 +10,8 @@ Tables (the same in both backends; text compared bytewise, so both order rows al
     memory_failures   (session_id, entry_id, failure_type, pattern, pattern_id, occurred_at, entry)
     memory_successes  (session_id, entry_id, success_type, pattern, pattern_id, occurred_at, entry)
     memory_positions  (source, log_partition, log_offset)     the tracking records
+    memory_applied    (source, log_partition, log_offset, event_id)   only with `audit = True`: one row per
+                      applied event, written in the batch's transaction (no key, so a duplicate would show)
 The two index tables repeat each session failure / success (and brilliant idea, type BRILLIANT_IDEA) with the
 columns the cross-session queries filter on; they are rewritten with their document.
 """
@@ -148,6 +150,8 @@ class SqlStore(ABC):
     text_type = "TEXT"  # PostgreSQL declares its text columns COLLATE "C", so ORDER BY is bytewise there too
 
     max_remembered = 100_000
+    audit = False
+    """Also record every applied event in `memory_applied` (an audit trail: proves exactly-once application)."""
 
     def __init__(self) -> None:
         self._positions: dict[Position, int] = {}
@@ -192,6 +196,8 @@ class SqlStore(ABC):
             f"CREATE TABLE IF NOT EXISTS memory_successes ({index_columns.format(type='success_type')})",
             f"CREATE TABLE IF NOT EXISTS memory_positions (source {t} NOT NULL, log_partition INTEGER NOT NULL, "
             "log_offset BIGINT NOT NULL, PRIMARY KEY (source, log_partition))",
+            f"CREATE TABLE IF NOT EXISTS memory_applied (source {t} NOT NULL, log_partition INTEGER NOT NULL, "
+            f"log_offset BIGINT NOT NULL, event_id {t} NOT NULL)",
             "CREATE INDEX IF NOT EXISTS memory_failures_pattern ON memory_failures (pattern, occurred_at)",
             "CREATE INDEX IF NOT EXISTS memory_failures_pattern_id ON memory_failures (pattern_id, occurred_at)",
             "CREATE INDEX IF NOT EXISTS memory_failures_type ON memory_failures (failure_type, occurred_at)",
@@ -240,6 +246,7 @@ class SqlStore(ABC):
         """See `ReadModelStore.apply_batch`."""
         positions = dict(self._positions)
         documents: dict[DocKey, JSONObject] = {}
+        audit: list[Row] = []
         applied = skipped = 0
         for event in events:
             where = (event.position_source, event.partition)
@@ -250,9 +257,11 @@ class SqlStore(ABC):
             documents.update(reducer(event))
             positions[where] = event.offset
             applied += 1
+            if self.audit:
+                audit.append((where[0], where[1], event.offset, event.event_id))
         moved = {p: o for p, o in positions.items() if self._positions.get(p) != o}
         if moved:
-            self._commit(documents, moved)
+            self._commit(documents, moved, audit)
         # Only now, once committed: a failed batch leaves the known positions as they were.
         self._positions = positions
         return BatchResult(applied, skipped, len(documents))
@@ -274,7 +283,8 @@ class SqlStore(ABC):
             changes.delete += [(sid, i) for i in old if i not in entries]
         return changes
 
-    def _commit(self, documents: Mapping[DocKey, JSONObject], positions: Mapping[Position, int]) -> None:
+    def _commit(self, documents: Mapping[DocKey, JSONObject], positions: Mapping[Position, int],
+                audit: Sequence[Row] = ()) -> None:
         # Serialise before the transaction opens: a document that cannot be encoded fails the batch without
         # holding the write lock, and the lock is held only for the writes themselves.
         rows = [(sid, kind, canonical(doc)) for (sid, kind), doc in documents.items()]
@@ -303,6 +313,9 @@ class SqlStore(ABC):
                 "INSERT INTO memory_positions (source, log_partition, log_offset) VALUES (?, ?, ?) "
                 "ON CONFLICT (source, log_partition) DO UPDATE SET log_offset = excluded.log_offset"),
                 [(s, p, o) for (s, p), o in positions.items()])
+            # 4. the audit trail, when asked for: committed or rolled back with the batch
+            self._executemany(self._sql("INSERT INTO memory_applied (source, log_partition, log_offset, event_id) "
+                                        "VALUES (?, ?, ?, ?)"), audit)
         # Committed: remember what the index now holds (a rolled-back batch leaves the memory as it was).
         for key, doc in documents.items():
             if key[1] in INDEX_TABLES:
@@ -314,7 +327,8 @@ class SqlStore(ABC):
     def reset(self) -> None:
         """See `ReadModelStore.reset`."""
         with self._transaction():
-            for table in ("memory_documents", "memory_failures", "memory_successes", "memory_positions"):
+            for table in ("memory_documents", "memory_failures", "memory_successes", "memory_positions",
+                          "memory_applied"):
                 self._execute(f"DELETE FROM {table}")  # noqa: S608 - a constant table name
         self._positions = {}
         self._indexed.clear()
@@ -327,6 +341,17 @@ class SqlStore(ABC):
     def positions(self) -> dict[Position, int]:
         """See `ReadModelStore.positions`."""
         return dict(self._positions)
+
+    def committed_positions(self) -> dict[Position, int]:
+        """The tracking positions as committed now, read from the database (another process may be writing:
+        `positions` is what this store knows)."""
+        return self._load_positions()
+
+    def applied_events(self) -> list[tuple[str, int, int, str]]:
+        """The audit trail (source, partition, offset, event_id) in position order; empty unless `audit`."""
+        rows = self._query("SELECT source, log_partition, log_offset, event_id FROM memory_applied "
+                           "ORDER BY source, log_partition, log_offset")
+        return [(str(s), int(p), int(o), str(e)) for s, p, o, e in rows]
 
     def get(self, session_id: str, kind: str) -> JSONObject | None:
         """See `ReadModelStore.get`."""

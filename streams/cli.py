@@ -288,5 +288,11 @@ def tail(topic: str, follow: bool, max_records: int | None, timeout: float, boot
         sys.exit(EXIT_USAGE)
 
 
+from streams.cli_memory import check_memories, memory, project  # noqa: E402 - registered on the groups above
+
+main.add_command(project)
+main.add_command(memory)
+check.add_command(check_memories)
+
 if __name__ == "__main__":
     main()

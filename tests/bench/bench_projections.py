@@ -1,7 +1,7 @@
 """Throughput of the memory projections: the pure reducers, and a rebuild into SQLite (and PostgreSQL).
 
     python -m tests.bench.bench_projections [--events N] [--sessions M] [--postgres URL] [--live-batch B]
-                                           [--sqlite PATH] [--profile]
+                                           [--sqlite PATH] [--profile] [--kafka BOOTSTRAP [--kafka-only]]
 
 It prints figures and never asserts on time. The workload is `tests.unit.projections.factories.workload`:
 N events over M sessions (default 50,000 over 500: 100 per session, i.e. about six iterations of a 15-message
@@ -11,6 +11,10 @@ log carries concurrent sessions, so every batch touches every session. The proce
     reducers          the four reducers over every event, no store (collector paused, as in a batch)
     rebuild           `Projector.rebuild` (reset + replay; transactions of `REBUILD_BATCH` events)
     live batches      `Projector.process` in transactions of --live-batch events (a runner's polls)
+    kafka rebuild     (--kafka) the runner from a real broker: the workload produced as single-object Avro to
+                      fresh 4-partition topics (not timed), then `Runner.run(rebuild=True)` with a KafkaSource
+                      (fetch, decode, project; transactions of at most 1,000, then 20,000 events) until the last
+                      batch commits
 Events are generated before the clock starts and frozen out of the garbage collector's sight: a runner
 decodes them as it goes, so they are not part of its heap.
 """
@@ -33,7 +37,8 @@ from pathlib import Path
 from projections.documents import canonical
 from projections.events import LogEvent
 from projections.memories import EMPTY, Memories, apply_all
-from projections.projector import REBUILD_BATCH, Projector
+from projections.projector import DEFAULT_BATCH, REBUILD_BATCH, Projector
+from projections.runner import Runner, RunStats
 from projections.sqlite_store import SqliteStore
 from projections.store import SqlStore
 from tests.unit.projections.factories import workload
@@ -89,6 +94,45 @@ def bench_store(name: str, make: Callable[[], SqlStore], events: Sequence[LogEve
     return digest
 
 
+def bench_kafka(bootstrap: str, events: Sequence[LogEvent], stores: dict[str, Callable[[], SqlStore]]) -> None:
+    """Produce the workload to fresh topics, then time a rebuild from the broker into each store."""
+    import asyncio
+
+    from tests.integration.projections.kafka_log import fresh_prefix, produce_events
+
+    prefix = fresh_prefix("bench")
+    start = clock()
+    asyncio.run(produce_events(bootstrap, prefix, events))
+    print(f"  {'kafka':<10} produced to {prefix}* in {clock() - start:.1f} s (not timed below)")
+    for name, make in stores.items():
+        for batch in (DEFAULT_BATCH, REBUILD_BATCH):
+            with make() as store:
+                seconds, stats = _kafka_rebuild(bootstrap, prefix, store, batch, f"{prefix}{name}-{batch}")
+                print(f"  {name:<10} kafka rebuild, batches <= {batch:<6,} {rate(stats.applied, seconds)}; "
+                      f"lag {stats.lag}, undecodable {stats.undecodable}")
+                digest = store.content_hash()
+        print(f"  {name:<10} content hash {digest}")
+
+
+def _kafka_rebuild(bootstrap: str, prefix: str, store: SqlStore, batch: int, group: str) -> tuple[float, RunStats]:
+    """Seconds from start to the last committed batch (the idle wait that ends the run is not work)."""
+    import asyncio
+
+    from streams.projection_source import KafkaSource
+
+    last = clock()
+
+    def committed(_: RunStats) -> None:
+        nonlocal last
+        last = clock()
+
+    source = KafkaSource(bootstrap, prefix=prefix, group_id=group, max_fetch=batch)
+    runner = Runner(Projector(store, batch_size=batch), source, batch_size=batch, until_idle=3.0, on_batch=committed)
+    start = clock()
+    stats = asyncio.run(runner.run(rebuild=True))
+    return last - start, stats
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.bench.bench_projections", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -98,6 +142,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--sqlite", type=Path, help="SQLite file to use (default: a temporary one)")
     parser.add_argument("--postgres", metavar="URL", help="also bench PostgreSQL at URL (a throwaway schema)")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of the SQLite rebuild")
+    parser.add_argument("--kafka", metavar="BOOTSTRAP", help="also bench a rebuild from this broker")
+    parser.add_argument("--kafka-only", action="store_true", help="with --kafka: skip the in-process figures")
     args = parser.parse_args(argv)
 
     print(f"{platform.processor() or platform.machine()}; Python {platform.python_version()}; {pin()}")
@@ -109,6 +155,16 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"of JSON per event on average (generated in {generated:.1f} s)")
     gc.collect()
     gc.freeze()
+
+    if args.kafka and args.kafka_only:
+        with tempfile.TemporaryDirectory(prefix="bench-projections-") as tmp:
+            stores: dict[str, Callable[[], SqlStore]] = {"sqlite": lambda: SqliteStore(Path(tmp) / "kafka.sqlite")}
+            if args.postgres:
+                from projections.postgres_store import PostgresStore
+
+                stores["postgres"] = lambda: PostgresStore(args.postgres, schema=f"bench_{uuid.uuid4().hex[:12]}")
+            bench_kafka(args.kafka, events, stores)
+        return 0
 
     seconds, memories = reducers_only(events)
     stored = sum(len(canonical(d)) for m in memories.values() for d in m.documents().values())

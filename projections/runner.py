@@ -1,0 +1,287 @@
+"""The projection runner: pulls log events from a source and feeds the projector, one transaction per batch.
+
+Sources (`EventSource`):
+    FileSource   the JSONL that `omega replay --out` writes (embedded, `make run`); position ("file:PATH", 0,
+                 line number), lines at or before the stored position are skipped without decoding
+    KafkaSource  in `streams.projection_source` (this package never imports the shell): an aiokafka consumer
+                 assigned to the output topics, seeking each partition to the STORE's position + 1
+Tracking-record pattern: the store, not Kafka's committed offsets, is the truth of where to resume; a batch's
+documents and positions commit together, so a crash at any moment loses at most the uncommitted batch, which is
+consumed again on restart and applied once.
+
+Undecodable records become events of the pseudo-topic `UNDECODABLE`: no memory reads them, but they advance the
+position like any event (otherwise the runner would fetch them again forever), and they are counted, logged and
+reported in `RunStats.undecodable`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import gc
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, Protocol
+
+import orjson
+
+from projections.events import LogEvent
+from projections.projector import DEFAULT_BATCH, Projector
+from projections.store import Position, SqlStore
+
+UNDECODABLE = "undecodable"
+"""Logical topic of a record that could not be decoded (read by no memory; it only advances the position)."""
+
+DEFAULT_STORE = "sqlite:.omega-data/memories.sqlite"
+
+clock = time.monotonic
+
+
+class EventSource(Protocol):
+    """Where the runner reads log events from."""
+
+    undecodable: int
+    """How many records could not be decoded so far."""
+
+    async def start(self, positions: Mapping[Position, int]) -> None:
+        """Open, and position every partition after its stored offset (from the beginning when absent)."""
+
+    async def poll(self, max_events: int, timeout: float) -> list[LogEvent]:
+        """Up to `max_events` next events, in log order per partition; [] after `timeout` seconds idle."""
+
+    def exhausted(self) -> bool:
+        """Whether the source has nothing more, ever (a file at its end); a live log never is."""
+
+    async def lag(self, positions: Mapping[Position, int]) -> int | None:
+        """Records after `positions` not yet applied (None when unknown)."""
+
+    async def commit(self, positions: Mapping[Position, int]) -> None:
+        """Record progress outside the store (Kafka offsets: a monitoring aid only)."""
+
+    async def stop(self) -> None:
+        """Release the source."""
+
+
+# ------------------------------------------------------------------------------------------- files
+def unjsonable(value: Any) -> Any:
+    """The inverse of `streams.replay.jsonable`: `{"utf8": text}` / `{"base64": text}` back to bytes.
+
+    Only an object with exactly that one key and a text value is read as bytes: a record field that is a map
+    holding a single "utf8" key would be misread, and the Avro contract has no such map."""
+    if isinstance(value, dict):
+        if len(value) == 1:
+            (name, inner), = value.items()
+            if name == "utf8" and isinstance(inner, str):
+                return inner.encode("utf-8")
+            if name == "base64" and isinstance(inner, str):
+                return base64.b64decode(inner)
+        return {k: unjsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [unjsonable(v) for v in value]
+    return value
+
+
+def undecodable_event(source: str, partition: int, offset: int, key: str, reason: str) -> LogEvent:
+    """The placeholder of a record that could not be decoded: it advances the position and nothing else."""
+    return LogEvent(UNDECODABLE, partition, offset, key, {"reason": reason}, source=source)
+
+
+class FileSource:
+    """Events of `omega replay --out` JSONL files, in the order given; topic names map back to logical ones."""
+
+    def __init__(self, paths: Sequence[Path], topics: Mapping[str, str], *, log: Callable[..., None] | None = None
+                 ) -> None:
+        self.paths = list(paths)
+        self.topics = dict(topics)  # physical topic name -> logical name; unknown names stay as they are
+        self.undecodable = 0
+        self._log = log
+        self._handles: list[tuple[str, IO[bytes]]] = []
+        self._line = 0
+        self._after: dict[str, int] = {}
+
+    async def start(self, positions: Mapping[Position, int]) -> None:
+        """See `EventSource.start`."""
+        self._handles = [(f"file:{p}", p.open("rb")) for p in self.paths]
+        self._after = {s: o for (s, _), o in positions.items() if s.startswith("file:")}
+        self._line = 0
+
+    async def poll(self, max_events: int, timeout: float) -> list[LogEvent]:
+        """See `EventSource.poll`; never waits."""
+        out: list[LogEvent] = []
+        while self._handles and len(out) < max_events:
+            source, handle = self._handles[0]
+            raw = handle.readline()
+            if not raw:
+                handle.close()
+                self._handles.pop(0)
+                self._line = 0
+                continue
+            self._line += 1
+            if self._line <= self._after.get(source, -1) or not raw.strip():
+                continue  # applied in an earlier run, or a blank line
+            out.append(self._event(source, self._line, raw))
+        return out
+
+    def _event(self, source: str, line: int, raw: bytes) -> LogEvent:
+        try:
+            item = orjson.loads(raw)
+            topic, value = item["topic"], unjsonable(item["value"])
+            if not isinstance(topic, str) or not isinstance(value, dict):
+                raise TypeError("topic must be text and value an object")
+            key = item.get("key")
+            return LogEvent(self.topics.get(topic, topic), 0, line, "" if key is None else str(key), value,
+                            source=source)
+        except (orjson.JSONDecodeError, KeyError, TypeError, ValueError) as exc:
+            self.undecodable += 1
+            if self._log is not None:
+                self._log("undecodable record skipped", source=source, offset=line, reason=repr(exc))
+            return undecodable_event(source, 0, line, "", repr(exc))
+
+    def exhausted(self) -> bool:
+        """See `EventSource.exhausted`."""
+        return not self._handles
+
+    async def lag(self, positions: Mapping[Position, int]) -> int | None:
+        """Unknown for files (their length is not counted ahead)."""
+        return None
+
+    async def commit(self, positions: Mapping[Position, int]) -> None:
+        """Nothing to do: the store holds the positions."""
+
+    async def stop(self) -> None:
+        """Close what is still open."""
+        for _, handle in self._handles:
+            handle.close()
+        self._handles = []
+
+
+# ------------------------------------------------------------------------------------------- the runner
+@dataclass
+class RunStats:
+    """What a run did."""
+
+    applied: int = 0
+    skipped: int = 0
+    undecodable: int = 0
+    batches: int = 0
+    seconds: float = 0.0
+    lag: int | None = None
+    stopped_by: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """The figures as a JSON object (what `omega project` prints)."""
+        rate = self.applied / self.seconds if self.seconds > 0 else None
+        return {"applied": self.applied, "skipped": self.skipped, "undecodable": self.undecodable,
+                "batches": self.batches, "seconds": round(self.seconds, 3),
+                "events_per_second": None if rate is None else round(rate), "lag": self.lag,
+                "stopped_by": self.stopped_by}
+
+
+@dataclass
+class Runner:
+    """Feeds a projector from a source until the source is exhausted, idle for `until_idle` seconds, or
+    `request_stop()` is called (then the batch in hand is finished first)."""
+
+    projector: Projector
+    source: EventSource
+    batch_size: int = DEFAULT_BATCH
+    until_idle: float | None = None
+    poll_timeout: float = 0.5
+    commit_interval: float = 1.0
+    on_batch: Callable[[RunStats], None] | None = None
+    _stop: bool = field(default=False, init=False)
+
+    def request_stop(self) -> None:
+        """Stop after the current batch (what SIGTERM and SIGINT do)."""
+        self._stop = True
+
+    async def run(self, *, rebuild: bool = False) -> RunStats:
+        """Consume until a stop condition; with `rebuild`, empty the read model first and start from the log's
+        beginning."""
+        stats = RunStats()
+        store = self.projector.store
+        if rebuild:
+            self.projector.rebuild(())  # reset: the store and the projector's cache start empty
+        started = clock()
+        last_event = last_commit = started
+        await self.source.start(store.positions())
+        try:
+            while not self._stop:
+                batch = await self._next_batch()
+                now = clock()
+                if not batch:
+                    gc.unfreeze()  # idle: what was frozen may be collected again (see _freeze_heap)
+                    if self.source.exhausted():
+                        stats.stopped_by = "end of input"
+                        break
+                    if self.until_idle is not None and now - last_event >= self.until_idle:
+                        stats.stopped_by = "idle"
+                        break
+                    continue
+                last_event = now
+                result = self.projector.process_batch(batch)
+                _freeze_heap()
+                stats.applied += result.applied
+                stats.skipped += result.skipped
+                stats.batches += 1
+                if now - last_commit >= self.commit_interval:
+                    # 1. the store committed the batch with its positions; 2. only then the monitoring offsets
+                    await self.source.commit(store.positions())
+                    last_commit = now
+                if self.on_batch is not None:
+                    self.on_batch(stats)
+            else:
+                stats.stopped_by = "signal"
+            stats.seconds = clock() - started
+            await self.source.commit(store.positions())
+            stats.lag = await self.source.lag(store.positions())
+        finally:
+            gc.unfreeze()
+            stats.undecodable = self.source.undecodable
+            await self.source.stop()
+        return stats
+
+    async def _next_batch(self) -> list[LogEvent]:
+        batch = await self.source.poll(self.batch_size, self.poll_timeout)
+        # Top the batch up from what is already fetched: fewer, larger transactions.
+        while batch and len(batch) < self.batch_size and not self._stop:
+            more = await self.source.poll(self.batch_size - len(batch), 0.0)
+            if not more:
+                break
+            batch += more
+        return batch
+
+
+def _freeze_heap() -> None:
+    """Move everything alive after a batch out of the cyclic collector's sight until the next idle poll.
+
+    Why: the cached memories are millions of long-lived acyclic containers (freed by reference counting), and
+    decoding the next batch allocates fast, so the collector's full passes rescan them for nothing (about a
+    fifth of a catch-up's CPU time). The young generations are collected first, so no pending cyclic garbage is
+    frozen; `gc.unfreeze()` when the source idles (and at the end) hands the rest back to the collector."""
+    gc.collect(1)
+    gc.freeze()
+
+
+def run(runner: Runner, *, rebuild: bool = False) -> RunStats:
+    """`Runner.run` on a fresh event loop (for callers that are not async)."""
+    return asyncio.run(runner.run(rebuild=rebuild))
+
+
+# ------------------------------------------------------------------------------------------- stores
+def open_store(url: str) -> SqlStore:
+    """A (closed) store from `sqlite:PATH` or `postgresql://...` (`postgres://` too); ValueError otherwise."""
+    if url.startswith("sqlite:"):
+        path = url.removeprefix("sqlite:").removeprefix("//")
+        if not path:
+            raise ValueError("sqlite: needs a path, e.g. sqlite:.omega-data/memories.sqlite")
+        from projections.sqlite_store import SqliteStore
+
+        return SqliteStore(path)
+    if url.startswith(("postgresql://", "postgres://")):
+        from projections.postgres_store import PostgresStore  # psycopg only when asked for
+
+        return PostgresStore(url)
+    raise ValueError(f"unknown read-model store {url!r}: use sqlite:PATH or postgresql://...")

@@ -1,0 +1,97 @@
+"""The HTTP read API over a SQLite store the projector filled: every route, its 404s, and an OpenAPI document
+that describes every route with its response model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.routing import APIRoute
+from fastapi.testclient import TestClient
+
+from projections.api import create_app
+from projections.projector import Projector
+from projections.sqlite_store import SqliteStore
+from projections.store import Position
+from tests.unit.projections.factories import Log, episode_events, interleave, session_script
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[SqliteStore]:
+    log = Log()
+    log.extend(interleave([session_script("s1"), session_script("s2", start=5, outcome="FAILURE"),
+                           episode_events("ep-1", at=40)]))
+    with SqliteStore(tmp_path / "m.sqlite") as s:
+        Projector(s).rebuild(log.events)
+        yield s
+
+
+@pytest.fixture
+def client(store: SqliteStore) -> TestClient:
+    return TestClient(create_app(store))
+
+
+def test_sessions_and_one_memory_by_kind(client: TestClient, store: SqliteStore) -> None:
+    assert client.get("/sessions").json() == {"sessions": ["ep-1", "s1", "s2"]}
+    for kind in ("session", "pattern", "failure", "success"):
+        answer = client.get(f"/sessions/s1/memory/{kind}")
+        assert answer.status_code == 200
+        assert answer.json() == {"session_id": "s1", "kind": kind, "document": store.get("s1", kind)}
+    assert set(client.get("/sessions/s1/memory").json()["memories"]) == {"session", "pattern", "failure", "success"}
+
+
+@pytest.mark.parametrize("path", ["/sessions/nobody/memory/session", "/sessions/s1/memory/dreams",
+                                  "/sessions/nobody/memory", "/sessions/ep-1/memory/success"])
+def test_unknown_sessions_kinds_and_absent_memories_are_404(client: TestClient, path: str) -> None:
+    answer = client.get(path)
+    assert answer.status_code == 404
+    assert answer.json()["detail"]
+
+
+def test_failures_and_successes_by_pattern_and_type(client: TestClient, store: SqliteStore) -> None:
+    everything = client.get("/failures").json()
+    assert everything["count"] == len(store.failures()) > 0
+    reasoning = client.get("/failures", params={"type": "REASONING"}).json()["entries"]
+    assert reasoning
+    assert {e["failure_type"] for e in reasoning} == {"REASONING"}
+    patterned = next(e for e in everything["entries"] if e.get("pattern_id"))
+    by_pattern = client.get("/failures", params={"pattern": patterned["pattern_id"]}).json()["entries"]
+    assert patterned in by_pattern
+    ideas = client.get("/successes", params={"type": "BRILLIANT_IDEA"}).json()
+    assert ideas["count"] == len(store.successes(success_type="BRILLIANT_IDEA")) > 0
+    assert client.get("/successes", params={"type": "NO_SUCH_TYPE"}).json() == {"count": 0, "entries": []}
+
+
+def test_consistency_and_health(client: TestClient, store: SqliteStore) -> None:
+    assert client.get("/consistency").json() == {"consistent": True, "sessions_checked": 3, "violations": []}
+    health = client.get("/health").json()
+    assert (health["status"], health["sessions"], health["lag"]) == ("ok", 3, None)
+    assert {(p["source"], p["partition"]): p["offset"] for p in health["positions"]} == store.positions()
+
+
+def test_health_reports_the_lag_probe(store: SqliteStore) -> None:
+    async def lag(positions: dict[Position, int]) -> int:
+        return 42 if positions == store.positions() else -1
+
+    assert TestClient(create_app(store, lag=lag)).get("/health").json()["lag"] == 42
+
+
+def test_health_is_503_when_the_store_does_not_answer(store: SqliteStore) -> None:
+    client = TestClient(create_app(store))
+    store.close()
+    answer = client.get("/health")
+    assert answer.status_code == 503
+    assert answer.json()["status"] == "unavailable"
+
+
+def test_the_openapi_document_lists_every_route_with_its_response_model(client: TestClient) -> None:
+    document = client.get("/openapi.json").json()
+    routes = {r.path for r in client.app.routes if isinstance(r, APIRoute)}  # type: ignore[attr-defined]
+    assert routes == {"/health", "/sessions", "/sessions/{session_id}/memory", "/sessions/{session_id}/memory/{kind}",
+                      "/failures", "/successes", "/consistency"}
+    assert set(document["paths"]) == routes
+    for path in routes:
+        ok = document["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
+        assert "$ref" in ok, path
+    assert {"pattern", "type"} <= {p["name"] for p in document["paths"]["/failures"]["get"]["parameters"]}

@@ -1,0 +1,189 @@
+"""The projection runner without a broker: the file source (`omega replay --out` JSONL back to log events), and
+the runner loop over a fake source (batches as transactions, stop conditions, rebuild, resume, offsets)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import orjson
+import pytest
+
+from omega.canonical import canonical_json
+from projections.events import LogEvent
+from projections.postgres_store import PostgresStore
+from projections.projector import Projector
+from projections.runner import UNDECODABLE, FileSource, Runner, RunStats, open_store, unjsonable
+from projections.sqlite_store import SqliteStore
+from projections.store import Position
+from streams.replay import jsonable
+from tests.unit.projections.factories import Log, episode_events, interleave, session_script
+
+PHYSICAL = {"agent_messages": "omega57.messages", "alerts": "omega.alerts", "terminations": "omega57.terminations",
+            "verdicts": "omen.verdicts", "escalations": "omega.escalations"}
+LOGICAL = {v: k for k, v in PHYSICAL.items()}
+
+
+def _events() -> list[LogEvent]:
+    log = Log()
+    log.extend(interleave([session_script("s1"), session_script("s2", start=5, outcome="FAILURE"),
+                           episode_events("ep-1", at=40)]))
+    return log.events
+
+
+def _write_replay(path: Path, events: Sequence[LogEvent], extra: Sequence[str] = ()) -> None:
+    """The events as `omega replay --out` writes them: physical topic names, jsonable values."""
+    lines = [canonical_json({"topic": PHYSICAL[e.topic], "key": e.key, "value": jsonable(dict(e.record))})
+             for e in events]
+    path.write_text("\n".join([*lines, *extra]) + "\n", encoding="utf-8")
+
+
+def _hash(events: Sequence[LogEvent]) -> str:
+    with SqliteStore(":memory:") as store:
+        Projector(store).rebuild(events)
+        return store.content_hash()
+
+
+def _project(path: Path, store: SqliteStore, *, rebuild: bool = False, batch: int = 1000) -> RunStats:
+    runner = Runner(Projector(store, batch_size=batch), FileSource([path], LOGICAL), batch_size=batch)
+    return asyncio.run(runner.run(rebuild=rebuild))
+
+
+def test_unjsonable_turns_replay_bytes_back_into_bytes() -> None:
+    record = {"raw": b"\xff\x00binary", "text": b"plain", "nested": [{"b": b"x"}], "n": 1, "map": {"a": "b"}}
+    assert unjsonable(jsonable(record)) == record
+    assert unjsonable(orjson.loads(orjson.dumps(jsonable(record)))) == record
+
+
+def test_a_replay_file_projects_the_same_memories_as_the_log_itself(tmp_path: Path) -> None:
+    events = _events()
+    _write_replay(tmp_path / "replay.jsonl", events)
+    with SqliteStore(tmp_path / "m.sqlite") as store:
+        stats = _project(tmp_path / "replay.jsonl", store, rebuild=True, batch=7)
+        assert (stats.applied, stats.undecodable, stats.stopped_by) == (len(events), 0, "end of input")
+        assert stats.batches == -(-len(events) // 7)
+        # positions are (file:PATH, 0, line number)
+        assert store.positions() == {(f"file:{tmp_path / 'replay.jsonl'}", 0): len(events)}
+        assert store.content_hash() == _hash(events)
+
+
+def test_undecodable_lines_are_counted_skipped_and_still_advance_the_position(tmp_path: Path) -> None:
+    events = _events()
+    path = tmp_path / "replay.jsonl"
+    _write_replay(path, events, extra=["{not json", '{"topic": "omega.alerts"}'])
+    with SqliteStore(tmp_path / "m.sqlite") as store:
+        stats = _project(path, store)
+        assert (stats.applied, stats.undecodable) == (len(events) + 2, 2)
+        assert store.position(f"file:{path}", 0) == len(events) + 2
+        assert store.content_hash() == _hash(events)
+
+
+def test_a_second_run_resumes_after_the_stored_line_and_rebuild_starts_over(tmp_path: Path) -> None:
+    events = _events()
+    path = tmp_path / "replay.jsonl"
+    half = len(events) // 2
+    _write_replay(path, events[:half])
+    with SqliteStore(tmp_path / "m.sqlite") as store:
+        assert _project(path, store).applied == half
+        assert _project(path, store).applied == 0  # nothing new: lines at or before the position are not re-read
+        _write_replay(path, events)  # the file grew
+        assert _project(path, store).applied == len(events) - half
+        resumed = store.content_hash()
+        assert _project(path, store, rebuild=True).applied == len(events)
+        assert store.content_hash() == resumed == _hash(events)
+
+
+# ------------------------------------------------------------------------------------------- a fake source
+class FakeSource:
+    """Hands out prepared polls; then idles forever (a live log), or ends (`finite`)."""
+
+    def __init__(self, polls: Sequence[Sequence[LogEvent]], *, finite: bool = False) -> None:
+        self.polls = [list(p) for p in polls]
+        self.finite = finite
+        self.undecodable = 0
+        self.started_with: dict[Position, int] | None = None
+        self.commits: list[dict[Position, int]] = []
+        self.stopped = False
+
+    async def start(self, positions: Mapping[Position, int]) -> None:
+        self.started_with = dict(positions)
+
+    async def poll(self, max_events: int, timeout: float) -> list[LogEvent]:
+        if not self.polls:
+            return []
+        head = self.polls[0]
+        taken, self.polls[0] = head[:max_events], head[max_events:]
+        if not self.polls[0]:
+            self.polls.pop(0)
+        return taken
+
+    def exhausted(self) -> bool:
+        return self.finite and not self.polls
+
+    async def lag(self, positions: Mapping[Position, int]) -> int | None:
+        return 0
+
+    async def commit(self, positions: Mapping[Position, int]) -> None:
+        self.commits.append(dict(positions))
+
+    async def stop(self) -> None:
+        self.stopped = True
+
+
+def test_until_idle_stops_a_live_source_and_everything_was_applied() -> None:
+    events = _events()
+    source = FakeSource([events[:10], events[10:]])
+    with SqliteStore(":memory:") as store:
+        stats = asyncio.run(Runner(Projector(store), source, batch_size=1000, until_idle=0.0,
+                                   poll_timeout=0.0).run())
+        assert (stats.applied, stats.stopped_by, stats.lag) == (len(events), "idle", 0)
+        assert stats.batches == 1  # the second poll topped the first up: one transaction
+        assert source.stopped
+        assert source.commits[-1] == store.positions()
+        assert store.content_hash() == _hash(events)
+
+
+def test_request_stop_finishes_the_batch_in_hand_and_commits_it() -> None:
+    events = _events()
+    source = FakeSource([events])
+    with SqliteStore(":memory:") as store:
+        runner = Runner(Projector(store), source, batch_size=10)
+        runner.on_batch = lambda stats: runner.request_stop()  # as SIGTERM would, mid-run
+        stats = asyncio.run(runner.run())
+        assert (stats.applied, stats.batches, stats.stopped_by) == (10, 1, "signal")
+        assert sum(o + 1 for o in store.positions().values()) == 10  # the batch and its positions committed
+
+
+def test_the_source_starts_after_the_stored_positions_unless_rebuilding() -> None:
+    events = _events()
+    with SqliteStore(":memory:") as store:
+        asyncio.run(Runner(Projector(store), FakeSource([events], finite=True)).run())
+        resumed = FakeSource([events], finite=True)
+        stats = asyncio.run(Runner(Projector(store), resumed).run())
+        assert resumed.started_with == store.positions()
+        assert stats.skipped == len(events)
+        rebuilt = FakeSource([events], finite=True)
+        stats = asyncio.run(Runner(Projector(store), rebuilt).run(rebuild=True))
+        assert rebuilt.started_with == {}
+        assert stats.applied == len(events)
+
+
+def test_undecodable_placeholders_reach_no_memory() -> None:
+    placeholder = LogEvent(UNDECODABLE, 0, 0, "k", {"reason": "AVRO_DECODE"}, source="t")
+    with SqliteStore(":memory:") as store:
+        result = Projector(store).process([placeholder])
+        assert (result.applied, result.documents, store.sessions()) == (1, 0, [])
+
+
+@pytest.mark.parametrize(("url", "kind"), [
+    ("sqlite:out/m.sqlite", SqliteStore), ("sqlite:///tmp/m.sqlite", SqliteStore),
+    ("postgresql://u@h/db", PostgresStore), ("postgres://u@h/db", PostgresStore)])
+def test_store_urls(url: str, kind: type) -> None:
+    assert isinstance(open_store(url), kind)
+
+
+@pytest.mark.parametrize("url", ["mysql://x", "sqlite:", "memories.sqlite"])
+def test_unknown_store_urls_are_refused(url: str) -> None:
+    with pytest.raises(ValueError, match="sqlite"):
+        open_store(url)
