@@ -21,12 +21,14 @@ from omega.packets.ledger import EpisodeLedger
 from streams.codec import SchemaRegistry
 from streams.logs import get_logger
 from streams.monitor import MonitorStage
+from streams.oracle import OracleStage
 from streams.pipeline import Emit, Pipeline, Source
 from streams.settings import Settings
 from streams.topics import (
     AGENT_MESSAGES_RAW,
     ALL_TOPICS,
     DEAD_LETTERS,
+    ORACLE_REQUESTS,
     PACKETS,
     PACKETS_JSON,
     TopicSpec,
@@ -239,7 +241,8 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
 
 
 def _register_agents(omega: OmegaApp) -> None:
-    """The ingress and validator agents and the watermark timer, bound to one app's topics and table."""
+    """The ingress, validator, monitor and oracle agents and the watermark timer, bound to one app's topics and
+    tables."""
     app, settings, pipeline, topics, episodes = omega.app, omega.settings, omega.pipeline, omega.topics, omega.episodes
 
     async def guarded(event: Any, spec: TopicSpec, step: Any) -> list[Emit]:
@@ -283,6 +286,14 @@ def _register_agents(omega: OmegaApp) -> None:
             structlog.contextvars.bind_contextvars(session_id=key)
             await omega.send_all(await guarded(
                 event, AGENT_MESSAGES_RAW, lambda src, ev=event, key=key: monitor_steps.record(src, _raw(ev), key)))
+
+    oracle_stage = OracleStage.from_default_config(pipeline)
+
+    @app.agent(topics[ORACLE_REQUESTS.logical], name=f"{settings.topic_prefix}oracle")
+    async def oracle(stream: faust.StreamT[Any]) -> None:
+        async for event in stream.events():
+            await omega.send_all(await guarded(
+                event, ORACLE_REQUESTS, lambda src, ev=event: oracle_stage.request(_raw(ev), src)))
 
     @app.timer(interval=settings.tick_interval_seconds)  # type: ignore[untyped-decorator]  # faust is untyped
     async def watermark_ticks() -> None:

@@ -294,5 +294,9 @@ main.add_command(project)
 main.add_command(memory)
 check.add_command(check_memories)
 
+from streams.cli_oracle import check_oracle  # noqa: E402 - registered on the check group
+
+check.add_command(check_oracle)
+
 if __name__ == "__main__":
     main()

@@ -37,8 +37,14 @@ AGENT_MESSAGES = TopicSpec("agent_messages", "omega57.messages", "session_id", "
 TERMINATIONS = TopicSpec("terminations", "omega57.terminations", "session_id", "omega.agents.TerminationReport",
                          "session monitor agent", "PHI, users, memory projections")
 
+ORACLE_REQUESTS = TopicSpec("oracle_requests", "phaseq.requests", "case id", None,
+                            "Phase Q clients (a test-set line as JSON)", "oracle agent")
+ORACLE_VERDICTS = TopicSpec("oracle_verdicts", "phaseq.verdicts", "case id", "omega.oracle.OracleVerdict",
+                            "oracle agent", "Phase Q scorers and reports")
+
 ALL_TOPICS: tuple[TopicSpec, ...] = (PACKETS_JSON, PACKETS, VERDICTS, ALERTS, ESCALATIONS, DEAD_LETTERS,
-                                     AGENT_MESSAGES_RAW, AGENT_MESSAGES, TERMINATIONS)
+                                     AGENT_MESSAGES_RAW, AGENT_MESSAGES, TERMINATIONS,
+                                     ORACLE_REQUESTS, ORACLE_VERDICTS)
 BY_LOGICAL = {t.logical: t for t in ALL_TOPICS}
 
 

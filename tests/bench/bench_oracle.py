@@ -1,0 +1,68 @@
+"""Throughput of `omega check oracle` on one core: the public Phase Q cases, repeated, judged end to end.
+
+    python -m tests.bench.bench_oracle [--repeat N]
+
+Two figures: the pure core (parse + Oracle-A/B/C + evidence, no I/O) and the command itself (a subprocess
+over an NDJSON file, stdout to /dev/null, report written), both pinned to one CPU where the OS allows it.
+It prints figures and never asserts on time. Timers are `time.perf_counter`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from omega.oracle.case import parse_case
+from omega.oracle.report import build_report, judge_case
+from streams.oracle import read_config
+
+REPO = Path(__file__).resolve().parents[2]
+DATA = REPO / ".." / "shared" / "data"
+
+
+def _pin() -> str:
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        return "pinned to one CPU"
+    return "not pinned"
+
+
+def main() -> None:
+    """Run both measurements and print cases/s."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=300, help="copies of the 34 public cases (default 300)")
+    args = parser.parse_args()
+    pinned = _pin()
+    lines = [json.loads(raw) for raw in (DATA / "phase-q-dev.ndjson").read_text(encoding="utf-8").split("\n")
+             if raw.strip()]
+    workload = [{**line, "id": f"{line['id']}-{n}"} for n in range(args.repeat) for line in lines]
+    config = read_config(DATA / "phase-q-config.json")
+
+    start = time.perf_counter()
+    judged = [judge_case(parse_case(line), config) for line in workload]
+    build_report(judged, config)
+    core = time.perf_counter() - start
+    print(f"core: {len(workload)} cases in {core:.2f} s = {len(workload) / core:,.0f} cases/s ({pinned})")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "cases.ndjson"
+        path.write_text("\n".join(json.dumps(line) for line in workload) + "\n", encoding="utf-8")
+        command = [sys.executable, "-m", "streams.cli", "check", "oracle", str(path), "--config",
+                   str(DATA / "phase-q-config.json"), "--report", str(Path(tmp) / "report.json")]
+        if hasattr(os, "sched_getaffinity") and Path("/usr/bin/taskset").exists():
+            command = ["taskset", "-c", str(min(os.sched_getaffinity(0))), *command]
+        start = time.perf_counter()
+        done = subprocess.run(command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, check=False)
+        cli = time.perf_counter() - start
+    print(f"omega check oracle: {len(workload)} cases in {cli:.2f} s = {len(workload) / cli:,.0f} cases/s "
+          f"(exit {done.returncode}, start-up included)")
+
+
+if __name__ == "__main__":
+    main()

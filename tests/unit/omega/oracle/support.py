@@ -1,0 +1,42 @@
+"""Builders shared by the Phase Q oracle tests: a case line, the shared config, a judged view."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from omega.oracle.case import OracleCase, parse_case
+from omega.oracle.config import OracleConfig, load_config
+from omega.oracle.report import EPOCH
+from omega.oracle.view import CaseView, view_of
+
+SHARED_DATA = Path(__file__).resolve().parents[4] / ".." / "shared" / "data"
+CONFIG_RAW: dict[str, Any] = json.loads((SHARED_DATA / "phase-q-config.json").read_text(encoding="utf-8"))
+CONFIG = load_config(CONFIG_RAW)
+
+
+def line(output: str, facts: list[str], **expected: Any) -> dict[str, Any]:
+    """A test-set line; `expected` keys go to `expected` (none given: no `expected` at all)."""
+    out: dict[str, Any] = {"id": "Q-TEST-0001", "category": expected.pop("category", "precision"),
+                           "input": {"context": "test", "facts": facts, "constraints": []},
+                           "candidate_output": output}
+    if expected:
+        out["expected"] = {"max_unsupported_claims": "CONFIG:UNSUPPORTED_MAX", **expected}
+    return out
+
+
+def case(output: str, facts: list[str], **expected: Any) -> OracleCase:
+    """A parsed case."""
+    return parse_case(line(output, facts, **expected))
+
+
+def view(output: str, facts: list[str], config: OracleConfig = CONFIG, **expected: Any) -> CaseView:
+    """The view every oracle reads."""
+    return view_of(case(output, facts, **expected), config, EPOCH)
+
+
+def dev_lines() -> list[dict[str, Any]]:
+    """The 34 public cases."""
+    text = (SHARED_DATA / "phase-q-dev.ndjson").read_text(encoding="utf-8")
+    return [json.loads(raw) for raw in text.split("\n") if raw.strip()]

@@ -1,0 +1,126 @@
+"""Oracle-B: single-segment ablation (Q-INV-02) and each adversarial strategy (Q-INV-04)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import replace
+
+from omega.oracle.config import load_config
+from omega.oracle.oracle_b import (
+    RULES,
+    judge_b,
+    necessary_segments,
+    orb_abl_001,
+    orb_inj_001,
+    orb_neg_001,
+    orb_perm_001,
+    orb_stab_001,
+    orb_sub_001,
+    orb_trunc_001,
+    perturb_fact,
+)
+from omega.oracle.sourcing import Sourcing
+from omega.oracle.variants import inject, injected_sentence, negate, permute, substitute, truncate
+from tests.unit.omega.oracle.support import CONFIG_RAW, view
+
+FACTS = ["The fuel pressure is 3.2 MPa.", "The oxidizer flow rate is 840 kg/s."]
+GOOD = "The fuel pressure is 3.2 MPa.\n\nThe oxidizer flow rate is 840 kg/s."
+PROPS = ["fuel pressure", "oxidizer flow"]
+
+
+def test_oracle_b_runs_ablation_then_the_five_variants_then_input_stability() -> None:
+    result = judge_b(view(GOOD, FACTS, expected_props=PROPS))
+    assert [s.rule_applied for s in result.evidence] == [
+        "ORB-ABL-001", "ORB-NEG-001", "ORB-PERM-001", "ORB-INJ-001", "ORB-TRUNC-001", "ORB-SUB-001", "ORB-STAB-001"]
+    assert len(RULES) == 7
+    assert (result.verdict, result.metrics["variants_exposing"]) == ("PASS", 0)
+
+
+def test_ablation_keeps_segments_whose_removal_loses_a_property() -> None:
+    ok = orb_abl_001(view(GOOD, FACTS, expected_props=PROPS))
+    assert (ok.verdict, ok.metrics["necessity_ratio"], ok.metrics["props_mode"]) == ("PASS", 1.0, "expected_props")
+    padded = "The fuel pressure is 3.2 MPa.\n\nPropulsion is fascinating.\n\nThe oxidizer flow rate is 840 kg/s."
+    bad = orb_abl_001(view(padded, FACTS, expected_props=PROPS))
+    assert (bad.verdict, bad.metrics["necessity_ratio"]) == ("FAIL", 0.666667)
+    assert bad.violations[0].invariant_id == "Q-INV-02"
+    assert bad.violations[0].details == "Propulsion is fascinating."
+
+
+def test_ablation_threshold_comes_from_the_config() -> None:
+    padded = "The fuel pressure is 3.2 MPa.\n\nPropulsion is fascinating.\n\nThe oxidizer flow rate is 840 kg/s."
+    raw = copy.deepcopy(CONFIG_RAW)
+    raw["NECESSITY_MIN_RATIO"]["value"] = 0.5
+    assert orb_abl_001(view(padded, FACTS, config=load_config(raw), expected_props=PROPS)).verdict == "PASS"
+
+
+def test_ablation_without_props_uses_the_facts_each_segment_is_the_only_source_of() -> None:
+    assert orb_abl_001(view(GOOD, FACTS)).metrics["props_mode"] == "facts"
+    assert orb_abl_001(view(GOOD, FACTS)).verdict == "PASS"
+    repeated = orb_abl_001(view("The fuel pressure is 3.2 MPa. The fuel pressure is 3.2 MPa.", FACTS))
+    assert (repeated.verdict, repeated.metrics["necessary_segments"]) == ("FAIL", 0)
+    assert orb_abl_001(view("", FACTS)).verdict == "FAIL"  # nothing delivered
+
+
+def test_necessary_segments_recompute_properties_on_the_ablated_text() -> None:
+    none: list[Sourcing] = []
+    assert necessary_segments(["a x", "b", "a"], ["a", "b"], none) == [False, True, False]
+
+
+def test_negation_strategy_flips_polarity_deterministically() -> None:
+    assert negate("the valve is open") == "the valve is not open"
+    assert negate("the valve is not open") == "the valve is open"
+    assert negate("it isn't open") == "it open"
+    assert negate("cpu utilization at 78%") == "not cpu utilization at 78%"
+    assert orb_neg_001(view(GOOD, FACTS)).verdict == "PASS"
+
+
+def test_negation_strategy_exposes_a_claim_its_facts_do_not_pin_down() -> None:
+    # The only fact states both polarities, so the negated claim is still "sourced".
+    facts = ["The valve is open or the valve is not open."]
+    bad = orb_neg_001(view("The valve is open.", facts))
+    assert bad.verdict == "FAIL"
+    assert bad.violations[0].invariant_id == "Q-INV-04"
+
+
+def test_permutation_strategy_reverses_segments_and_keeps_judgements() -> None:
+    assert permute(["a", "b", "c"]) == ["c", "b", "a"]
+    assert orb_perm_001(view(GOOD + "\nMade up claim.", FACTS, expected_props=PROPS)).verdict == "PASS"
+
+
+def test_injection_strategy_appends_one_isolated_unsupported_claim() -> None:
+    sentence = injected_sentence("0123456789abcdef")
+    assert sentence == "unverified record abcdefghijkl confirms an unlisted value"
+    assert inject(["a"], "00") [-1] == injected_sentence("00")
+    v = view(GOOD, FACTS, expected_props=PROPS)
+    result = orb_inj_001(v)
+    assert result.verdict == "PASS"
+    # a fact that happens to hold the injected claim breaks the relation
+    bad = orb_inj_001(replace(v, facts=(*v.facts, injected_sentence(v.case.case_hash))))
+    assert bad.verdict == "FAIL"
+
+
+def test_truncation_strategy_drops_the_last_segment_or_halves_a_single_one() -> None:
+    assert truncate(["a", "b"]) == ["a"]
+    assert truncate(["one two three four"]) == ["one two"]
+    assert truncate([]) == []
+    assert orb_trunc_001(view(GOOD, FACTS)).verdict == "PASS"
+
+
+def test_substitution_strategy_changes_every_value_and_must_unsource_the_claim() -> None:
+    assert substitute("memory at 4.2 gb of 8 gb, 19 items") == "memory at 4.3 gb of 9 gb, 10 items"
+    assert substitute("no numbers here") is None
+    assert orb_sub_001(view(GOOD, FACTS)).verdict == "PASS"
+    # the value sits in an addition the fact does not cover: changing it goes unnoticed
+    bad = orb_sub_001(view("Cooling is nominal at 0800", ["cooling is nominal"]))
+    assert bad.verdict == "FAIL"
+
+
+def test_input_stability_bounds_changed_segments_per_changed_field() -> None:
+    assert perturb_fact("pressure is 3.2 mpa") == "pressure is 3.3 mpa"
+    assert perturb_fact("valve is open") == "valve is not open"
+    ok = orb_stab_001(view(GOOD, FACTS))
+    assert (ok.verdict, ok.metrics["max_changed_segments_per_field"]) == ("PASS", 1)
+    four = " ".join(["The fuel pressure is 3.2 MPa."] * 4)
+    bad = orb_stab_001(view(four, FACTS))
+    assert bad.verdict == "FAIL"
+    assert "STABILITY_FACTOR=3.0" in bad.violations[0].message
