@@ -298,5 +298,12 @@ from streams.cli_oracle import check_oracle  # noqa: E402 - registered on the ch
 
 check.add_command(check_oracle)
 
+from streams.cli_answers import ask_command, check_answers, check_extraction, ingest_command  # noqa: E402
+
+for command in (ingest_command, ask_command):
+    main.add_command(command)
+check.add_command(check_answers)
+check.add_command(check_extraction)
+
 if __name__ == "__main__":
     main()

@@ -1,0 +1,86 @@
+"""The fact store (queries, ?variable patterns, idempotent adds) and §4.4 conflict detection."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from omega.answers.conflicts import detect_conflicts
+from omega.answers.model import Fact, fact_from_dict
+from omega.answers.store import FactStore, same_value
+from omega.answers.vocabulary import DEFAULT_VOCABULARY as VOCAB
+
+
+def fact(subject: str, predicate: str, obj: Any, version: str | None = None, polarity: str = "affirm",
+         chunk: str = "c0", **qualifiers: Any) -> Fact:
+    if version is not None:
+        qualifiers["version"] = version
+    return fact_from_dict({"span": {"start": 0, "end": 1}, "subject": subject, "predicate": predicate,
+                           "object": obj, "source": {"docId": "d", "chunkId": chunk}, "polarity": polarity,
+                           "qualifiers": qualifiers})
+
+
+STORE = FactStore([fact("a", "part_of", "b"), fact("b", "part_of", "c"), fact("t", "expires_after", "15 minutes", "v2"),
+                   fact("t", "expires_after", "30 minutes", "v1")])
+
+
+def test_query_by_subject_predicate_and_version() -> None:
+    assert [f.object for f in STORE.query("t", "expires_after", "v2")] == ["15 minutes"]
+    assert len(STORE.query(predicate="part_of")) == 2
+    assert STORE.query("t", "expires_after", "v9") == []
+    assert STORE.query("nobody") == []
+
+
+def test_pattern_variables_bind_and_must_agree() -> None:
+    assert [b["?x"] for _, b in STORE.match({"subject": "a", "predicate": "part_of", "object": "?x"})] == ["b"]
+    assert len(STORE.match({"subject": "?x", "predicate": "?p", "object": "?o"})) == 4
+    assert STORE.match({"subject": "?x", "predicate": "part_of", "object": "?x"}) == []
+    assert STORE.match({"subject": "t", "predicate": "expires_after", "qualifiers": {"version": "v3"}}) == []
+
+
+def test_constants_match_after_normalisation_only() -> None:
+    assert same_value("15 minutes", "15 min")
+    assert same_value("MFA", "mfa")
+    assert not same_value("15 minutes", "16 minutes")
+    assert not same_value(True, 1)
+
+
+def test_adding_the_same_fact_twice_keeps_one() -> None:
+    again = STORE.with_facts([fact("a", "part_of", "b")])
+    assert len(again) == len(STORE) == 4
+
+
+def test_versions_that_disagree_conflict_when_no_version_is_asked() -> None:
+    [(a, b, reason)] = detect_conflicts(STORE, VOCAB)
+    assert {a.version, b.version} == {"v1", "v2"}
+    assert reason.startswith("VERSION_DISAGREEMENT")
+
+
+def test_a_stated_version_filters_the_other_out() -> None:
+    assert detect_conflicts(STORE, VOCAB, "v2") == []
+    assert detect_conflicts(STORE, VOCAB, "v1") == []
+
+
+def test_polarity_mismatch_is_always_a_conflict() -> None:
+    pairs = detect_conflicts([fact("g", "requires", "mfa", "v1"), fact("g", "requires", "mfa", "v1", "negate")], VOCAB)
+    assert [r.split(":")[0] for _, _, r in pairs] == ["POLARITY_MISMATCH"]
+    pairs = detect_conflicts([fact("g", "requires", "mfa"), fact("g", "requires", "mfa", polarity="negate")], VOCAB)
+    assert len(pairs) == 1
+
+
+def test_different_values_in_one_version_conflict_but_equal_normalised_values_do_not() -> None:
+    same = detect_conflicts([fact("t", "valid_for", "60 minutes", "v1"), fact("t", "valid_for", "1 hour", "v1")], VOCAB)
+    assert same == []
+    two = [fact("t", "valid_for", "2 days", "v1"), fact("t", "valid_for", "3 days", "v1", chunk="c1")]
+    differ = detect_conflicts(two, VOCAB)
+    assert differ[0][2].startswith("VALUE_MISMATCH")
+
+
+def test_relational_objects_do_not_conflict_and_conditions_split_keys() -> None:
+    assert detect_conflicts([fact("x", "requires", "a"), fact("x", "requires", "b")], VOCAB) == []
+    assert detect_conflicts([fact("t", "valid_for", "1 day", condition="guest"),
+                             fact("t", "valid_for", "7 days", condition="member")], VOCAB) == []
+
+
+def test_three_answers_give_the_minimal_two_pairs() -> None:
+    facts = [fact("t", "valid_for", f"{n} days", f"v{n}") for n in (1, 2, 3)]
+    assert len(detect_conflicts(facts, VOCAB)) == 2
