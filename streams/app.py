@@ -3,6 +3,12 @@
 Each agent only moves bytes: decode, call the pipeline stage (which calls the pure `evolve`), reassign
 the table entry, send the outputs. Faust persists a table change only on `table[key] = value`, so the
 ledger is always reassigned, never mutated in place.
+
+DS005 facts live in a GlobalTable (fact id -> fact dict), not a partitioned Table: a question may need any
+fact of the corpus (versions, multi-hop rules across documents), and questions are keyed by question id,
+not by subject, so no co-partitioning would put a question beside its facts. A GlobalTable gives every
+worker's question agent the whole corpus whatever its partition assignment, at the cost of each worker
+holding all facts (small: validated triples, not documents).
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from aiokafka.partitioner import murmur2
 
 from omega.agents.session import SessionState
 from omega.packets.ledger import EpisodeLedger
+from streams.answers import AnswersStage, FactStoreView
 from streams.codec import SchemaRegistry
 from streams.logs import get_logger
 from streams.monitor import MonitorStage
@@ -28,9 +35,12 @@ from streams.topics import (
     AGENT_MESSAGES_RAW,
     ALL_TOPICS,
     DEAD_LETTERS,
+    DOCUMENTS,
+    FACTS,
     ORACLE_REQUESTS,
     PACKETS,
     PACKETS_JSON,
+    QUESTIONS,
     TopicSpec,
     topic_name,
 )
@@ -49,6 +59,7 @@ class OmegaApp:
     topics: dict[str, Any]
     episodes: Any
     sessions: Any
+    facts: Any = None  # DS005 fact id -> fact dict (a GlobalTable: every worker sees every fact)
 
     async def send_all(self, emits: Iterable[Emit]) -> None:
         """Send outputs in order; the caller's offset is committed only after the stream step returns."""
@@ -233,6 +244,12 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         help="OMEGA-57 session state per session_id (JSON).",
     )
     omega = OmegaApp(app, settings, pipeline, topics, episodes, sessions)
+    omega.facts = app.GlobalTable(
+        f"{settings.topic_prefix}facts",
+        default=None,
+        partitions=settings.partitions,
+        help="DS005 validated facts by fact id (JSON, Fact.to_dict()); global: every worker holds the corpus.",
+    )
     _register_agents(omega)
 
     log.info("app_created", app_id=settings.app_id, topics=[t.name for t in ALL_TOPICS],
@@ -241,8 +258,8 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
 
 
 def _register_agents(omega: OmegaApp) -> None:
-    """The ingress, validator, monitor and oracle agents and the watermark timer, bound to one app's topics and
-    tables."""
+    """The ingress, validator, monitor, oracle and DS005 (documents, facts, questions) agents and the watermark
+    timer, bound to one app's topics and tables."""
     app, settings, pipeline, topics, episodes = omega.app, omega.settings, omega.pipeline, omega.topics, omega.episodes
 
     async def guarded(event: Any, spec: TopicSpec, step: Any) -> list[Emit]:
@@ -294,6 +311,32 @@ def _register_agents(omega: OmegaApp) -> None:
         async for event in stream.events():
             await omega.send_all(await guarded(
                 event, ORACLE_REQUESTS, lambda src, ev=event: oracle_stage.request(_raw(ev), src)))
+
+    answers_stage, facts_table = AnswersStage(pipeline), omega.facts
+    facts_view = FactStoreView(facts_table)
+
+    @app.agent(topics[DOCUMENTS.logical], name=f"{settings.topic_prefix}documents")
+    async def documents(stream: faust.StreamT[Any]) -> None:
+        async for event in stream.events():
+            await omega.send_all(await guarded(
+                event, DOCUMENTS, lambda src, ev=event: answers_stage.document(_raw(ev), src)))
+
+    def store_fact(src: Source, raw: bytes) -> list[Emit]:
+        fact, emits = answers_stage.fact(raw, src)
+        if fact is not None and facts_table.get(fact.fact_id) is None:  # ids are content hashes: never rewritten
+            facts_table[fact.fact_id] = fact.to_dict()  # assigned, never mutated: Faust logs only this
+        return emits
+
+    @app.agent(topics[FACTS.logical], name=f"{settings.topic_prefix}facts")
+    async def facts(stream: faust.StreamT[Any]) -> None:
+        async for event in stream.events():
+            await omega.send_all(await guarded(event, FACTS, lambda src, ev=event: store_fact(src, _raw(ev))))
+
+    @app.agent(topics[QUESTIONS.logical], name=f"{settings.topic_prefix}questions")
+    async def questions(stream: faust.StreamT[Any]) -> None:
+        async for event in stream.events():
+            await omega.send_all(await guarded(
+                event, QUESTIONS, lambda src, ev=event: answers_stage.question(_raw(ev), src, facts_view.store())))
 
     @app.timer(interval=settings.tick_interval_seconds)  # type: ignore[untyped-decorator]  # faust is untyped
     async def watermark_ticks() -> None:

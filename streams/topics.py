@@ -42,9 +42,29 @@ ORACLE_REQUESTS = TopicSpec("oracle_requests", "phaseq.requests", "case id", Non
 ORACLE_VERDICTS = TopicSpec("oracle_verdicts", "phaseq.verdicts", "case id", "omega.oracle.OracleVerdict",
                             "oracle agent", "Phase Q scorers and reports")
 
+DOCUMENTS = TopicSpec("documents", "ds005.documents", "docId", None,
+                      "DS005 clients ({docId, version?, text, facts?} as JSON)", "documents agent")
+FACTS = TopicSpec("facts", "ds005.facts", "fact id", "omega.answers.Fact",
+                  "documents agent", "facts agent (the facts GlobalTable)")
+QUESTIONS = TopicSpec("questions", "ds005.questions", "question id", None,
+                      "DS005 clients ({id?, question, plan?, version?} as JSON)", "questions agent")
+ANSWERS = TopicSpec("answers", "ds005.answers", "question id", "omega.answers.Answer",
+                    "questions agent", "DS005 clients and scorers")
+
+GROUNDING_FACTS = TopicSpec("grounding_facts", "grounding.facts", "fact id", None,
+                             "fact extractors and users (a §3.1 Atomic Fact as JSON)", "grounding facts agent")
+GROUNDING_REQUESTS = TopicSpec("grounding_requests", "grounding.requests", "paragraph_id", None,
+                               "paragraph generators and editors (JSON)", "grounding verifier agent")
+GROUNDING_VERDICTS = TopicSpec("grounding_verdicts", "grounding.verdicts", "paragraph_id",
+                               "omega.grounding.GroundingVerdict", "grounding verifier agent", "UIs, scorers")
+GROUNDING_AUDIT = TopicSpec("grounding_audit", "grounding.audit", "paragraph_id", "omega.grounding.GroundingAuditEvent",
+                            "grounding verifier agent", "audit projections (§10)")
+
 ALL_TOPICS: tuple[TopicSpec, ...] = (PACKETS_JSON, PACKETS, VERDICTS, ALERTS, ESCALATIONS, DEAD_LETTERS,
                                      AGENT_MESSAGES_RAW, AGENT_MESSAGES, TERMINATIONS,
-                                     ORACLE_REQUESTS, ORACLE_VERDICTS)
+                                     ORACLE_REQUESTS, ORACLE_VERDICTS,
+                                     DOCUMENTS, FACTS, QUESTIONS, ANSWERS,
+                                     GROUNDING_FACTS, GROUNDING_REQUESTS, GROUNDING_VERDICTS, GROUNDING_AUDIT)
 BY_LOGICAL = {t.logical: t for t in ALL_TOPICS}
 
 
