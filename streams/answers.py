@@ -1,8 +1,12 @@
 """The DS005 stages: documents (JSON) -> validated facts (Avro); facts -> the fact table; questions (JSON) ->
 answer contracts (Avro).
 
-Shared by the Faust agents. A document is `{"docId", "version"?, "text", "facts"?}` (`facts`: manual facts,
-validated against the document's own chunks); a question is `{"id"?, "question", "plan"?, "version"?}`.
+Shared by the Faust agents. A document is `{"docId", "version"?, "text", "facts"?, "corpus"?}` (`facts`: manual
+facts, validated against the document's own chunks); a question is `{"id"?, "question", "plan"?, "version"?,
+"corpus"?}`. The corpus (default "default") is the Kafka key of facts and questions: a question must meet every
+fact of its corpus, so both are keyed (partitioned) by it, and a question keyed otherwise is re-published once
+keyed by its corpus. (A GlobalTable would give every worker every fact, but Faust's GlobalTable does not
+reliably replicate writes between workers: faust-streaming issue 283; our two-worker test showed it.)
 Event times come from the record timestamp (the epoch when there is none), and every id is derived from
 content, so a redelivered document or question gives byte-identical outputs. Rejected facts are dead
 letters (FACT_REJECTED, one per rejection), never silently dropped; so is any input that cannot be read.
@@ -32,7 +36,9 @@ from streams.answers_avro import (
 )
 from streams.codec import DecodeError
 from streams.pipeline import Emit, InputRejected, Pipeline, Source, parse_json_object
-from streams.topics import ANSWERS, FACTS
+from streams.topics import ANSWERS, FACTS, QUESTIONS
+
+DEFAULT_CORPUS = "default"
 
 
 class AnswersStage:
@@ -43,10 +49,11 @@ class AnswersStage:
         self.pipeline, self.extractor, self.vocabulary = pipeline, extractor, vocabulary
 
     def document(self, raw: bytes, source: Source) -> list[Emit]:
-        """One document -> one FACTS record per validated fact (keyed by fact id), one dead letter per rejection."""
+        """One document -> one FACTS record per validated fact (keyed by corpus), one dead letter per rejection."""
         try:
             doc = parse_json_object(raw, self.pipeline.max_event_bytes)
             doc_id, version, text, manual = _document_fields(doc)
+            corpus = corpus_of(doc)
             done = ingest(text, {"docId": doc_id, "version": version}, self.extractor, self.vocabulary)
             extra = ingest_manual(manual, done.chunks, self.vocabulary)
         except InputRejected as exc:
@@ -58,7 +65,7 @@ class AnswersStage:
             if fact.fact_id in seen:  # a manual fact may restate an extracted one: same content, same id
                 continue
             seen.add(fact.fact_id)
-            emits.append(self.pipeline.encode(FACTS, fact.fact_id, fact_to_record(fact.to_dict(), event_time),
+            emits.append(self.pipeline.encode(FACTS, corpus, fact_to_record(fact.to_dict(), event_time),
                                               source.timestamp_ms))
         for index, rejection in enumerate((*done.rejections, *extra.rejections), start=1):
             emits.append(self.pipeline.dead_letter(raw, source, "FACT_REJECTED", _rejected(rejection), part=index))
@@ -77,16 +84,34 @@ class AnswersStage:
         except (ValueError, KeyError, TypeError) as exc:
             return None, [self.pipeline.dead_letter(raw, source, "INVALID_FACT", f"{type(exc).__name__}: {exc}")]
 
-    def question(self, raw: bytes, source: Source, store: FactStore) -> list[Emit]:
-        """One question -> its plan (given, else planned from the text) -> one ANSWERS record keyed by its id."""
+    def question(self, raw: bytes, source: Source, stores: Callable[[str], FactStore]) -> list[Emit]:
+        """One question -> its plan (given, else planned from the text) -> one ANSWERS record keyed by its id;
+        a question not keyed by its corpus is first re-published to QUESTIONS keyed by it (so it meets its facts)."""
         try:
             value = parse_json_object(raw, self.pipeline.max_event_bytes)
-            question_id, plan = _question_plan(value, store)
+            corpus = corpus_of(value)
+            if source.key != corpus.encode("utf-8"):
+                return [Emit(QUESTIONS, corpus, bytes(raw), source.timestamp_ms, value)]
+            question_id, plan = _question_plan(value, stores(corpus))
         except InputRejected as exc:
             return [self.pipeline.dead_letter(raw, source, exc.error_class, exc.reason)]
+        store = stores(corpus)
         contract = answer(plan, store, self.vocabulary).to_dict()
         record = answer_to_record(contract, question_id, plan.to_dict(), to_iso(source.timestamp_ms))
         return [self.pipeline.encode(ANSWERS, question_id, record, source.timestamp_ms)]
+
+
+def corpus_of(value: Mapping[str, Any]) -> str:
+    """The corpus a document or question belongs to (the Kafka key of its facts and questions)."""
+    corpus = value.get("corpus", DEFAULT_CORPUS)
+    if not isinstance(corpus, str) or not corpus or "/" in corpus:
+        raise InputRejected("INVALID_CORPUS", "corpus must be a non-empty string without '/' or absent")
+    return corpus
+
+
+def fact_key(corpus: str, fact_id: str) -> str:
+    """The fact table's key: corpus, then fact id."""
+    return f"{corpus}/{fact_id}"
 
 
 def _document_fields(doc: Mapping[str, Any]) -> tuple[str, str | None, str, list[Any]]:
@@ -130,24 +155,22 @@ def _question_plan(value: Mapping[str, Any], store: FactStore) -> tuple[str, Que
 
 
 class FactStoreView:
-    """A FactStore over a table of fact dicts (fact id -> `Fact.to_dict()`), rebuilt only when the table grew.
-
-    Fact ids are content hashes, so an entry is never changed, only added: the table's size is its version.
-    It is read from the table itself, so facts other workers stored (arriving through the changelog) count too.
-    """
+    """FactStores per corpus over a table of fact dicts (`corpus/fact id` -> `Fact.to_dict()`), rebuilt only when
+    the table grew: fact ids are content hashes, so entries are only ever added and the size is the version."""
 
     def __init__(self, table: Any, size: Callable[[Any], int] = len) -> None:
         self.table, self._size = table, size
-        self._version = -1
-        self._store = FactStore()
+        self._stores: dict[str, tuple[int, FactStore]] = {}
 
-    def store(self) -> FactStore:
-        """The current store; rebuilt from the table's values when its size differs from the cached one."""
+    def store(self, corpus: str = DEFAULT_CORPUS) -> FactStore:
+        """The corpus's current store; rebuilt from the table when its size differs from the cached one."""
         version = self._size(self.table)
-        if version != self._version:
-            self._store = FactStore(_facts(self.table.values()))
-            self._version = version
-        return self._store
+        cached = self._stores.get(corpus)
+        if cached is None or cached[0] != version:
+            prefix = f"{corpus}/"
+            cached = (version, FactStore(_facts(v for k, v in self.table.items() if str(k).startswith(prefix))))
+            self._stores[corpus] = cached
+        return cached[1]
 
 
 def _facts(values: Iterable[Any]) -> list[Fact]:

@@ -4,11 +4,9 @@ Each agent only moves bytes: decode, call the pipeline stage (which calls the pu
 the table entry, send the outputs. Faust persists a table change only on `table[key] = value`, so the
 ledger is always reassigned, never mutated in place.
 
-DS005 facts live in a GlobalTable (fact id -> fact dict), not a partitioned Table: a question may need any
-fact of the corpus (versions, multi-hop rules across documents), and questions are keyed by question id,
-not by subject, so no co-partitioning would put a question beside its facts. A GlobalTable gives every
-worker's question agent the whole corpus whatever its partition assignment, at the cost of each worker
-holding all facts (small: validated triples, not documents).
+DS005 facts live in a partitioned Table keyed `corpus/fact id`, written by the facts agent from the facts topic,
+which is keyed by corpus like the questions topic: a question is answered on the worker that owns its corpus's
+partition, beside every fact of that corpus (see `streams.answers`).
 """
 
 from __future__ import annotations
@@ -24,7 +22,7 @@ from aiokafka.partitioner import murmur2
 
 from omega.agents.session import SessionState
 from omega.packets.ledger import EpisodeLedger
-from streams.answers import AnswersStage, FactStoreView
+from streams.answers import DEFAULT_CORPUS, AnswersStage, FactStoreView, fact_key
 from streams.codec import SchemaRegistry
 from streams.logs import get_logger
 from streams.monitor import MonitorStage
@@ -59,7 +57,7 @@ class OmegaApp:
     topics: dict[str, Any]
     episodes: Any
     sessions: Any
-    facts: Any = None  # DS005 fact id -> fact dict (a GlobalTable: every worker sees every fact)
+    facts: Any = None  # DS005 corpus/fact id -> fact dict (co-partitioned with the questions by corpus)
 
     async def send_all(self, emits: Iterable[Emit]) -> None:
         """Send outputs in order; the caller's offset is committed only after the stream step returns."""
@@ -244,11 +242,11 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         help="OMEGA-57 session state per session_id (JSON).",
     )
     omega = OmegaApp(app, settings, pipeline, topics, episodes, sessions)
-    omega.facts = app.GlobalTable(
+    omega.facts = app.Table(
         f"{settings.topic_prefix}facts",
         default=None,
         partitions=settings.partitions,
-        help="DS005 validated facts by fact id (JSON, Fact.to_dict()); global: every worker holds the corpus.",
+        help="DS005 validated facts by corpus/fact id (JSON, Fact.to_dict()), co-partitioned with the questions.",
     )
     _register_agents(omega)
 
@@ -323,8 +321,10 @@ def _register_agents(omega: OmegaApp) -> None:
 
     def store_fact(src: Source, raw: bytes) -> list[Emit]:
         fact, emits = answers_stage.fact(raw, src)
-        if fact is not None and facts_table.get(fact.fact_id) is None:  # ids are content hashes: never rewritten
-            facts_table[fact.fact_id] = fact.to_dict()  # assigned, never mutated: Faust logs only this
+        corpus = (src.key or DEFAULT_CORPUS.encode()).decode("utf-8", "replace")
+        key = None if fact is None else fact_key(corpus, fact.fact_id)
+        if fact is not None and facts_table.get(key) is None:  # ids are content hashes: never rewritten
+            facts_table[key] = fact.to_dict()  # assigned, never mutated: Faust logs only this
         return emits
 
     @app.agent(topics[FACTS.logical], name=f"{settings.topic_prefix}facts")
@@ -336,7 +336,7 @@ def _register_agents(omega: OmegaApp) -> None:
     async def questions(stream: faust.StreamT[Any]) -> None:
         async for event in stream.events():
             await omega.send_all(await guarded(
-                event, QUESTIONS, lambda src, ev=event: answers_stage.question(_raw(ev), src, facts_view.store())))
+                event, QUESTIONS, lambda src, ev=event: answers_stage.question(_raw(ev), src, facts_view.store)))
 
     @app.timer(interval=settings.tick_interval_seconds)  # type: ignore[untyped-decorator]  # faust is untyped
     async def watermark_ticks() -> None:

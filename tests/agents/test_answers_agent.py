@@ -1,5 +1,5 @@
-"""The DS005 agents, driven with faust's `agent.test_context()`: documents (JSON) in, Avro facts out; facts into
-the facts GlobalTable; questions (JSON) over that table, Avro answers out; bad input dead-lettered."""
+"""The DS005 agents, driven with faust's `agent.test_context()`: documents (JSON) in, Avro facts out keyed by
+corpus; facts into the facts table; questions (JSON) over that table, Avro answers out; bad input dead-lettered."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from omega.answers.model import fact_from_dict
 from streams.answers_avro import answer_from_record, fact_from_record
 from streams.app import OmegaApp
 from streams.codec import SchemaRegistry
-from streams.topics import ANSWERS, DEAD_LETTERS, FACTS
+from streams.topics import ANSWERS, DEAD_LETTERS, FACTS, QUESTIONS
 from tests.agents.support import agent_of, all_sends, sends, settle
 
 REGISTRY = SchemaRegistry.from_directory()
@@ -40,7 +40,7 @@ async def _ingest_corpus(omega: OmegaApp) -> list[dict[str, Any]]:
     async with agent_of(omega, "facts").test_context() as agent:
         for sent in fact_sends:
             await agent.put(sent["value"], key=sent["key"], timestamp=KAFKA_TS)
-        await settle(lambda: len(omega.facts) == len({s["key"] for s in fact_sends}))
+        await settle(lambda: len(omega.facts) == len({s["value"] for s in fact_sends}))
     return fact_sends
 
 
@@ -48,7 +48,7 @@ async def _ask(omega: OmegaApp, questions: list[dict[str, Any]]) -> list[dict[st
     before = len(sends(omega, ANSWERS.logical))
     async with agent_of(omega, "questions").test_context() as agent:
         for q in questions:
-            await agent.put(json.dumps(q).encode(), key=None, timestamp=KAFKA_TS)
+            await agent.put(json.dumps(q).encode(), key=b"default", timestamp=KAFKA_TS)
         await settle(lambda: len(sends(omega, ANSWERS.logical)) == before + len(questions))
     return _decoded(omega, ANSWERS.logical)[before:]
 
@@ -63,16 +63,16 @@ async def test_a_document_gives_fact_records_that_round_trip_to_the_same_facts(o
     assert set(all_sends(omega)) == {FACTS.logical}
     records = _decoded(omega, FACTS.logical)
     assert [fact_from_dict(fact_from_record(r)) for r in records] == list(expected)
-    assert [s["key"] for s in sends(omega, FACTS.logical)] == [f.fact_id.encode() for f in expected]
+    assert {s["key"] for s in sends(omega, FACTS.logical)} == {b"default"}  # keyed by corpus, like the questions
     assert {r["event_time"] for r in records} == {EVENT_TIME}
     assert all(s["timestamp"] == KAFKA_TS for s in sends(omega, FACTS.logical))
 
 
-async def test_the_facts_agent_fills_the_global_table(omega: OmegaApp) -> None:
+async def test_the_facts_agent_fills_the_table_under_corpus_and_fact_id(omega: OmegaApp) -> None:
     fact_sends = await _ingest_corpus(omega)
     for sent in fact_sends:
         fact = fact_from_dict(fact_from_record(REGISTRY.decode(sent["value"])[1]))
-        assert omega.facts[fact.fact_id] == fact.to_dict()
+        assert omega.facts[f"default/{fact.fact_id}"] == fact.to_dict()
 
 
 async def test_a_question_over_the_table_gets_a_supported_answer_with_its_chain(omega: OmegaApp) -> None:
@@ -130,8 +130,8 @@ async def test_bad_input_is_dead_lettered_and_the_agents_go_on(omega: OmegaApp) 
         await settle(lambda: len(sends(omega, DEAD_LETTERS.logical)) == 3 and len(sends(omega, FACTS.logical)) > 0)
     async with agent_of(omega, "questions").test_context() as agent:
         await agent.put(b"[1, 2]", key=None, timestamp=KAFKA_TS)
-        await agent.put(b'{"question": "What?", "plan": {"bogus": 1}}', key=None, timestamp=KAFKA_TS)
-        await agent.put(b'{"id": "ok", "question": "What is the status of the legacy API?"}', key=None,
+        await agent.put(b'{"question": "What?", "plan": {"bogus": 1}}', key=b"default", timestamp=KAFKA_TS)
+        await agent.put(b'{"id": "ok", "question": "What is the status of the legacy API?"}', key=b"default",
                         timestamp=KAFKA_TS)
         await settle(lambda: len(sends(omega, DEAD_LETTERS.logical)) == 5 and len(sends(omega, ANSWERS.logical)) == 1)
     async with agent_of(omega, "facts").test_context() as agent:
@@ -153,3 +153,16 @@ async def test_a_redelivered_question_gives_a_byte_identical_answer(omega: Omega
     await _ask(omega, [q, q])
     first, second = (s["value"] for s in sends(omega, ANSWERS.logical))
     assert first == second
+
+
+async def test_a_question_not_keyed_by_its_corpus_is_republished_keyed_by_it_and_not_answered_yet(
+    omega: OmegaApp,
+) -> None:
+    question = {"id": "q-rekey", "question": "What is the status of the legacy API?", "corpus": "ops"}
+    async with agent_of(omega, "questions").test_context() as agent:
+        await agent.put(json.dumps(question).encode(), key=b"q-rekey", timestamp=KAFKA_TS)
+        await settle(lambda: bool(sends(omega, QUESTIONS.logical)))
+    [sent] = sends(omega, QUESTIONS.logical)
+    assert sent["key"] == b"ops"
+    assert json.loads(sent["value"]) == question
+    assert not sends(omega, ANSWERS.logical)
