@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,20 +20,6 @@ from tests.integration.worker import WorkerProcess, consume_until, produce
 pytestmark = pytest.mark.integration
 
 SUITE = json.loads((Path(__file__).resolve().parents[1] / "data" / "answers" / "suite.json").read_text("utf-8"))
-
-
-@pytest.fixture
-def two_workers(kafka_bootstrap: str, tmp_path: Path) -> Iterator[list[WorkerProcess]]:
-    first = WorkerProcess(kafka_bootstrap, tmp_path / "worker-1")
-    workers = [first, WorkerProcess(kafka_bootstrap, tmp_path / "worker-2", prefix=first.prefix)]
-    try:
-        for worker in workers:
-            worker.data_dir.mkdir()
-            worker.start()
-        yield workers
-    finally:
-        for worker in workers:
-            worker.stop()
 
 
 def _passed(question: dict[str, Any], got: dict[str, Any]) -> bool:

@@ -16,7 +16,6 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -111,21 +110,6 @@ def workload() -> list[Record]:
     start = datetime(2025, 12, 21, 9, 0, tzinfo=UTC)
     return merged_log([mixed_episode(e, PER_EPISODE, start + timedelta(seconds=2 * e), tight_budget=e % 25 == 7)
                        for e in range(EPISODES)])
-
-
-@pytest.fixture
-def two_workers(kafka_bootstrap: str, tmp_path: Path) -> Iterator[list[WorkerProcess]]:
-    """Two workers, one topic prefix and app id (so one consumer group), each its own data dir."""
-    first = WorkerProcess(kafka_bootstrap, tmp_path / "worker-1")
-    workers = [first, WorkerProcess(kafka_bootstrap, tmp_path / "worker-2", prefix=first.prefix)]
-    try:
-        for worker in workers:
-            worker.data_dir.mkdir()
-            worker.start()
-        yield workers
-    finally:
-        for worker in workers:
-            worker.stop()
 
 
 def test_two_workers_in_one_group_give_the_verdicts_of_embedded_replay(
