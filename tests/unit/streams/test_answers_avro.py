@@ -121,9 +121,9 @@ def test_the_answer_id_depends_on_question_plan_and_facts_only(suite: Suite, sto
 
 def test_the_stage_is_deterministic_for_the_same_input(registry: SchemaRegistry, store: FactStore) -> None:
     stage = AnswersStage(Pipeline(registry), vocabulary=DEFAULT_VOCABULARY)
-    source = Source("ds005.questions", 0, 7, None, None)
+    source = Source("ds005.questions", 0, 7, b"default", None)  # keyed by its corpus: answered here
     raw = b'{"question": "How long before session tokens expire from inactivity in v2.0?"}'
-    first, second = stage.question(raw, source, store), stage.question(raw, source, store)
+    first, second = stage.question(raw, source, lambda _: store), stage.question(raw, source, lambda _: store)
     assert first[0].value == second[0].value
     record = registry.decode(first[0].value)[1]
     assert record["event_time"] == EPOCH
