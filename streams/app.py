@@ -24,6 +24,7 @@ from omega.agents.session import SessionState
 from omega.packets.ledger import EpisodeLedger
 from streams.answers import DEFAULT_CORPUS, AnswersStage, FactStoreView, fact_key
 from streams.codec import SchemaRegistry
+from streams.grounding import GroundingStage, GroundingSteps
 from streams.logs import get_logger
 from streams.monitor import MonitorStage
 from streams.oracle import OracleStage
@@ -35,6 +36,8 @@ from streams.topics import (
     DEAD_LETTERS,
     DOCUMENTS,
     FACTS,
+    GROUNDING_FACTS,
+    GROUNDING_REQUESTS,
     ORACLE_REQUESTS,
     PACKETS,
     PACKETS_JSON,
@@ -58,6 +61,8 @@ class OmegaApp:
     episodes: Any
     sessions: Any
     facts: Any = None  # DS005 corpus/fact id -> fact dict (co-partitioned with the questions by corpus)
+    grounding_facts: Any = None  # §3.1 Atomic Fact id -> fact JSON (a GlobalTable, see streams.grounding)
+    paragraphs: Any = None  # grounding paragraph_id -> ParagraphState dict (co-partitioned with its requests)
 
     async def send_all(self, emits: Iterable[Emit]) -> None:
         """Send outputs in order; the caller's offset is committed only after the stream step returns."""
@@ -248,6 +253,12 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         partitions=settings.partitions,
         help="DS005 validated facts by corpus/fact id (JSON, Fact.to_dict()), co-partitioned with the questions.",
     )
+    omega.grounding_facts = app.GlobalTable(
+        f"{settings.topic_prefix}grounding-facts", default=None, partitions=settings.partitions,
+        help="Grounded-generation Atomic Facts by id (JSON); global: a paragraph may cite any fact.")
+    omega.paragraphs = app.Table(
+        f"{settings.topic_prefix}paragraphs", default=None, partitions=settings.partitions,
+        help="Grounded-generation paragraph state (every version of every sentence) per paragraph_id (JSON).")
     _register_agents(omega)
 
     log.info("app_created", app_id=settings.app_id, topics=[t.name for t in ALL_TOPICS],
@@ -338,6 +349,8 @@ def _register_agents(omega: OmegaApp) -> None:
             await omega.send_all(await guarded(
                 event, QUESTIONS, lambda src, ev=event: answers_stage.question(_raw(ev), src, facts_view.store)))
 
+    _register_grounding(omega, guarded)
+
     @app.timer(interval=settings.tick_interval_seconds)  # type: ignore[untyped-decorator]  # faust is untyped
     async def watermark_ticks() -> None:
         """Append a tick to each owned packets partition whose watermark moved since the last tick."""
@@ -346,3 +359,23 @@ def _register_agents(omega: OmegaApp) -> None:
         for partition, mark in steps.due_ticks(owned):
             await topics[PACKETS.logical].send(key=b"__watermark__", value=pipeline.encode_tick(partition, mark),
                                                partition=partition, timestamp=mark / 1000)
+
+
+def _register_grounding(omega: OmegaApp, guarded: Any) -> None:
+    """The grounded-generation agents: facts into the GlobalTable, paragraph requests judged."""
+    app, settings, topics = omega.app, omega.settings, omega.topics
+    grounding = GroundingSteps(GroundingStage(omega.pipeline), omega.grounding_facts, omega.paragraphs)
+
+    @app.agent(topics[GROUNDING_FACTS.logical], name=f"{settings.topic_prefix}grounding-facts")
+    async def grounding_facts(stream: faust.StreamT[Any]) -> None:
+        async for event in stream.events():
+            await omega.send_all(await guarded(
+                event, GROUNDING_FACTS, lambda src, ev=event: grounding.fact(src, _raw(ev))))
+
+    @app.agent(topics[GROUNDING_REQUESTS.logical], name=f"{settings.topic_prefix}grounding")
+    async def grounding_requests(stream: faust.StreamT[Any]) -> None:
+        async for event in stream.events():
+            key = event.key.decode("utf-8", "replace") if isinstance(event.key, bytes) else str(event.key or "")
+            structlog.contextvars.bind_contextvars(paragraph_id=key)
+            await omega.send_all(await guarded(
+                event, GROUNDING_REQUESTS, lambda src, ev=event, key=key: grounding.request(src, _raw(ev), key)))

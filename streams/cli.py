@@ -305,5 +305,9 @@ for command in (ingest_command, ask_command):
 check.add_command(check_answers)
 check.add_command(check_extraction)
 
+from streams.cli_grounding import check_grounding  # noqa: E402 - registered on the check group
+
+check.add_command(check_grounding)
+
 if __name__ == "__main__":
     main()

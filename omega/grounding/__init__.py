@@ -1,0 +1,1 @@
+"""The grounded-generation contract: sentence-level PASS/FAIL against cited Atomic Facts, refusal, audit."""

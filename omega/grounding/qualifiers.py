@@ -1,0 +1,101 @@
+"""The §6.1 item "qualifier integrity" (G-4, §5.2 qualifier drift): no qualifier added, dropped or altered.
+
+Qualifier terms are recognised with the lexicon `QUALIFIER_TERMS` (population, setting, timeframe, method).
+- added: the sentence uses a qualifier term no cited fact states, and no cited fact has a qualifier of that
+  kind (QUALIFIER_ADDED);
+- altered: the same, but a cited fact does qualify that kind differently (QUALIFIER_DRIFT);
+- dropped: a qualifier in a cited fact's `qualifiers` object is not carried by the sentence (QUALIFIER_DROPPED).
+  A qualifier is carried when at least half of its tokens (words and numbers) appear in the sentence, so
+  "older adults" carries "adults aged 65 or older"; a `units` qualifier matters only when the sentence states
+  a number. Every key of `qualifiers` counts (a "dose" key is a qualifier too: §5.2 "dosage").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache
+
+from omega.grounding.facts import AtomicFact, qualifier_text
+from omega.grounding.model import QUALIFIER_ADDED, QUALIFIER_DRIFT, QUALIFIER_DROPPED, Failure
+from omega.grounding.quantities import UNITS
+from omega.grounding.tokens import Analysis, analyse, lexicon
+
+QUALIFIER_TERMS: dict[str, frozenset[str]] = {
+    "population": lexicon("""child children adolescent adolescents teenager infant infants neonate neonates newborn
+    toddler elderly older younger adult adults woman women man men male males female females
+    girl boy pregnant postmenopausal smoker smokers nonsmoker student students veteran
+    veterans athlete athletes nurse nurses worker workers employee employees diabetic obese
+    overweight"""),
+    "setting": lexicon("""hospital hospitals hospitalised hospitalized inpatient inpatients outpatient outpatients
+    clinic clinics community rural urban icu intensive home school schools nursing laboratory
+    vitro vivo ward wards emergency nationwide national"""),
+    "timeframe": lexicon("""week weeks month months year years day days hour hours daily weekly monthly annual
+    annually decade decades lifetime long short postoperative follow baseline"""),
+    "method": lexicon("""randomised randomized controlled trial trials cohort observational retrospective
+    prospective sectional meta blind placebo survey questionnaire interview simulation
+    mendelian regression crossover"""),
+}
+OWNED = frozenset().union(*QUALIFIER_TERMS.values())
+ALIASES = {"time": "timeframe", "duration": "timeframe", "follow_up": "timeframe", "period": "timeframe",
+           "sample": "population", "participants": "population", "design": "method", "study_design": "method",
+           "unit": "units", "location": "setting", "site": "setting", "country": "setting", "dosage": "dose"}
+
+
+def category(key: str) -> str:
+    """The qualifier kind a `qualifiers` key names."""
+    lowered = key.lower()
+    return ALIASES.get(lowered, lowered)
+
+
+def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact]) -> list[Failure]:
+    """§6.1 qualifier integrity: qualifier terms the facts do not state (added or altered), qualifiers dropped."""
+    stated = frozenset().union(*(f.analysis.tokens for f in facts)) if facts else frozenset()
+    failures: list[Failure] = []
+    drifted: set[tuple[str, str]] = set()
+    for kind, terms in QUALIFIER_TERMS.items():
+        extra = sorted((claim.tokens & terms) - stated)
+        if not extra:
+            continue
+        holders = [f for f in facts if any(category(k) == kind for k in f.qualifiers)]
+        words = ", ".join(f"'{t}'" for t in claim.spoken(extra))
+        if holders:
+            drifted.update((f.id, kind) for f in holders)
+            values = "; ".join(f"{f.id}: '{_value(f, kind)}'" for f in holders)
+            failures.append(Failure(QUALIFIER_DRIFT, f"{kind} altered: {words} where the cited facts state {values}",
+                                    f"a cited fact whose {kind} is {words}", tuple(f.id for f in holders)))
+        else:
+            failures.append(Failure(QUALIFIER_ADDED, f"{kind} {words} added: no cited fact states it (G-4)",
+                                    f"a cited fact stating the {kind} {words}", tuple(f.id for f in facts)))
+    for fact in facts:
+        for key, value in fact.qualifiers.items():
+            kind = category(key)
+            if (fact.id, kind) not in drifted and not _carried(claim, kind, qualifier_text(value)):
+                failures.append(Failure(
+                    QUALIFIER_DROPPED, f"{kind} '{qualifier_text(value)}' of {fact.id} is dropped (G-4)",
+                    f"the sentence restating the {kind} '{qualifier_text(value)}', or a fact without it", (fact.id,)))
+    return failures
+
+
+def _value(fact: AtomicFact, kind: str) -> str:
+    return next(qualifier_text(v) for k, v in fact.qualifiers.items() if category(k) == kind)
+
+
+def _carried(claim: Analysis, kind: str, value: str) -> bool:
+    """Whether the sentence carries one qualifier value (half its tokens; units only beside a number)."""
+    if kind == "units":
+        if not claim.quantities:
+            return True
+        unit = UNITS.get(value.strip().lower())
+        return value.strip().lower() in claim.lowered or any(q.unit == unit for q in claim.quantities if unit)
+    wanted = _tokens_of(value)
+    if not wanted:
+        return True
+    present = len(wanted & (claim.tokens | claim.numbers))
+    return 2 * present >= len(wanted)
+
+
+@lru_cache(maxsize=4096)
+def _tokens_of(value: str) -> frozenset[str]:
+    """A qualifier value's words and numbers (cached: the same facts are cited sentence after sentence)."""
+    analysis = analyse(value)
+    return analysis.tokens | analysis.numbers

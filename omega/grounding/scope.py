@@ -1,0 +1,101 @@
+"""The §6.1 item "scope and strength fidelity" (G-4, §5.2): no claim stronger or wider than its facts.
+
+Strength (CLAIM_STRENGTHENED):
+- a causal cue ("caused", "led to", "due to", ...) the cited facts do not use: correlation stated as
+  causation when they say "associated", "correlated", ...;
+- a hedge of the cited facts ("may", "suggests", "preliminary", ...) dropped: the sentence has no hedge;
+- an intensifier the facts do not use ("proves", "significantly", "dramatically", "cures", ...).
+Scope (SCOPE_EXPANSION):
+- a universal quantifier the facts do not use ("all", "always", "never", "every", ...);
+- a generic population the facts do not name ("people", "humans", "the general population", ...);
+- a sample generalised to a population: a cited fact speaks of its sample ("participants", "respondents",
+  "cohort", ...) and the sentence neither names the sample nor states its size (the fact's largest plain
+  count, years aside: "25,310 women").
+Adding a hedge only weakens a claim and is allowed (a weaker statement is still entailed).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from omega.grounding.facts import AtomicFact
+from omega.grounding.model import CLAIM_STRENGTHENED, SCOPE_EXPANSION, Failure, quoted
+from omega.grounding.quantities import sample_size
+from omega.grounding.tokens import Analysis, lexicon
+
+UNIVERSAL = lexicon("""all always never every everyone everybody any universally invariably entire entirely whole
+    completely""")
+GENERIC_POPULATION = lexicon("""people humans human population populations general public individuals worldwide globally
+    society""")
+SAMPLE_MARKERS = lexicon("""sample samples participant participants respondent respondents enrolled cohort volunteers
+    subjects""")
+CAUSAL = lexicon("""cause causes caused causal causally causing induce induces induced drive drives driven
+    prevent prevents prevented determine determines because consequence""")
+CORRELATIONAL = lexicon("associated association correlated correlation linked related predicted")
+HEDGES = lexicon("""may might could possibly possible suggest suggests suggested suggesting appear appears
+    appeared likely potentially potential preliminary tentative tentatively perhaps uncertain
+    unclear""")
+STRENGTHENERS = lexicon("""prove proves proved proven demonstrate demonstrates demonstrated establish establishes
+    established confirm confirms confirmed definitive definitively clear clearly strong
+    strongly dramatic dramatically marked markedly substantial substantially great greatly
+    significant significantly major cure cures cured eliminate eliminates eliminated guarantee
+    guarantees conclusive conclusively undoubtedly certainly robust robustly highly""")
+OWNED = UNIVERSAL | GENERIC_POPULATION | CAUSAL | HEDGES | STRENGTHENERS
+_CAUSAL_PHRASE = re.compile(r"\b(?:(lead|leads|led|leading) to|(result|results|resulted|resulting) in|due to|"
+                            r"responsible for)\b")
+
+
+def causal_cues(analysis: Analysis) -> frozenset[str]:
+    """Causal words and phrases of a text, normalised ("led to" and "leads to" are one cue)."""
+    phrases = {"lead to" if m.group(1) else "result in" if m.group(2) else m.group(0)
+               for m in _CAUSAL_PHRASE.finditer(analysis.lowered)}
+    return frozenset(phrases) | (analysis.tokens & CAUSAL)
+
+
+def scope_and_strength_fidelity(claim: Analysis, facts: Sequence[AtomicFact]) -> list[Failure]:
+    """§6.1 scope and strength fidelity: no causation, dropped hedge, intensifier, universal or wider population
+    beyond the cited facts."""
+    ids = tuple(f.id for f in facts)
+    stated = frozenset().union(*(f.analysis.tokens for f in facts)) if facts else frozenset()
+    failures: list[Failure] = []
+    causal = sorted(causal_cues(claim) - frozenset().union(*(causal_cues(f.analysis) for f in facts)))
+    if causal:
+        correlational = bool(stated & CORRELATIONAL)
+        why = "correlation stated as causation" if correlational else "a causal claim the cited facts do not make"
+        failures.append(Failure(CLAIM_STRENGTHENED, f"{why}: {quoted(claim.spoken(causal))}",
+                                "a cited fact establishing the causal relation (e.g. from a randomised trial)", ids))
+    hedged = [f.id for f in facts if f.analysis.tokens & HEDGES]
+    if hedged and not claim.tokens & HEDGES:
+        failures.append(Failure(CLAIM_STRENGTHENED, f"the hedge of {', '.join(hedged)} is dropped",
+                                "the sentence keeping the facts' hedge, or a fact stating the claim without it",
+                                tuple(hedged)))
+    stronger = sorted((claim.tokens & STRENGTHENERS) - stated)
+    if stronger:
+        words = quoted(claim.spoken(stronger))
+        failures.append(Failure(CLAIM_STRENGTHENED, f"strengthened beyond the cited facts: {words}",
+                                f"a cited fact stating the claim as {words}", ids))
+    universal = sorted((claim.tokens & UNIVERSAL) - stated)
+    if universal:
+        words = quoted(claim.spoken(universal))
+        failures.append(Failure(SCOPE_EXPANSION, f"universal quantifier added: {words}",
+                                f"a cited fact stating the claim holds for {words}", ids))
+    generic = sorted((claim.tokens & GENERIC_POPULATION) - stated)
+    if generic:
+        words = quoted(claim.spoken(generic))
+        failures.append(Failure(SCOPE_EXPANSION, f"population generalised: {words}",
+                                f"a cited fact about {words}, not only the studied sample", ids))
+    for fact in facts:
+        if fact.analysis.tokens & SAMPLE_MARKERS and not _keeps_sample(claim, fact.analysis):
+            failures.append(Failure(SCOPE_EXPANSION, f"the sample of {fact.id} is generalised to a population",
+                                    "the sentence naming the sample (participants, cohort, its size), or a fact "
+                                    "about the population", (fact.id,)))
+    return failures
+
+
+def _keeps_sample(claim: Analysis, fact: Analysis) -> bool:
+    """The sentence names the sample or states its size (the largest plain count the fact states)."""
+    if claim.tokens & SAMPLE_MARKERS:
+        return True
+    size = sample_size(fact.quantities)
+    return size is not None and any(q.unit is None and q.value == size for q in claim.quantities)

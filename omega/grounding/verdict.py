@@ -1,0 +1,139 @@
+"""One sentence's verdict: every §6.1 check in order, then PASS (no failure) or FAIL (any failure; there is no
+partial support, §3.2). An input that cannot be judged is a FAIL with INSUFFICIENT_EVIDENCE, never an empty
+verdict.
+
+Order: citation presence, conflicts among the cited facts (§9), semantic entailment, qualifier integrity,
+scope and strength fidelity, numerical accuracy. The content checks run only against cited facts that are
+allowed and known; when the claim's missing tokens and numbers are all stated by one allowed fact the sentence
+does not cite, that is reported as UNCITED_FACT_USED instead of NOT_ENTAILED / NUMERIC_MISMATCH.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+
+from omega.grounding.citations import citation_presence, split_citations, uncited_fact_use
+from omega.grounding.conflicts import conflicting_facts
+from omega.grounding.entailment import semantic_entailment
+from omega.grounding.facts import AtomicFact
+from omega.grounding.judge import EntailmentJudge
+from omega.grounding.model import FAIL, INSUFFICIENT_EVIDENCE, NOT_ENTAILED, NUMERIC_MISMATCH, PASS, Failure
+from omega.grounding.numeric import DERIVATION_WORDS, numerical_accuracy
+from omega.grounding.qualifiers import OWNED as QUALIFIER_OWNED
+from omega.grounding.qualifiers import qualifier_integrity
+from omega.grounding.quantities import unit_words
+from omega.grounding.scope import OWNED as SCOPE_OWNED
+from omega.grounding.scope import scope_and_strength_fidelity
+from omega.grounding.tokens import analyse, normals
+
+MAX_SENTENCE_CHARS = 2000
+OWNED_ELSEWHERE = QUALIFIER_OWNED | SCOPE_OWNED | normals(sorted(unit_words()))
+
+
+@dataclass(frozen=True, slots=True)
+class Sentence:
+    """A sentence to verify: its order in the paragraph, its text with inline citations, whether a user edited it."""
+
+    index: int
+    text: str
+    edited_by_user: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """What a paragraph may cite: the allowed ids, and the content of those whose facts are known."""
+
+    allowed: frozenset[str]
+    facts: Mapping[str, AtomicFact]
+
+
+@dataclass(frozen=True, slots=True)
+class SentenceVerdict:
+    """The decision on one sentence, with its rationale (§10) and failures (§7.1)."""
+
+    index: int
+    text: str
+    cited_fact_ids: tuple[str, ...]
+    edited_by_user: bool
+    outcome: str
+    rationale: str
+    failures: tuple[Failure, ...]
+    paraphrase_uncertain: bool = False
+
+    @property
+    def passed(self) -> bool:
+        """PASS."""
+        return self.outcome == PASS
+
+    def to_record(self) -> dict[str, object]:
+        """Matches the `omega.grounding.SentenceVerdict` record."""
+        return {"index": self.index, "text": self.text, "cited_fact_ids": list(self.cited_fact_ids),
+                "edited_by_user": self.edited_by_user, "outcome": self.outcome, "rationale": self.rationale,
+                "failures": [f.to_record() for f in self.failures]}
+
+
+def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJudge | None = None) -> SentenceVerdict:
+    """Judge one sentence against the facts it cites (deterministic unless a judge is given)."""
+    claim_text, cited = split_citations(sentence.text)
+
+    def verdict(failures: list[Failure], rationale: str, uncertain: bool = False) -> SentenceVerdict:
+        outcome = FAIL if failures else PASS
+        why = rationale if not failures else "; ".join(f"{f.code}: {f.reason}" for f in failures)
+        return SentenceVerdict(sentence.index, sentence.text, cited, sentence.edited_by_user, outcome, why,
+                               tuple(failures), uncertain)
+
+    if len(sentence.text) > MAX_SENTENCE_CHARS:
+        return verdict([Failure(INSUFFICIENT_EVIDENCE, f"longer than {MAX_SENTENCE_CHARS} characters: not one sentence",
+                                "the text split into sentences, each with its citations")], "")
+    failures = citation_presence(cited, evidence.allowed, evidence.facts)
+    claim = analyse(claim_text)
+    if not claim.content and not claim.quantities:
+        failures.append(Failure(INSUFFICIENT_EVIDENCE, "no claim-bearing token: nothing to verify",
+                                "a sentence stating a claim of the cited facts"))
+        return verdict(failures, "")
+    facts = [evidence.facts[c] for c in cited if c in evidence.allowed and c in evidence.facts]
+    if not facts:
+        return verdict(failures, "")
+    failures += conflicting_facts(facts)
+    numbers = numerical_accuracy(claim, facts)
+    owned = OWNED_ELSEWHERE | DERIVATION_WORDS if numbers.derivations else OWNED_ELSEWHERE
+    coverage = semantic_entailment(claim, facts, owned)
+    candidates = {i: f for i, f in evidence.facts.items() if i in evidence.allowed}
+    uncited = uncited_fact_use(coverage.uncovered, numbers.unmatched, cited, candidates)
+    if uncited is None:
+        failures += coverage.failures
+    elif coverage.polarity_failure is not None:
+        failures.append(coverage.polarity_failure)
+    failures += qualifier_integrity(claim, facts)
+    failures += scope_and_strength_fidelity(claim, facts)
+    failures += numbers.failures if uncited is None else ()
+    failures += [uncited] if uncited is not None else []
+    ids = ", ".join(f.id for f in facts)
+    rationale = f"entailed by {ids}: {coverage.checked} claim token(s) covered"
+    if claim.quantities:
+        rationale += f", {len(claim.quantities)} number(s) stated by the facts"
+    if numbers.derivations:
+        rationale += f" (derived: {'; '.join(numbers.derivations)})"
+    rationale += "; qualifiers, scope and strength preserved"
+    judged = verdict(failures, rationale, coverage.paraphrase_uncertain and len(failures) == 1)
+    if judge is not None and judged.paraphrase_uncertain and failures[0].code == NOT_ENTAILED:
+        return consult(judged, judge, claim_text, [f.statement for f in facts], ids)
+    return judged
+
+
+def consult(judged: SentenceVerdict, judge: EntailmentJudge, claim: str, premises: list[str],
+            ids: str) -> SentenceVerdict:
+    """Ask the judge about a paraphrase-uncertain sentence; only its single NOT_ENTAILED can turn into PASS."""
+    answer = judge.entails(claim, premises)
+    if answer.entailed is True:
+        return replace(judged, outcome=PASS, failures=(),
+                       rationale=f"entailed by {ids} per semantic judge {judge.name}: {answer.reason} "
+                                 f"(deterministic check: {judged.failures[0].reason})")
+    state = "unavailable" if answer.entailed is None else "not entailed"
+    [failure] = judged.failures
+    failure = replace(failure, reason=f"{failure.reason}; semantic judge {judge.name}: {state}: {answer.reason}")
+    return replace(judged, failures=(failure,), rationale=f"{failure.code}: {failure.reason}")
+
+
+__all__ = ["NUMERIC_MISMATCH", "Evidence", "Sentence", "SentenceVerdict", "consult", "verify_sentence"]

@@ -1,0 +1,69 @@
+"""Per-sentence latency of the deterministic grounding checker over the labelled suite.
+
+    python -m tests.bench.bench_grounding [--repeat N]
+
+Each sentence of tests/data/grounding/*.json is judged `--repeat` times by `verify_sentence` (citations,
+conflicts, entailment, qualifiers, scope, numbers; facts analysed once and memoised, as in a paragraph);
+one `perf_counter` pair per call; nearest-rank percentiles. Pinned to one CPU where the OS allows. It prints
+figures and never asserts on time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from pathlib import Path
+
+from omega.grounding.request import parse_facts, parse_request
+from omega.grounding.verdict import Evidence, Sentence, verify_sentence
+
+SUITE = Path(__file__).resolve().parents[1] / "data" / "grounding"
+
+
+def _percentile(sorted_values: list[float], p: float) -> float:
+    return sorted_values[min(len(sorted_values) - 1, max(0, round(p / 100 * len(sorted_values) + 0.5) - 1))]
+
+
+def _workload() -> list[tuple[Sentence, Evidence]]:
+    work = []
+    for path in sorted(SUITE.glob("*.json")):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        facts = parse_facts(data["facts"])
+        for paragraph in data["paragraphs"]:
+            request = parse_request(paragraph, facts)
+            work += [(sentence, request.evidence) for sentence in request.sentences]
+    return work
+
+
+def main() -> None:
+    """Measure and print the percentiles in microseconds."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--repeat", type=int, default=200, help="judgements of each sentence (default 200)")
+    args = parser.parse_args()
+    pinned = "not pinned"
+    if hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        pinned = "pinned to one CPU"
+    work = _workload()
+    for sentence, evidence in work:  # warm-up: fact analyses memoised, as after a paragraph's first sentence
+        verify_sentence(sentence, evidence)
+    times: list[float] = []
+    start = time.perf_counter()
+    for _ in range(args.repeat):
+        for sentence, evidence in work:
+            t0 = time.perf_counter()
+            verify_sentence(sentence, evidence)
+            times.append(time.perf_counter() - t0)
+    wall = time.perf_counter() - start
+    times.sort()
+    micro = {p: _percentile(times, p) * 1e6 for p in (50, 90, 99, 99.9)}
+    print(f"deterministic checker: {len(work)} sentences x {args.repeat} = {len(times)} judgements in {wall:.2f} s "
+          f"({len(times) / wall:,.0f} sentences/s, {pinned})")
+    print("per-sentence latency (µs): " + ", ".join(f"p{p:g} {v:.0f}" for p, v in micro.items())
+          + f", max {times[-1] * 1e6:.0f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""§9: cited facts that conflict are never reconciled; the sentence is refused, the user asked to choose."""
+
+from __future__ import annotations
+
+from omega.grounding.conflicts import conflict
+from omega.grounding.model import CONFLICTING_FACTS
+from tests.unit.omega.grounding.support import DIZZY, DIZZY_PLACEBO, codes, fact, judge
+
+OTHER_RATE = fact("F3b", "Dizziness was reported by 11.2% of participants receiving drug A.", source_type="MANUAL")
+
+
+def test_the_same_measure_with_different_numbers_conflicts() -> None:
+    assert conflict(DIZZY, OTHER_RATE) == "they report different numbers for the same measure"
+
+
+def test_opposite_polarity_and_opposite_direction_conflict() -> None:
+    yes = fact("P", "Drug A reduced the rate of stroke.")
+    no = fact("N", "Drug A did not reduce the rate of stroke.")
+    up = fact("U", "Serum sodium increased after treatment.")
+    down = fact("D", "Serum sodium decreased after treatment.")
+    assert conflict(yes, no) == "one affirms what the other negates"
+    assert conflict(up, down) == "they report opposite directions"
+
+
+def test_facts_about_different_things_do_not_conflict() -> None:
+    assert conflict(DIZZY, DIZZY_PLACEBO) is None
+
+
+def test_facts_with_different_qualifiers_do_not_conflict() -> None:
+    at12 = fact("W12", "Drug A lowered blood pressure by 8 mmHg.", {"timeframe": "12 weeks"})
+    at24 = fact("W24", "Drug A lowered blood pressure by 12 mmHg.", {"timeframe": "24 weeks"})
+    assert conflict(at12, at24) is None
+
+
+def test_citing_conflicting_facts_refuses_the_sentence_and_asks_the_user_to_choose() -> None:
+    verdict = judge("Dizziness was reported by 8.4% of participants receiving drug A. [F3][F3b]", DIZZY, OTHER_RATE)
+    assert verdict.outcome == "FAIL"
+    assert codes(verdict) == {CONFLICTING_FACTS}
+    [failure] = verdict.failures
+    assert failure.fact_ids == ("F3", "F3b")
+    assert "authoritative" in failure.required_evidence
+
+
+def test_a_manual_fact_is_judged_like_a_pdf_fact() -> None:
+    manual = fact("M", DIZZY.content, source_type="MANUAL")
+    sentence = "Dizziness was reported by 8.4% of participants receiving drug A."
+    assert judge(f"{sentence} [M]", manual).outcome == judge(f"{sentence} [F3]", DIZZY).outcome == "PASS"
+    assert judge("Dizziness was reported by 9% of participants receiving drug A. [M]", manual).outcome == "FAIL"

@@ -1,0 +1,60 @@
+"""Numbers with units, and §6.1 numerical accuracy: no changed, rounded or computed number except the
+documented difference."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from omega.grounding.model import NUMERIC_MISMATCH
+from omega.grounding.numeric import numerical_accuracy
+from omega.grounding.quantities import quantities, sample_size
+from omega.grounding.tokens import analyse
+from tests.unit.omega.grounding.support import BASELINE, DIZZY, TRIAL, codes, judge
+
+
+def test_numbers_are_read_with_their_canonical_units() -> None:
+    found = quantities("1,200 adults lost 4.5 kg, 12% per cent, over twelve weeks and a 24-week follow-up")
+    assert [(q.value, q.unit) for q in found] == [
+        (Decimal(1200), None), (Decimal("4.5"), "kg"), (Decimal(12), "%"), (Decimal(12), "week"),
+        (Decimal(24), "week")]
+
+
+def test_the_sample_size_is_the_largest_plain_count_and_a_year_is_not_one() -> None:
+    assert sample_size(quantities("in 2022, 1,150 nurses aged 40 to 65")) == 1150
+    assert sample_size(quantities("in 2022")) is None
+
+
+def test_numbers_stated_by_the_cited_facts_pass() -> None:
+    assert numerical_accuracy(analyse("a 12 mmHg fall at 24 weeks"), [TRIAL]).failures == ()
+    assert numerical_accuracy(analyse("8.4% reported dizziness"), [DIZZY]).failures == ()
+
+
+def test_an_equal_value_written_differently_is_the_same_number() -> None:
+    assert numerical_accuracy(analyse("8.40% reported dizziness"), [DIZZY]).failures == ()
+
+
+def test_the_documented_difference_of_two_same_unit_quantities_is_allowed() -> None:
+    result = numerical_accuracy(analyse("pressure fell by 12 mmHg"), [BASELINE])
+    assert result.failures == ()
+    assert result.derivations == ("12 mmhg = |148 mmhg - 136 mmhg|",)
+
+
+def test_a_changed_number_fails() -> None:
+    [failure] = numerical_accuracy(analyse("a 13 mmHg fall"), [TRIAL]).failures
+    assert failure.code == NUMERIC_MISMATCH
+    assert "not stated" in failure.reason
+
+
+def test_a_rounded_number_fails_as_a_rounding() -> None:
+    [failure] = numerical_accuracy(analyse("8% reported dizziness"), [DIZZY]).failures
+    assert "rounding of '8.4 %'" in failure.reason
+
+
+def test_a_number_with_another_unit_fails() -> None:
+    [failure] = numerical_accuracy(analyse("a 12 mg fall"), [TRIAL]).failures
+    assert "another unit" in failure.reason
+
+
+def test_a_ratio_is_not_a_documented_derivation() -> None:
+    verdict = judge("Dizziness was reported by 2.7 times more participants receiving drug A. [F3]", DIZZY)
+    assert NUMERIC_MISMATCH in codes(verdict)

@@ -1,0 +1,109 @@
+"""§6.2 paragraph verdicts, §7.1 display, §7.2 edits and versions, and inputs that cannot be judged."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from omega.grounding.model import INSUFFICIENT_EVIDENCE, PASS
+from omega.grounding.paragraph import ParagraphState, evolve, verify_paragraph
+from omega.grounding.request import ParagraphRequest, RequestError, parse_request
+from tests.unit.omega.grounding.support import DIZZY, DIZZY_PLACEBO, codes, judge
+
+GOOD = "Dizziness was reported by 8.4% of participants receiving drug A. [F3]"
+BAD = "Dizziness was reported by 9% of participants receiving drug A. [F3]"
+KNOWN = {"F3": DIZZY, "F4": DIZZY_PLACEBO}
+
+
+def request(*texts: str, version: int = 1, **extra: Any) -> ParagraphRequest:
+    sentences = [{"order": i, "text": t} for i, t in enumerate(texts, start=1)]
+    return parse_request({"paragraph_id": "p1", "version": version, "sentences": sentences, **extra}, KNOWN)
+
+
+def test_a_paragraph_is_verified_iff_every_sentence_passes() -> None:
+    assert verify_paragraph(request(GOOD)).verified
+    assert not verify_paragraph(request(GOOD, BAD)).verified
+    assert not verify_paragraph(request()).verified  # no sentence: nothing verified
+
+
+def test_the_displayable_paragraph_holds_only_passing_sentences_with_their_attributions() -> None:
+    verdict = verify_paragraph(request(BAD, GOOD))
+    assert verdict.displayable == GOOD
+    assert verify_paragraph(request(BAD)).displayable is None
+
+
+def test_sentences_are_judged_in_order_whatever_the_input_order() -> None:
+    req = parse_request({"paragraph_id": "p", "sentences": [{"order": 2, "text": BAD}, {"order": 1, "text": GOOD}]},
+                        KNOWN)
+    assert [s.index for s in verify_paragraph(req).sentences] == [1, 2]
+
+
+@pytest.mark.parametrize("text", ["", "   ", "[F3]", "It was so. [F3]", "x " * 1500 + "[F3]"])
+def test_an_input_that_cannot_be_judged_is_a_fail_with_a_reason_never_an_empty_verdict(text: str) -> None:
+    verdict = judge(text, DIZZY)
+    assert verdict.outcome == "FAIL"
+    assert INSUFFICIENT_EVIDENCE in codes(verdict)
+    assert verdict.rationale
+
+
+@pytest.mark.parametrize("paragraph", [
+    {"sentences": []},
+    {"paragraph_id": "p", "sentences": [{"order": 1, "text": 3}]},
+    {"paragraph_id": "p", "sentences": [{"order": 1, "text": "a"}, {"order": 1, "text": "b"}]},
+    {"paragraph_id": "p", "version": 0, "sentences": []},
+    {"paragraph_id": "p", "allowed_fact_ids": "F3", "sentences": []},
+])
+def test_a_paragraph_that_cannot_be_read_is_a_request_error(paragraph: dict[str, Any]) -> None:
+    with pytest.raises(RequestError):
+        parse_request(paragraph, KNOWN)
+
+
+def test_allowed_facts_default_to_every_known_fact_and_an_unknown_allowed_id_carries_no_content() -> None:
+    assert request(GOOD).allowed_fact_ids == ("F3", "F4")
+    narrowed = request(GOOD, allowed_fact_ids=["F3", "F9"])
+    assert [f.id for f in narrowed.facts] == ["F3"]
+
+
+def test_an_edit_is_re_verified_and_every_version_is_kept() -> None:
+    state, first = evolve(None, request(BAD))
+    state, second = evolve(state, request(GOOD, version=2))
+    assert (first.verified, second.verified) == (False, True)
+    assert second.sentences[0].edited_by_user
+    assert [(v.version, v.outcome) for v in state.history[1]] == [(1, "FAIL"), (2, PASS)]
+
+
+def test_an_unsupported_edit_is_flagged_and_blocked() -> None:
+    state, _ = evolve(None, request(GOOD))
+    state, edited = evolve(state, request(BAD, version=2))
+    [sentence] = edited.sentences
+    assert sentence.edited_by_user
+    assert sentence.outcome == "FAIL"
+    assert sentence.rationale.startswith("unsupported edit, blocked (version 1 stays the last verified text)")
+
+
+def test_a_redelivered_request_changes_nothing_and_gives_the_same_verdict() -> None:
+    state, verdict = evolve(None, request(GOOD))
+    again_state, again = evolve(state, request(GOOD))
+    assert again_state is state
+    assert again.to_record() == verdict.to_record()
+
+
+def test_a_request_under_a_known_version_with_other_content_replaces_that_version() -> None:
+    state, _ = evolve(None, request(GOOD))
+    state, _ = evolve(state, request(BAD))
+    assert [(v.version, v.text) for v in state.history[1]] == [(1, BAD)]
+
+
+def test_the_state_survives_its_table_form() -> None:
+    state, _ = evolve(None, request(GOOD, BAD))
+    state, _ = evolve(state, request(GOOD, GOOD, version=2))
+    assert ParagraphState.from_dict(state.to_dict()) == state
+
+
+def test_the_verdict_id_derives_from_the_request_and_the_labels_do_not_change_it() -> None:
+    plain = verify_paragraph(request(GOOD))
+    labelled = parse_request({"paragraph_id": "p1", "version": 1, "expected_verified": True,
+                              "sentences": [{"order": 1, "text": GOOD, "expected_supported": True}]}, KNOWN)
+    assert verify_paragraph(labelled).verdict_id == plain.verdict_id
+    assert verify_paragraph(request(BAD)).verdict_id != plain.verdict_id

@@ -1,0 +1,56 @@
+"""§6.1 qualifier integrity (G-4): no qualifier added, dropped or altered."""
+
+from __future__ import annotations
+
+from omega.grounding.model import QUALIFIER_ADDED, QUALIFIER_DRIFT, QUALIFIER_DROPPED
+from omega.grounding.qualifiers import qualifier_integrity
+from omega.grounding.tokens import analyse
+from tests.unit.omega.grounding.support import DIZZY, TRIAL, fact
+
+FULL = ("In a randomised controlled trial, drug A lowered systolic blood pressure by 12 mmHg over 24 weeks in adults "
+        "aged 65 or older.")
+
+
+def test_a_sentence_carrying_every_qualifier_passes() -> None:
+    assert qualifier_integrity(analyse(FULL), [TRIAL]) == []
+
+
+def test_half_the_words_of_a_qualifier_carry_it() -> None:
+    sentence = FULL.replace("adults aged 65 or older", "older adults")
+    assert qualifier_integrity(analyse(sentence), [TRIAL]) == []
+
+
+def test_a_units_qualifier_matters_only_beside_a_number() -> None:
+    pressure = fact("U", "Drug A lowered systolic blood pressure by 12 mmHg.", {"units": "mmHg"})
+    assert qualifier_integrity(analyse("Drug A lowered systolic blood pressure."), [pressure]) == []
+    assert [f.code for f in qualifier_integrity(analyse("Drug A lowered it by 12."), [pressure])] == [
+        QUALIFIER_DROPPED]
+
+
+def test_a_qualifier_the_facts_do_not_state_is_added() -> None:
+    [failure] = qualifier_integrity(analyse("Dizziness was reported by 8.4% of hospitalised participants."), [DIZZY])
+    assert (failure.code, failure.fact_ids) == (QUALIFIER_ADDED, ("F3",))
+    assert "setting 'hospitalised'" in failure.reason
+
+
+def test_a_qualifier_of_a_kind_the_fact_qualifies_otherwise_is_drift() -> None:
+    failures = qualifier_integrity(analyse(FULL.replace("adults aged 65 or older", "children")), [TRIAL])
+    assert [f.code for f in failures] == [QUALIFIER_DRIFT]
+    assert "population altered: 'children'" in failures[0].reason
+
+
+def test_a_timeframe_changed_is_drift() -> None:
+    failures = qualifier_integrity(analyse(FULL.replace("24 weeks", "24 months")), [TRIAL])
+    assert [f.code for f in failures] == [QUALIFIER_DRIFT]
+
+
+def test_a_qualifier_left_out_is_dropped() -> None:
+    failures = qualifier_integrity(analyse(FULL.replace(" in adults aged 65 or older", "")), [TRIAL])
+    assert [(f.code, f.reason) for f in failures] == [
+        (QUALIFIER_DROPPED, "population 'adults aged 65 or older' of F1 is dropped (G-4)")]
+
+
+def test_any_key_of_the_qualifiers_object_is_a_qualifier_such_as_a_dose() -> None:
+    dosed = fact("D", "Drug A 10 mg daily lowered blood pressure.", {"dose": "10 mg daily"})
+    assert [f.code for f in qualifier_integrity(analyse("Drug A lowered blood pressure."), [dosed])] == [
+        QUALIFIER_DROPPED]
