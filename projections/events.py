@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,6 +27,7 @@ from typing import Any, TypeVar, cast
 
 import orjson
 
+from omega.agents.session_mapping import verdict_tag
 from omega.canonical import content_hash, derived_id
 
 AGENT_MESSAGES = "agent_messages"
@@ -152,15 +152,6 @@ def time_key(value: str | None) -> str:
 
 
 # ------------------------------------------------------------------------------------------- messages
-_TAG = re.compile(r"\s*\[([^\]]{1,60})\]")
-
-
-def verdict_tag(verdict: str) -> str | None:
-    """The Tier 0 `[VERDICT]` tag of a verdict line, upper-cased with `_`/spaces folded; None without one."""
-    match = _TAG.match(verdict)
-    if match is None:
-        return None
-    return " ".join(match.group(1).upper().replace("_", " ").split()) or None
 
 
 @dataclass(frozen=True, slots=True)

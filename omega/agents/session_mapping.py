@@ -70,9 +70,12 @@ def normalise(text: str) -> str:
 
 
 def verdict_tag(verdict: str) -> str | None:
-    """The §5.1 tag of a verdict line ("[SHIP WITH CAVEATS] ..." -> "SHIP WITH CAVEATS"), or None."""
+    """The §5.1 tag of a verdict line ("[SHIP_WITH caveats] ..." -> "SHIP WITH CAVEATS"), or None; the one
+    reading shared by the monitor and the memory projections, so both see the same gates."""
     found = _TAG.match(verdict)
-    return " ".join(found.group(1).split()).upper() if found else None
+    if found is None:
+        return None
+    return " ".join(found.group(1).upper().replace("_", " ").split()) or None
 
 
 def verdict_core(verdict: str) -> str:
