@@ -35,10 +35,9 @@ from streams.answers_avro import (
     fact_to_record,
 )
 from streams.codec import DecodeError
+from streams.corpus import DEFAULT_CORPUS, corpus_of, keyed_by
 from streams.pipeline import Emit, InputRejected, Pipeline, Source, parse_json_object
 from streams.topics import ANSWERS, FACTS, QUESTIONS
-
-DEFAULT_CORPUS = "default"
 
 
 class AnswersStage:
@@ -90,7 +89,7 @@ class AnswersStage:
         try:
             value = parse_json_object(raw, self.pipeline.max_event_bytes)
             corpus = corpus_of(value)
-            if source.key != corpus.encode("utf-8"):
+            if not keyed_by(corpus, source.key):
                 return [Emit(QUESTIONS, corpus, bytes(raw), source.timestamp_ms, value)]
             question_id, plan = _question_plan(value, stores(corpus))
         except InputRejected as exc:
@@ -99,19 +98,6 @@ class AnswersStage:
         contract = answer(plan, store, self.vocabulary).to_dict()
         record = answer_to_record(contract, question_id, plan.to_dict(), to_iso(source.timestamp_ms))
         return [self.pipeline.encode(ANSWERS, question_id, record, source.timestamp_ms)]
-
-
-def corpus_of(value: Mapping[str, Any]) -> str:
-    """The corpus a document or question belongs to (the Kafka key of its facts and questions)."""
-    corpus = value.get("corpus", DEFAULT_CORPUS)
-    if not isinstance(corpus, str) or not corpus or "/" in corpus:
-        raise InputRejected("INVALID_CORPUS", "corpus must be a non-empty string without '/' or absent")
-    return corpus
-
-
-def fact_key(corpus: str, fact_id: str) -> str:
-    """The fact table's key: corpus, then fact id."""
-    return f"{corpus}/{fact_id}"
 
 
 def _document_fields(doc: Mapping[str, Any]) -> tuple[str, str | None, str, list[Any]]:

@@ -22,8 +22,9 @@ from aiokafka.partitioner import murmur2
 
 from omega.agents.session import SessionState
 from omega.packets.ledger import EpisodeLedger
-from streams.answers import DEFAULT_CORPUS, AnswersStage, FactStoreView, fact_key
+from streams.answers import AnswersStage, FactStoreView
 from streams.codec import SchemaRegistry
+from streams.corpus import DEFAULT_CORPUS, fact_key
 from streams.grounding import GroundingStage, GroundingSteps
 from streams.logs import get_logger
 from streams.monitor import MonitorStage
@@ -61,8 +62,8 @@ class OmegaApp:
     episodes: Any
     sessions: Any
     facts: Any = None  # DS005 corpus/fact id -> fact dict (co-partitioned with the questions by corpus)
-    grounding_facts: Any = None  # §3.1 Atomic Fact id -> fact JSON (a GlobalTable, see streams.grounding)
-    paragraphs: Any = None  # grounding paragraph_id -> ParagraphState dict (co-partitioned with its requests)
+    grounding_facts: Any = None  # corpus/§3.1 fact id -> fact JSON (co-partitioned with the requests by corpus)
+    paragraphs: Any = None  # corpus/paragraph_id -> ParagraphState dict (beside the corpus's facts)
 
     async def send_all(self, emits: Iterable[Emit]) -> None:
         """Send outputs in order; the caller's offset is committed only after the stream step returns."""
@@ -253,12 +254,12 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         partitions=settings.partitions,
         help="DS005 validated facts by corpus/fact id (JSON, Fact.to_dict()), co-partitioned with the questions.",
     )
-    omega.grounding_facts = app.GlobalTable(
+    omega.grounding_facts = app.Table(
         f"{settings.topic_prefix}grounding-facts", default=None, partitions=settings.partitions,
-        help="Grounded-generation Atomic Facts by id (JSON); global: a paragraph may cite any fact.")
+        help="Grounded-generation Atomic Facts by corpus/fact id (JSON), co-partitioned with the paragraph requests.")
     omega.paragraphs = app.Table(
         f"{settings.topic_prefix}paragraphs", default=None, partitions=settings.partitions,
-        help="Grounded-generation paragraph state (every version of every sentence) per paragraph_id (JSON).")
+        help="Grounded-generation paragraph state (every version of every sentence) by corpus/paragraph_id (JSON).")
     _register_agents(omega)
 
     log.info("app_created", app_id=settings.app_id, topics=[t.name for t in ALL_TOPICS],
@@ -362,7 +363,7 @@ def _register_agents(omega: OmegaApp) -> None:
 
 
 def _register_grounding(omega: OmegaApp, guarded: Any) -> None:
-    """The grounded-generation agents: facts into the GlobalTable, paragraph requests judged."""
+    """The grounded-generation agents: facts into their corpus's table, paragraph requests judged beside them."""
     app, settings, topics = omega.app, omega.settings, omega.topics
     grounding = GroundingSteps(GroundingStage(omega.pipeline), omega.grounding_facts, omega.paragraphs)
 
@@ -375,7 +376,5 @@ def _register_grounding(omega: OmegaApp, guarded: Any) -> None:
     @app.agent(topics[GROUNDING_REQUESTS.logical], name=f"{settings.topic_prefix}grounding")
     async def grounding_requests(stream: faust.StreamT[Any]) -> None:
         async for event in stream.events():
-            key = event.key.decode("utf-8", "replace") if isinstance(event.key, bytes) else str(event.key or "")
-            structlog.contextvars.bind_contextvars(paragraph_id=key)
             await omega.send_all(await guarded(
-                event, GROUNDING_REQUESTS, lambda src, ev=event, key=key: grounding.request(src, _raw(ev), key)))
+                event, GROUNDING_REQUESTS, lambda src, ev=event: grounding.request(src, _raw(ev))))

@@ -1,15 +1,17 @@
 """The grounding verifier stage: Atomic Facts (JSON) into the facts table; paragraph requests (JSON) ->
 sentence verdicts, paragraph verdict (GroundingVerdict) and a §10 audit event (GroundingAuditEvent), both Avro.
 
-Shared by the Faust agents and `omega check grounding`. Facts live in a GlobalTable keyed by fact id: every
-worker holds every fact, so a request on any partition sees them all (a plain table read from the requests
-agent would only see the facts of the partitions assigned to this worker). A request may also embed its facts;
-embedded facts win. The facts used are copied into the request before judgement, so the verdict, its id and
-the audit event are functions of the resolved request, and the audit records exactly what was judged.
+Shared by the Faust agents and `omega check grounding`. Facts and requests belong to a corpus (their optional
+`corpus` field, default "default"), which is the Kafka key of both topics: a request must meet every fact of
+its corpus, so facts live in a table keyed `corpus/fact id` co-partitioned with the requests, and a fact or a
+request keyed otherwise is re-published once keyed by its corpus. (Faust's GlobalTable would give every worker
+every fact, but it does not reliably replicate writes between workers: faust-streaming issue 283.) The price is
+that one corpus is judged on one partition. A request may also embed its facts; embedded facts win. The facts
+used are copied into the request before judgement, so the verdict, its id and the audit event are functions of
+the resolved request, and the audit records exactly what was judged.
 
-The paragraph state (every version of every sentence, §7.2) is a table keyed by paragraph_id, which is also
-the requests topic's key: a request keyed otherwise cannot be co-partitioned with its state and is a dead
-letter. Anything that cannot be judged at all is a dead letter; a sentence that cannot be judged is a FAIL.
+The paragraph state (every version of every sentence, §7.2) is keyed `corpus/paragraph_id`, beside the facts.
+Anything that cannot be judged at all is a dead letter; a sentence that cannot be judged is a FAIL.
 """
 
 from __future__ import annotations
@@ -24,8 +26,9 @@ from omega.grounding.facts import AtomicFact, FactError, parse_fact
 from omega.grounding.judge import EntailmentJudge
 from omega.grounding.paragraph import ParagraphState, ParagraphVerdict, evolve
 from omega.grounding.request import EPOCH, ParagraphRequest, RequestError, parse_request
+from streams.corpus import CorpusView, corpus_of, fact_key, keyed_by
 from streams.pipeline import Emit, InputRejected, Pipeline, Source, parse_json_object
-from streams.topics import GROUNDING_AUDIT, GROUNDING_VERDICTS
+from streams.topics import GROUNDING_AUDIT, GROUNDING_FACTS, GROUNDING_REQUESTS, GROUNDING_VERDICTS
 
 
 @dataclass(frozen=True)
@@ -43,29 +46,27 @@ class GroundingStage:
     def __init__(self, pipeline: Pipeline, judge: EntailmentJudge | None = None) -> None:
         self.pipeline, self.judge = pipeline, judge
 
-    def fact(self, raw: bytes, source: Source) -> tuple[AtomicFact | None, list[Emit]]:
-        """One Atomic Fact record -> the fact to store under its id, or a dead letter."""
-        try:
-            return parse_fact(parse_json_object(raw, self.pipeline.max_event_bytes)), []
-        except InputRejected as exc:
-            return None, [self.pipeline.dead_letter(raw, source, exc.error_class, exc.reason)]
-        except FactError as exc:
-            return None, [self.pipeline.dead_letter(raw, source, "INVALID_FACT", str(exc))]
-
-    def request(self, state: ParagraphState | None, raw: bytes, source: Source, key: str | None,
-                facts: Mapping[str, Any]) -> GroundingStep:
-        """One paragraph request against the stored facts (fact id -> fact JSON) -> verdict and audit event."""
+    def fact(self, raw: bytes, source: Source) -> tuple[AtomicFact | None, str, list[Emit]]:
+        """One Atomic Fact record -> the fact and its corpus (the `corpus` field is routing, not content), or a
+        dead letter."""
         try:
             obj = parse_json_object(raw, self.pipeline.max_event_bytes)
+            corpus = corpus_of(obj)
+            return parse_fact({k: v for k, v in obj.items() if k != "corpus"}), corpus, []
+        except InputRejected as exc:
+            return None, "", [self.pipeline.dead_letter(raw, source, exc.error_class, exc.reason)]
+        except FactError as exc:
+            return None, "", [self.pipeline.dead_letter(raw, source, "INVALID_FACT", str(exc))]
+
+    def request(self, state: ParagraphState | None, obj: Mapping[str, Any], raw: bytes, source: Source,
+                facts: Mapping[str, Any]) -> GroundingStep:
+        """One paragraph request (its parsed JSON) against the stored facts (fact id -> fact JSON) -> verdict and
+        audit event."""
+        try:
             known = stored_facts(facts, obj.get("allowed_fact_ids"))
             request = parse_request(obj, known, to_iso(source.timestamp_ms) or EPOCH)
-        except InputRejected as exc:
-            return GroundingStep(state, [self.pipeline.dead_letter(raw, source, exc.error_class, exc.reason)], None)
         except RequestError as exc:
             return GroundingStep(state, [self.pipeline.dead_letter(raw, source, "INVALID_REQUEST", str(exc))], None)
-        if key is not None and key != request.paragraph_id:
-            reason = f"record key {key!r} is not the paragraph_id {request.paragraph_id!r} (the state's key)"
-            return GroundingStep(state, [self.pipeline.dead_letter(raw, source, "KEY_MISMATCH", reason)], None)
         new_state, verdict = self.judge_request(state, request)
         return GroundingStep(new_state, self.outputs(verdict, source.timestamp_ms), verdict)
 
@@ -98,25 +99,37 @@ def stored_facts(table: Mapping[str, Any], allowed: object) -> dict[str, AtomicF
 
 
 class GroundingSteps:
-    """The grounding agents' work per record: the facts GlobalTable, the paragraphs table, the reassignment."""
+    """The grounding agents' work per record: the corpus-keyed facts and paragraphs tables, the re-keying."""
 
     def __init__(self, stage: GroundingStage, facts: Any, paragraphs: Any) -> None:
         self.stage, self.facts, self.paragraphs = stage, facts, paragraphs
 
     def fact(self, src: Source, raw: bytes) -> list[Emit]:
-        """Store one fact under its id (a later record for the same id replaces it)."""
-        fact, emits = self.stage.fact(raw, src)
-        if fact is not None:
-            self.facts[fact.id] = fact.to_json()  # reassigned, never mutated: Faust logs only this
+        """Store one fact under `corpus/id` (a later record for the same id replaces it); a fact not keyed by its
+        corpus is re-published keyed by it."""
+        fact, corpus, emits = self.stage.fact(raw, src)
+        if fact is None:
+            return emits
+        if not keyed_by(corpus, src.key):
+            return [Emit(GROUNDING_FACTS, corpus, bytes(raw), src.timestamp_ms, fact.to_json())]
+        self.facts[fact_key(corpus, fact.id)] = fact.to_json()  # reassigned, never mutated: Faust logs only this
         return emits
 
-    def request(self, src: Source, raw: bytes, key: str) -> list[Emit]:
-        """Judge one request of paragraph `key`; a request without a key cannot find its state: a dead letter."""
-        if not key:
-            return [self.stage.pipeline.dead_letter(raw, src, "NO_KEY", "the record has no key (paragraph_id)")]
-        stored = self.paragraphs.get(key)
+    def request(self, src: Source, raw: bytes) -> list[Emit]:
+        """Judge one paragraph request beside its corpus's facts; one not keyed by its corpus is re-published."""
+        pipeline = self.stage.pipeline
+        try:
+            obj = parse_json_object(raw, pipeline.max_event_bytes)
+            corpus = corpus_of(obj)
+        except InputRejected as exc:
+            return [pipeline.dead_letter(raw, src, exc.error_class, exc.reason)]
+        if not keyed_by(corpus, src.key):
+            return [Emit(GROUNDING_REQUESTS, corpus, bytes(raw), src.timestamp_ms, obj)]
+        paragraph_id = obj.get("paragraph_id")
+        key = fact_key(corpus, paragraph_id) if isinstance(paragraph_id, str) else None
+        stored = self.paragraphs.get(key) if key is not None else None
         state = ParagraphState.from_dict(stored) if stored else None
-        step = self.stage.request(state, raw, src, key, self.facts)
-        if step.state is not None and step.state is not state:
+        step = self.stage.request(state, obj, raw, src, CorpusView(self.facts, corpus))
+        if key is not None and step.state is not None and step.state is not state:
             self.paragraphs[key] = step.state.to_dict()  # reassigned, never mutated
         return step.emits

@@ -44,16 +44,16 @@ ORACLE_VERDICTS = TopicSpec("oracle_verdicts", "phaseq.verdicts", "case id", "om
 
 DOCUMENTS = TopicSpec("documents", "ds005.documents", "docId", None,
                       "DS005 clients ({docId, version?, text, facts?} as JSON)", "documents agent")
-FACTS = TopicSpec("facts", "ds005.facts", "fact id", "omega.answers.Fact",
-                  "documents agent", "facts agent (the facts GlobalTable)")
-QUESTIONS = TopicSpec("questions", "ds005.questions", "question id", None,
+FACTS = TopicSpec("facts", "ds005.facts", "corpus", "omega.answers.Fact",
+                  "documents agent", "facts agent (the facts table, keyed corpus/fact id)")
+QUESTIONS = TopicSpec("questions", "ds005.questions", "corpus", None,
                       "DS005 clients ({id?, question, plan?, version?} as JSON)", "questions agent")
 ANSWERS = TopicSpec("answers", "ds005.answers", "question id", "omega.answers.Answer",
                     "questions agent", "DS005 clients and scorers")
 
-GROUNDING_FACTS = TopicSpec("grounding_facts", "grounding.facts", "fact id", None,
+GROUNDING_FACTS = TopicSpec("grounding_facts", "grounding.facts", "corpus", None,
                              "fact extractors and users (a §3.1 Atomic Fact as JSON)", "grounding facts agent")
-GROUNDING_REQUESTS = TopicSpec("grounding_requests", "grounding.requests", "paragraph_id", None,
+GROUNDING_REQUESTS = TopicSpec("grounding_requests", "grounding.requests", "corpus", None,
                                "paragraph generators and editors (JSON)", "grounding verifier agent")
 GROUNDING_VERDICTS = TopicSpec("grounding_verdicts", "grounding.verdicts", "paragraph_id",
                                "omega.grounding.GroundingVerdict", "grounding verifier agent", "UIs, scorers")
