@@ -36,8 +36,10 @@ kafka-up:
 kafka-down:
 	bash deploy/kafka/kafka.sh down
 
+# Every figure of BENCHMARKS.md (starts its own broker; rewrites the file's generated section). Smoke run:
+# make bench BENCH_ARGS="--quick --no-write"
 bench: venv
-	$(BIN)/python -m tests.bench.bench_pipeline
+	$(BIN)/omega bench $(BENCH_ARGS)
 
 clean:
 	rm -rf $(VENV) out .omega-data .pytest_cache .mypy_cache .ruff_cache

@@ -11,6 +11,7 @@ partition, beside every fact of that corpus (see `streams.answers`).
 
 from __future__ import annotations
 
+import asyncio
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -19,17 +20,19 @@ from typing import Any, Generic, TypeVar
 import faust
 import structlog
 from aiokafka.partitioner import murmur2
+from faust.exceptions import PartitionsMismatch
 
 from omega.agents.session import SessionState
 from omega.packets.ledger import EpisodeLedger
 from streams.answers import AnswersStage, FactStoreView
+from streams.auth_policy import policy_for
 from streams.codec import SchemaRegistry
 from streams.corpus import DEFAULT_CORPUS, fact_key
 from streams.grounding import GroundingStage, GroundingSteps
 from streams.logs import get_logger
-from streams.monitor import MonitorStage
+from streams.monitor import MAX_SESSION_ID_BYTES, MonitorStage
 from streams.oracle import OracleStage
-from streams.pipeline import Emit, Pipeline, Source
+from streams.pipeline import CHECK_STATE_FROM_BYTES, Emit, Pipeline, Source, oversized_entry
 from streams.settings import Settings
 from streams.topics import (
     AGENT_MESSAGES_RAW,
@@ -48,7 +51,17 @@ from streams.topics import (
 )
 
 log = get_logger("omega.worker")
+TABLE_NOT_READY_RETRIES = 40  # x 0.25 s: how long a step waits for a table's changelog metadata after start-up
+TABLE_NOT_READY_WAIT_SECONDS = 0.25
+MAX_OUTPUT_BYTES = 990_000  # key + value of one output: under the producer's max_request_size (Faust: 1,000,000)
+OUTPUT_PART_BASE = 1_000_000
 T = TypeVar("T")
+# A ledger or session is rewritten whole on every record, so its changelog grows with the square of the episode
+# length (100,000 packets over 1,000 episodes wrote ~1.4 GB). Compaction only cleans closed segments, and the
+# broker's default segment is 1 GB: nothing was ever compacted, and a restarted worker re-read everything
+# (restarts of 1-2 min in tests/integration/test_under_fire). Small segments let the cleaner keep the
+# changelog near one value per key.
+WHOLE_VALUE_CHANGELOG = {"segment.bytes": 16 * 1024 * 1024, "min.cleanable.dirty.ratio": 0.2}
 
 
 @dataclass
@@ -80,6 +93,11 @@ class OmegaApp:
                 value=emit.value,
                 timestamp=None if emit.timestamp_ms is None else emit.timestamp_ms / 1000,
             )
+
+
+def log_key(key: str, limit: int = 256) -> str:
+    """A record key as bound into every log line of its step: cut, so a huge key cannot bloat each line."""
+    return key if len(key) <= limit else f"{key[:limit]}...({len(key)} characters)"
 
 
 def _source(event: Any) -> Source:
@@ -145,6 +163,9 @@ class ValidatorSteps:
         ledger = self.ledgers.get(key, stored)
         new_ledger, emits = self.pipeline.packet(ledger, raw, src)
         if new_ledger is not None and new_ledger is not ledger:
+            why = _oversized(key, raw, lambda: new_ledger.to_dict(stored or None))
+            if why is not None:
+                return [self.pipeline.dead_letter(raw, src, "STATE_TOO_LARGE", why)]
             self._store(key, new_ledger, stored)
         if src.timestamp_ms is not None:
             previous = self.watermarks.get(src.partition, src.timestamp_ms)
@@ -160,10 +181,12 @@ class ValidatorSteps:
             ledger = self.ledgers.get(key, self.episodes[key])
             if ledger is None or not ledger.open_directives:
                 continue
-            advanced, out = self.pipeline.tick(ledger, watermark)
-            if out:
+            # A redelivered tick (not committed when its worker died) finds the ledger already advanced,
+            # perhaps without its alerts ever sent: `again` raises them once more (at-least-once; ids dedupe).
+            advanced, out = self.pipeline.tick(ledger, watermark, again=True)
+            if advanced is not ledger:
                 self._store(key, advanced, self.episodes[key])
-                emits.extend(out)
+            emits.extend(out)
         return emits
 
     def due_ticks(self, owned: Iterable[int]) -> list[tuple[int, int]]:
@@ -190,14 +213,28 @@ class MonitorSteps:
         """One record of session `key`; a record without a session id cannot be attributed: a dead letter."""
         if not key:
             return [self.stage.pipeline.dead_letter(raw, src, "NO_SESSION", "the record has no key (session id)")]
+        if len(key.encode("utf-8")) > MAX_SESSION_ID_BYTES:  # it keys the table and every output: bounded
+            return [self.stage.pipeline.dead_letter(
+                raw, src, "INVALID_SESSION", f"the session id (key) is {len(key.encode('utf-8'))} bytes, more than "
+                f"the limit of {MAX_SESSION_ID_BYTES}")]
         stored = self.sessions.get(key)
         state = self.cache.get(key, stored)
         step = self.stage.messages(state, raw, src, key)
         if step.state is not None and step.state is not state:
             value = step.state.to_dict()
+            why = _oversized(key, raw, lambda: value)
+            if why is not None:
+                return [self.stage.pipeline.dead_letter(raw, src, "STATE_TOO_LARGE", why)]
             self.sessions[key] = value  # reassigned, never mutated: Faust logs only this
             self.cache.put(key, value, step.state)
         return step.emits
+
+
+def _oversized(key: str, raw: bytes, value: Callable[[], object]) -> str | None:
+    """Why the table entry a large record makes would not fit its changelog (small records are not checked)."""
+    if len(raw) + len(key) < CHECK_STATE_FROM_BYTES:
+        return None
+    return oversized_entry(key, value())
 
 
 def partition_of(key: str, partitions: int) -> int:
@@ -205,12 +242,24 @@ def partition_of(key: str, partitions: int) -> int:
     return (int(murmur2(key.encode("utf-8"))) & 0x7FFFFFFF) % partitions
 
 
+def broker_credentials(settings: Settings) -> faust.SASLCredentials | None:
+    """Faust's broker credentials for `settings` (None for PLAINTEXT); the same options as our own clients."""
+    if not settings.sasl:
+        return None
+    options = settings.kafka_client_options()
+    return faust.SASLCredentials(username=options["sasl_plain_username"], password=options["sasl_plain_password"],
+                                 mechanism=options["sasl_mechanism"], ssl_context=options.get("ssl_context"))
+
+
 def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> OmegaApp:
-    """Build the Faust app for `settings`; schemas are parsed here, once."""
-    pipeline = Pipeline(registry or SchemaRegistry.from_directory(), settings.max_event_bytes)
+    """Build the Faust app for `settings`; schemas are parsed here, once. Raises PolicyError for a bad
+    `packet_auth_policy` (the validator agent then checks signatures with it)."""
+    pipeline = Pipeline(registry or SchemaRegistry.from_directory(), settings.max_event_bytes,
+                        policy_for(settings.packet_auth_policy))
     app = faust.App(
         settings.app_id,
         broker=f"kafka://{settings.bootstrap_servers}",
+        broker_credentials=broker_credentials(settings),
         store=settings.store,
         datadir=str(settings.data_dir),
         topic_partitions=settings.partitions,
@@ -240,12 +289,14 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         default=None,
         partitions=settings.partitions,
         help="Episode ledger per correlation_id (JSON keys and values: Faust's default for plain types).",
+        extra_topic_configs=WHOLE_VALUE_CHANGELOG,
     )
     sessions = app.Table(
         f"{settings.topic_prefix}sessions",
         default=None,
         partitions=settings.partitions,
         help="OMEGA-57 session state per session_id (JSON).",
+        extra_topic_configs=WHOLE_VALUE_CHANGELOG,
     )
     omega = OmegaApp(app, settings, pipeline, topics, episodes, sessions)
     omega.facts = app.Table(
@@ -267,6 +318,46 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
     return omega
 
 
+async def run_guarded(pipeline: Pipeline, event: Any, spec: TopicSpec, step: Callable[[Source], list[Emit]]
+                      ) -> list[Emit]:
+    """Run one stage step; an unexpected error becomes a dead letter instead of killing the worker.
+
+    Just after start-up a table's changelog may be missing from the consumer's metadata ("0 partitions",
+    PartitionsMismatch): the step wrote nothing (every step assigns its table last), so it waits and runs again.
+    """
+    source = _source(event)
+    for attempt in range(TABLE_NOT_READY_RETRIES + 1):
+        try:
+            return fitting(pipeline, _raw(event), source, step(source))
+        except PartitionsMismatch as exc:
+            if attempt < TABLE_NOT_READY_RETRIES:
+                log.warning("table_not_ready", topic=spec.name, partition=source.partition, offset=source.offset)
+                await asyncio.sleep(TABLE_NOT_READY_WAIT_SECONDS)
+                continue
+            log.exception("stage_failed", topic=spec.name, partition=source.partition, offset=source.offset)
+            return [pipeline.dead_letter(_raw(event), source, "INTERNAL", f"{type(exc).__name__}: {exc}")]
+        except Exception as exc:
+            log.exception("stage_failed", topic=spec.name, partition=source.partition, offset=source.offset)
+            return [pipeline.dead_letter(_raw(event), source, "INTERNAL", f"{type(exc).__name__}: {exc}")]
+    raise AssertionError("unreachable")
+
+
+def fitting(pipeline: Pipeline, raw: bytes, source: Source, emits: list[Emit]) -> list[Emit]:
+    """The outputs, each one too large for the producer (a valid input of up to `max_event_bytes` may give a larger
+    output, e.g. its huge id in both key and value) replaced by a dead letter of its source record: sending it
+    would raise and stop the agent."""
+    out = []
+    for index, emit in enumerate(emits):
+        size = len(emit.value) + len(emit.key.encode("utf-8"))
+        if size <= MAX_OUTPUT_BYTES:
+            out.append(emit)
+            continue
+        reason = f"the {emit.topic.name} record it gives is {size} bytes, more than the limit of {MAX_OUTPUT_BYTES}"
+        # parts past any a stage numbers (messages, rejected facts), so the dead letter's id is its own
+        out.append(pipeline.dead_letter(raw, source, "OUTPUT_TOO_LARGE", reason, part=OUTPUT_PART_BASE + index))
+    return out
+
+
 def _register_agents(omega: OmegaApp) -> None:
     """The ingress, validator, monitor, oracle and DS005 (documents, facts, questions) agents and the watermark
     timer, bound to one app's topics and tables."""
@@ -274,13 +365,7 @@ def _register_agents(omega: OmegaApp) -> None:
 
     async def guarded(event: Any, spec: TopicSpec, step: Any) -> list[Emit]:
         """Run one stage; an unexpected error becomes a dead letter instead of killing the worker."""
-        source = _source(event)
-        try:
-            result: list[Emit] = step(source)
-            return result
-        except Exception as exc:
-            log.exception("stage_failed", topic=spec.name, partition=source.partition, offset=source.offset)
-            return [pipeline.dead_letter(_raw(event), source, "INTERNAL", f"{type(exc).__name__}: {exc}")]
+        return await run_guarded(pipeline, event, spec, step)
 
     @app.agent(topics[PACKETS_JSON.logical], name=f"{settings.topic_prefix}ingress")
     async def ingress(stream: faust.StreamT[Any]) -> None:
@@ -300,7 +385,7 @@ def _register_agents(omega: OmegaApp) -> None:
                     event, PACKETS, lambda src, raw=raw, p=tick_partition: steps.tick(src, raw, p)))
                 continue
             key = event.key.decode("utf-8", "replace") if isinstance(event.key, bytes) else str(event.key)
-            structlog.contextvars.bind_contextvars(correlation_id=key)
+            structlog.contextvars.bind_contextvars(correlation_id=log_key(key))
             await omega.send_all(await guarded(
                 event, PACKETS, lambda src, raw=raw, key=key: steps.packet(src, raw, key)))
 
@@ -310,7 +395,7 @@ def _register_agents(omega: OmegaApp) -> None:
     async def monitor(stream: faust.StreamT[Any]) -> None:
         async for event in stream.events():
             key = event.key.decode("utf-8", "replace") if isinstance(event.key, bytes) else str(event.key or "")
-            structlog.contextvars.bind_contextvars(session_id=key)
+            structlog.contextvars.bind_contextvars(session_id=log_key(key))
             await omega.send_all(await guarded(
                 event, AGENT_MESSAGES_RAW, lambda src, ev=event, key=key: monitor_steps.record(src, _raw(ev), key)))
 
@@ -335,7 +420,10 @@ def _register_agents(omega: OmegaApp) -> None:
         fact, emits = answers_stage.fact(raw, src)
         corpus = (src.key or DEFAULT_CORPUS.encode()).decode("utf-8", "replace")
         key = None if fact is None else fact_key(corpus, fact.fact_id)
-        if fact is not None and facts_table.get(key) is None:  # ids are content hashes: never rewritten
+        if fact is not None and key is not None and facts_table.get(key) is None:  # ids are content hashes
+            why = oversized_entry(key, fact.to_dict())
+            if why is not None:
+                return [pipeline.dead_letter(raw, src, "STATE_TOO_LARGE", why)]
             facts_table[key] = fact.to_dict()  # assigned, never mutated: Faust logs only this
         return emits
 

@@ -17,6 +17,9 @@ from omega.agents.model import MessageRejected, SessionEvent
 from omega.agents.planner import plan_deployment
 from omega.agents.session import SessionState
 from omega.canonical import canonical_json
+from omega.packets.authenticity import AuthPolicy
+from streams.auth_policy import PolicyError
+from streams.cli_auth import auth_policy_option, policy_or_exit, sign_group
 from streams.codec import SchemaRegistry
 from streams.logs import configure_logging
 from streams.monitor import MonitorStage
@@ -57,8 +60,8 @@ def _existing(files: tuple[Path, ...]) -> list[Path]:
     return list(files)
 
 
-def _pipeline(settings: Settings) -> Pipeline:
-    return Pipeline(SchemaRegistry.from_directory(), settings.max_event_bytes)
+def _pipeline(settings: Settings, policy: AuthPolicy | None = None) -> Pipeline:
+    return Pipeline(SchemaRegistry.from_directory(), settings.max_event_bytes, policy)
 
 
 @contextmanager
@@ -89,10 +92,12 @@ def main(log_level: str) -> None:
 @files_argument
 @click.option("--out", "out_path", default=None, help="Write outputs as JSON lines here ('-' for stdout).")
 @click.option("--summary/--no-summary", default=True, show_default=True, help="Print the readable summary.")
-def replay(files: tuple[Path, ...], out_path: str | None, summary: bool) -> None:
+@auth_policy_option
+def replay(files: tuple[Path, ...], out_path: str | None, summary: bool, auth_policy: Path | None) -> None:
     """Replay recorded events (JSON, JSONL, Avro container files) embedded, with no broker."""
     paths = _existing(files)
-    replayer = Replayer(_pipeline(Settings.from_env()))
+    settings = Settings.from_env(packet_auth_policy=auth_policy)
+    replayer = Replayer(_pipeline(settings, policy_or_exit(settings.packet_auth_policy)))
     console = Console(stderr=out_path == "-")
     with _output(out_path) as out:
         result = replayer.run(_with_progress(read_inputs(paths), paths, console), out)
@@ -123,10 +128,12 @@ def check() -> None:
 
 @check.command("packets")
 @files_argument
-def check_packets(files: tuple[Path, ...]) -> None:
+@auth_policy_option
+def check_packets(files: tuple[Path, ...], auth_policy: Path | None) -> None:
     """Check OMEN packets (JSON/JSONL/Avro) against the validator; exit 1 if any is rejected."""
     paths = _existing(files)
-    replayer = Replayer(_pipeline(Settings.from_env()))
+    settings = Settings.from_env(packet_auth_policy=auth_policy)
+    replayer = Replayer(_pipeline(settings, policy_or_exit(settings.packet_auth_policy)))
     try:
         for record in read_inputs(paths):
             for emit in replayer.feed(record):
@@ -230,14 +237,23 @@ def worker(bootstrap: str, prefix: str, store: str, partitions: int, app_id: str
     from streams.app import create_app
     from streams.kafka_io import ensure_topics
 
-    settings = Settings.from_env(bootstrap_servers=bootstrap, topic_prefix=prefix, store=store,
-                                 partitions=partitions, app_id=app_id, data_dir=data_dir)
     try:
-        asyncio.run(ensure_topics(bootstrap, [topic_name(t, prefix) for t in ALL_TOPICS], partitions))
+        settings = Settings.from_env(bootstrap_servers=bootstrap, topic_prefix=prefix, store=store,
+                                     partitions=partitions, app_id=app_id, data_dir=data_dir)
+    except ValueError as exc:  # e.g. KAFKA_SECURITY_PROTOCOL or a SASL setting the client cannot use
+        click.echo(f"omega: bad setting: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    try:
+        asyncio.run(ensure_topics(bootstrap, [topic_name(t, prefix) for t in ALL_TOPICS], partitions,
+                                  client_options=settings.kafka_client_options()))
     except Exception as exc:  # noqa: BLE001 - any failure here means the broker is unusable
         click.echo(f"omega: cannot prepare topics on {bootstrap}: {exc}", err=True)
         sys.exit(EXIT_USAGE)
-    omega = create_app(settings)
+    try:
+        omega = create_app(settings)
+    except PolicyError as exc:  # OMEGA_PACKET_AUTH_POLICY names an unusable policy
+        click.echo(f"omega: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
     Worker(omega.app, loglevel=settings.log_level.lower(), quiet=True).execute_from_commandline()
 
 
@@ -308,6 +324,25 @@ check.add_command(check_extraction)
 from streams.cli_grounding import check_grounding  # noqa: E402 - registered on the check group
 
 check.add_command(check_grounding)
+main.add_command(sign_group)  # `omega sign packets` (issue 9), from streams.cli_auth
+
+
+@main.command("bench", add_help_option=False,
+              context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+@click.argument("args", nargs=-1, type=click.UNPROCESSED)
+def bench(args: tuple[str, ...]) -> None:
+    """Run the benchmark suite and rewrite BENCHMARKS.md's generated section (`omega bench --help`)."""
+    import importlib
+
+    root = Path(__file__).resolve().parents[1]
+    if not (root / "tests" / "bench" / "suite.py").is_file():  # the suite lives in the source checkout
+        click.echo("omega: `omega bench` needs the source checkout (tests/bench/suite.py not found)", err=True)
+        sys.exit(EXIT_USAGE)
+    if str(root) not in sys.path:
+        sys.path.insert(0, str(root))
+    suite = importlib.import_module("tests.bench.suite")  # lazily: the suite imports every benchmark
+    sys.exit(suite.main(list(args)))
+
 
 if __name__ == "__main__":
     main()

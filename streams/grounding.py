@@ -27,7 +27,7 @@ from omega.grounding.judge import EntailmentJudge
 from omega.grounding.paragraph import ParagraphState, ParagraphVerdict, evolve
 from omega.grounding.request import EPOCH, ParagraphRequest, RequestError, parse_request
 from streams.corpus import CorpusView, corpus_of, fact_key, keyed_by
-from streams.pipeline import Emit, InputRejected, Pipeline, Source, parse_json_object
+from streams.pipeline import Emit, InputRejected, Pipeline, Source, oversized_entry, parse_json_object
 from streams.topics import GROUNDING_AUDIT, GROUNDING_FACTS, GROUNDING_REQUESTS, GROUNDING_VERDICTS
 
 
@@ -112,7 +112,11 @@ class GroundingSteps:
             return emits
         if not keyed_by(corpus, src.key):
             return [Emit(GROUNDING_FACTS, corpus, bytes(raw), src.timestamp_ms, fact.to_json())]
-        self.facts[fact_key(corpus, fact.id)] = fact.to_json()  # reassigned, never mutated: Faust logs only this
+        key, value = fact_key(corpus, fact.id), fact.to_json()
+        why = oversized_entry(key, value)
+        if why is not None:
+            return [self.stage.pipeline.dead_letter(raw, src, "STATE_TOO_LARGE", why)]
+        self.facts[key] = value  # reassigned, never mutated: Faust logs only this
         return emits
 
     def request(self, src: Source, raw: bytes) -> list[Emit]:
@@ -131,5 +135,9 @@ class GroundingSteps:
         state = ParagraphState.from_dict(stored) if stored else None
         step = self.stage.request(state, obj, raw, src, CorpusView(self.facts, corpus))
         if key is not None and step.state is not None and step.state is not state:
-            self.paragraphs[key] = step.state.to_dict()  # reassigned, never mutated
+            value = step.state.to_dict()
+            why = oversized_entry(key, value)
+            if why is not None:  # nothing stored: the verdict of a version that is not recorded is not sent
+                return [pipeline.dead_letter(raw, src, "STATE_TOO_LARGE", why)]
+            self.paragraphs[key] = value  # reassigned, never mutated
         return step.emits

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
@@ -11,7 +11,12 @@ from omega.canonical import canonical_json
 from streams.omen_avro import PACKET_SCHEMA
 from streams.pipeline import Pipeline
 from streams.replay import InputRecord, jsonable
+from streams.settings import kafka_client_options
 from streams.topics import PACKETS, TopicSpec
+
+
+def _options(given: Mapping[str, Any] | None) -> dict[str, Any]:
+    return dict(kafka_client_options() if given is None else given)
 
 
 def encode_for_topic(pipeline: Pipeline, record: InputRecord, spec: TopicSpec | None) -> tuple[bytes | None, bytes]:
@@ -35,10 +40,14 @@ def encode_for_topic(pipeline: Pipeline, record: InputRecord, spec: TopicSpec | 
 
 
 async def publish_records(
-    pipeline: Pipeline, records: Iterable[InputRecord], spec: TopicSpec | None, name: str, bootstrap: str
+    pipeline: Pipeline, records: Iterable[InputRecord], spec: TopicSpec | None, name: str, bootstrap: str,
+    *, client_options: Mapping[str, Any] | None = None,
 ) -> tuple[int, int]:
-    """Send every record; returns (sent, refused). Refused records are ones the Avro contract cannot carry."""
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True)
+    """Send every record; returns (sent, refused). Refused records are ones the Avro contract cannot carry.
+
+    `client_options` (here and below): aiokafka security options, by default `kafka_client_options()` (env)."""
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True,
+                                **_options(client_options))
     await producer.start()
     sent = refused = 0
     try:
@@ -68,10 +77,11 @@ def decode_record(pipeline: Pipeline, value: bytes | None) -> Any:
 
 async def tail_topic(
     pipeline: Pipeline, name: str, bootstrap: str, follow: bool, max_records: int | None, idle_timeout: float,
-    echo: Callable[[str], None],
+    echo: Callable[[str], None], *, client_options: Mapping[str, Any] | None = None,
 ) -> int:
     """Print every record of `name` from the beginning as a JSON line; returns how many were printed."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, auto_offset_reset="earliest")
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, auto_offset_reset="earliest",
+                                **_options(client_options))
     await consumer.start()
     printed = 0
     try:
@@ -106,12 +116,13 @@ async def tail_topic(
 TOPIC_CONFIG = {"retention.ms": "-1"}
 
 
-async def ensure_topics(bootstrap: str, names: Iterable[str], partitions: int, replication: int = 1) -> list[str]:
+async def ensure_topics(bootstrap: str, names: Iterable[str], partitions: int, replication: int = 1,
+                        *, client_options: Mapping[str, Any] | None = None) -> list[str]:
     """Create the topics that do not exist yet (a consumer subscribed to a missing topic sees it late),
     with `TOPIC_CONFIG`. Topics that already exist keep their configuration."""
     from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, **_options(client_options))
     await admin.start()
     try:
         existing = set(await admin.list_topics())

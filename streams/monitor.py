@@ -22,6 +22,7 @@ from streams.pipeline import Emit, Pipeline, Source
 from streams.topics import AGENT_MESSAGES, TERMINATIONS
 
 MESSAGE_SCHEMA = "omega.agents.AgentMessage"
+MAX_SESSION_ID_BYTES = 1024  # a session id keys the sessions table and every output: a huge key would not fit
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,9 @@ data: any record that cannot be judged becomes a dead letter with its raw bytes 
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -14,6 +16,7 @@ from typing import Any
 from omega.canonical import derived_id
 from omega.events import Alert, Escalation
 from omega.eventtime import to_iso, to_ms
+from omega.packets.authenticity import AuthPolicy
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import advance, evolve_single
 from omega.packets.validator import evolve as evolve_packet
@@ -26,6 +29,15 @@ from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, PACKETS, VERDICTS,
 OUTPUT_TOPICS = {"verdicts": VERDICTS, "alerts": ALERTS, "escalations": ESCALATIONS}
 
 MAX_JSON_DEPTH = 64
+# A dead letter must fit the dead-letter topic (the broker's default max is ~1 MB) whatever it reports on:
+# values and keys beyond these bounds travel as an excerpt (plus the value's size and SHA-256), reasons are cut.
+DEAD_LETTER_RAW_BYTES = 65_536
+DEAD_LETTER_KEY_BYTES = 4_096
+DEAD_LETTER_REASON_CHARS = 4_096
+# A table entry (key + JSON value) must fit its changelog record: past this, the step stores nothing and the
+# record is a dead letter (STATE_TOO_LARGE); a failed changelog send would stop the worker's producer.
+MAX_TABLE_ENTRY_BYTES = 990_000
+CHECK_STATE_FROM_BYTES = 65_536  # a record (value + key) smaller than this is not checked (checks cost a dumps)
 TICK_SCHEMA = "omega.events.WatermarkTick"
 
 
@@ -78,7 +90,31 @@ def parse_json_object(raw: bytes, max_bytes: int) -> dict[str, Any]:
         raise InputRejected("JSON_SYNTAX", str(exc)) from exc
     if not isinstance(value, dict):
         raise InputRejected("NOT_AN_OBJECT", f"expected a JSON object, got {type(value).__name__}")
+    if _SURROGATE_ESCAPE.search(text):  # only an escape can make a lone surrogate from UTF-8 text
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise InputRejected("INVALID_UNICODE", "a string holds a lone surrogate (an unpaired \\uD800-\\uDFFF "
+                                "escape), which no output can carry") from exc
     return value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def oversized_entry(key: str, value: object) -> str | None:
+    """Why a table entry would not fit its changelog record, or None when it fits."""
+    size = len(key.encode("utf-8", "surrogatepass")) + len(json.dumps(value).encode("utf-8", "surrogatepass"))
+    if size <= MAX_TABLE_ENTRY_BYTES:
+        return None
+    return f"the table entry it makes is {size} bytes, more than the limit of {MAX_TABLE_ENTRY_BYTES}"
+
+
+def bounded_reason(reason: str) -> str:
+    """A reason of at most DEAD_LETTER_REASON_CHARS characters (reasons may quote the input, which may be huge)."""
+    if len(reason) <= DEAD_LETTER_REASON_CHARS:
+        return reason
+    return f"{reason[:DEAD_LETTER_REASON_CHARS - 40]}... ({len(reason)} characters in all)"
 
 
 def _reject_constant(name: str) -> object:
@@ -112,9 +148,11 @@ def _nesting_depth(text: str) -> int:
 class Pipeline:
     """Stateless stage functions over one schema registry; state is passed in and returned."""
 
-    def __init__(self, registry: SchemaRegistry, max_event_bytes: int = 1_048_576) -> None:
+    def __init__(self, registry: SchemaRegistry, max_event_bytes: int = 1_048_576,
+                 auth_policy: AuthPolicy | None = None) -> None:
         self.registry = registry
         self.max_event_bytes = max_event_bytes
+        self.auth_policy = auth_policy  # None: packet signatures are not checked (issue 9)
         self.packets = PacketConverter(registry.get(PACKET_SCHEMA).parsed)
 
     def encode(self, topic: TopicSpec, key: str, record: Mapping[str, Any], timestamp_ms: int | None) -> Emit:
@@ -126,16 +164,20 @@ class Pipeline:
         """A dead letter for `raw`, with an id derived from its source position (and `part`, the message's
         index when one record holds several)."""
         position = (source.topic, str(source.partition), str(source.offset)) + ((str(part),) if part else ())
+        whole = len(raw) <= DEAD_LETTER_RAW_BYTES
+        key = source.key if source.key is None else bytes(source.key[:DEAD_LETTER_KEY_BYTES])
         record = {
             "dead_letter_id": derived_id("dl_", *position),
             "source_topic": source.topic,
             "source_partition": source.partition,
             "source_offset": source.offset,
-            "source_key": source.key,
-            "raw": bytes(raw),
+            "source_key": key,
+            "raw": bytes(raw[:DEAD_LETTER_RAW_BYTES]),
             "error_class": error_class,
-            "reason": reason,
+            "reason": bounded_reason(reason),
             "event_time": to_iso(source.timestamp_ms),
+            "raw_size": None if whole else len(raw),
+            "raw_sha256": None if whole else hashlib.sha256(raw).hexdigest(),
         }
         return self.encode(DEAD_LETTERS, source.topic, record, source.timestamp_ms)
 
@@ -193,7 +235,7 @@ class Pipeline:
             packet = self.decode_packet(raw)
         except InputRejected as exc:
             return ledger, [self.dead_letter(raw, source, exc.error_class, exc.reason)]
-        new_ledger, outputs = evolve_packet(ledger, packet)
+        new_ledger, outputs = evolve_packet(ledger, packet, self.auth_policy)
         return new_ledger, [self.output(o, source.timestamp_ms) for o in outputs]
 
     def output(self, output: PacketVerdict | Alert | Escalation, fallback_ms: int | None) -> Emit:
@@ -206,10 +248,12 @@ class Pipeline:
         emits = self.ingress(raw, source)
         if emits[0].topic is not PACKETS:
             return emits
-        verdict = evolve_single(self.decode_packet(emits[0].value))
+        verdict = evolve_single(self.decode_packet(emits[0].value), self.auth_policy)
         return [self.output(verdict, source.timestamp_ms)]
 
-    def tick(self, ledger: EpisodeLedger, watermark_ms: int | None) -> tuple[EpisodeLedger, list[Emit]]:
-        """Advance one episode to a watermark: timeouts of directives that went quiet (INV-011)."""
-        new_ledger, outputs = advance(ledger, watermark_ms)
+    def tick(self, ledger: EpisodeLedger, watermark_ms: int | None,
+             again: bool = False) -> tuple[EpisodeLedger, list[Emit]]:
+        """Advance one episode to a watermark: timeouts of directives that went quiet (INV-011). `again`: the
+        tick may be a redelivery, so what this very watermark timed out is raised again (see `advance`)."""
+        new_ledger, outputs = advance(ledger, watermark_ms, again)
         return new_ledger, [self.output(o, watermark_ms) for o in outputs]

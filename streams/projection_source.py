@@ -9,6 +9,7 @@ shows the projector's lag); they are never read back.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import structlog
 from aiokafka import AIOKafkaConsumer, TopicPartition
@@ -18,6 +19,7 @@ from projections.events import LogEvent
 from projections.runner import undecodable_event
 from projections.store import Position
 from streams.codec import DecodeError, SchemaRegistry
+from streams.settings import kafka_client_options
 from streams.topics import AGENT_MESSAGES, ALERTS, ESCALATIONS, TERMINATIONS, VERDICTS, TopicSpec, topic_name
 
 PROJECTED: tuple[TopicSpec, ...] = (AGENT_MESSAGES, ALERTS, ESCALATIONS, TERMINATIONS, VERDICTS)
@@ -36,8 +38,10 @@ class KafkaSource:
     """Log events from the projected topics of one broker."""
 
     def __init__(self, bootstrap: str, *, prefix: str = "", group_id: str = DEFAULT_GROUP,
-                 registry: SchemaRegistry | None = None, max_fetch: int = 1000) -> None:
+                 registry: SchemaRegistry | None = None, max_fetch: int = 1000,
+                 client_options: Mapping[str, Any] | None = None) -> None:
         self.bootstrap = bootstrap
+        self.client_options = dict(kafka_client_options() if client_options is None else client_options)
         self.topics = projected_topics(prefix)
         self.group_id = group_id
         self.registry = registry or SchemaRegistry.from_directory()
@@ -61,7 +65,7 @@ class KafkaSource:
             bootstrap_servers=self.bootstrap, group_id=self.group_id, enable_auto_commit=False,
             auto_offset_reset="earliest", max_poll_records=self._max_fetch,
             # Fetch ahead generously: decoding and the SQL batch run while the next records arrive.
-            fetch_max_bytes=64 * 1024 * 1024, max_partition_fetch_bytes=4 * 1024 * 1024)
+            fetch_max_bytes=64 * 1024 * 1024, max_partition_fetch_bytes=4 * 1024 * 1024, **self.client_options)
         await self._consumer.start()
         await self._assign()
 
@@ -147,7 +151,7 @@ def lag_of(ends: Mapping[TopicPartition, int], positions: Mapping[Position, int]
 
 async def kafka_lag(bootstrap: str, prefix: str, positions: Mapping[Position, int]) -> int | None:
     """The projector's lag on a broker, for the read API's /health (None when no projected topic exists)."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, **kafka_client_options())
     await consumer.start()
     try:
         metadata = await consumer._client.fetch_all_metadata()  # noqa: SLF001 - no public per-topic lookup

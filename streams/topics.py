@@ -71,3 +71,27 @@ BY_LOGICAL = {t.logical: t for t in ALL_TOPICS}
 def topic_name(spec: TopicSpec, prefix: str = "") -> str:
     """The physical topic name under an optional prefix (tests isolate themselves with one)."""
     return f"{prefix}{spec.name}"
+
+
+# Who may write what (the broker's ACLs, `deploy/kafka/kafka.sh acls`). INPUTS are written by clients (the
+# producer principal), OUTPUTS by the worker; `packets` is both (Avro producers and the ingress agent).
+INPUTS: tuple[TopicSpec, ...] = (PACKETS_JSON, PACKETS, AGENT_MESSAGES_RAW, ORACLE_REQUESTS, DOCUMENTS, QUESTIONS,
+                                 GROUNDING_FACTS, GROUNDING_REQUESTS)
+OUTPUTS: tuple[TopicSpec, ...] = tuple(t for t in ALL_TOPICS if t not in INPUTS or t is PACKETS)
+ROLES: dict[str, tuple[TopicSpec, ...]] = {"inputs": INPUTS, "outputs": OUTPUTS, "all": ALL_TOPICS}
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m streams.topics inputs|outputs|all [--prefix P]`: the physical names, one per line."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m streams.topics", description=main.__doc__)
+    parser.add_argument("role", choices=sorted(ROLES))
+    parser.add_argument("--prefix", default="")
+    args = parser.parse_args(argv)
+    for spec in ROLES[args.role]:
+        print(topic_name(spec, args.prefix))  # noqa: T201 - this is the command's output
+
+
+if __name__ == "__main__":
+    main()

@@ -127,6 +127,7 @@ class OpenDirective:
     deadline_ms: int | None
     stakes_level: str | None
     timed_out: bool = False
+    timed_out_ms: int | None = None  # the watermark that timed it out (a redelivered tick raises it again)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,10 @@
 """`evolve(ledger, packet) -> (ledger, outputs)`: the validator stages, in the order the spec gives.
 
-Per packet (invariants spec, "Validator Integration"): schema -> FSM transition -> invariants -> ledger
-update. Schema and FSM errors reject at once; invariant ERRORs reject; WARNINGs ride on the verdict and
-the packet is accepted. Time is event time: `created_at` drives token expiry, recency and deadlines, and
-`advance(ledger, watermark)` raises task timeouts when an episode goes quiet.
+Per packet (invariants spec, "Validator Integration"): schema -> authenticity (only with an `AuthPolicy`,
+issue 9) -> FSM transition -> invariants -> ledger update. Schema, AUTH and FSM errors reject at once;
+invariant ERRORs reject; WARNINGs ride on the verdict and the packet is accepted. Time is event time:
+`created_at` drives token expiry, recency and deadlines, and `advance(ledger, watermark)` raises task
+timeouts when an episode goes quiet.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 from omega.canonical import content_hash
 from omega.events import Alert, Escalation
 from omega.eventtime import to_iso, to_ms
+from omega.packets.authenticity import AuthPolicy, auth_001_authority_requires_signature
 from omega.packets.episode import apply_accepted, apply_usage, get, usage_report
 from omega.packets.fsm import fsm_step
 from omega.packets.invariants import EPISODE, PER_PACKET, overruns
@@ -29,8 +31,10 @@ _TOKEN_RULES = ("INV-007", "FSM-E4")
 _ESCALATING_RULES = {"INV-003": "high stakes decided without verification", "INV-010": "acting with tools down"}
 
 
-def evolve(ledger: EpisodeLedger | None, packet: Mapping[str, Any]) -> tuple[EpisodeLedger, list[Output]]:
-    """Judge one packet of an episode; a redelivered packet changes nothing and re-emits its outputs."""
+def evolve(ledger: EpisodeLedger | None, packet: Mapping[str, Any],
+           policy: AuthPolicy | None = None) -> tuple[EpisodeLedger, list[Output]]:
+    """Judge one packet of an episode; a redelivered packet changes nothing and re-emits its outputs.
+    With `policy`, packets claiming Layer 1 / Integrity authority must be validly signed (rule AUTH)."""
     header = _header(packet)
     packet_id = str(header["packet_id"])
     current = ledger or EpisodeLedger(str(header["correlation_id"]))
@@ -40,13 +44,21 @@ def evolve(ledger: EpisodeLedger | None, packet: Mapping[str, Any]) -> tuple[Epi
         return current, _replayed(header, digest, seen)
     now_ms = to_ms(header.get("created_at"))
     if seen is not None:  # a conflicting re-use of an id must not overwrite what was judged first
+        # ...but is remembered under its own key, so that a redelivery of it (the ledger may already be ahead
+        # of the consumed offsets after a crash) re-emits this very verdict, not one with the later state.
+        key = conflict_key(packet_id, digest)
+        again = current.applied.get(key)
+        if again is not None and again.content_hash == digest:
+            return current, _replayed(header, digest, again)
         conflict = (duplicate_packet_id(packet_id), *check_schema(packet))
-        return current, [_verdict(header, digest, conflict, current.state, current.state,
-                                    usage_report(current))]
+        verdict = _verdict(header, digest, conflict, current.state, current.state, usage_report(current))
+        return replace(current, applied={**current.applied, key: Judgement.of(verdict)}), [verdict]
 
     # Deadlines passed by this packet's time fire first, so a late result still raises its timeout.
     current, timeouts = advance(current, now_ms)
     violations: list[Violation] = list(check_schema(packet))
+    if not violations:  # after schema, before FSM: an unauthentic packet must not move the episode
+        violations += auth_001_authority_requires_signature(packet, policy)
     projected = apply_usage(current, packet, now_ms)
     state_after = current.state
     if not violations:
@@ -74,10 +86,12 @@ def evolve(ledger: EpisodeLedger | None, packet: Mapping[str, Any]) -> tuple[Epi
     return new_ledger.with_judgement(packet_id, verdict, extra), outputs
 
 
-def evolve_single(packet: Mapping[str, Any]) -> PacketVerdict:
-    """A lone packet with no episode context: schema and per-packet invariants only."""
+def evolve_single(packet: Mapping[str, Any], policy: AuthPolicy | None = None) -> PacketVerdict:
+    """A lone packet with no episode context: schema, authenticity (with `policy`) and per-packet invariants."""
     header = _header(packet)
     violations = list(check_schema(packet))
+    if not violations:
+        violations += auth_001_authority_requires_signature(packet, policy)
     if not violations:
         ledger = apply_usage(EpisodeLedger(str(header["correlation_id"])), packet, to_ms(header.get("created_at")))
         for invariant in PER_PACKET:
@@ -86,31 +100,47 @@ def evolve_single(packet: Mapping[str, Any]) -> PacketVerdict:
     return replace(verdict, context=SINGLE_PACKET)
 
 
-def advance(ledger: EpisodeLedger, watermark_ms: int | None) -> tuple[EpisodeLedger, list[Output]]:
+def advance(ledger: EpisodeLedger, watermark_ms: int | None,
+            again: bool = False) -> tuple[EpisodeLedger, list[Output]]:
     """INV-011: directives past their deadline at `watermark_ms` raise one TASK_TIMEOUT alert each
-    (WARNING), and an escalation when the stakes are CRITICAL. Idempotent for the same watermark."""
+    (WARNING), and an escalation when the stakes are CRITICAL. Idempotent for the same watermark; with
+    `again` (a redelivered watermark tick) the directives this very watermark timed out raise their outputs
+    again, since the ledger may already hold the tick while its outputs were lost (a crash between the two)."""
     if watermark_ms is None:
         return ledger, []
     outputs: list[Output] = []
     directives = dict(ledger.open_directives)
     for task_id, directive in ledger.open_directives.items():
-        if directive.timed_out or directive.deadline_ms is None or directive.deadline_ms >= watermark_ms:
+        if directive.deadline_ms is None or directive.deadline_ms >= watermark_ms:
             continue
-        directives[task_id] = replace(directive, timed_out=True)
-        # The content depends only on the directive, never on when the timeout was noticed, so the live
-        # timer, a late result and the end of a replay all raise the identical alert.
-        deadline = to_iso(directive.deadline_ms)
-        message = f"INV-011: task {task_id} had no result by its deadline {deadline}"
-        details = {"task_id": task_id, "directive_packet_id": directive.packet_id, "rule": "INV-011",
-                   "deadline": deadline, "stakes_level": directive.stakes_level}
-        outputs.append(Alert("TASK_TIMEOUT", "WARNING", ledger.correlation_id, message, directive.packet_id,
-                             deadline, details))
-        if directive.stakes_level == "CRITICAL":
-            outputs.append(Escalation("LAYER1", ledger.correlation_id, message, directive.packet_id,
-                                      deadline, details))
-    if not outputs:
-        return ledger, []
+        if directive.timed_out and not (again and directive.timed_out_ms == watermark_ms):
+            continue
+        if not directive.timed_out:
+            directives[task_id] = replace(directive, timed_out=True, timed_out_ms=watermark_ms)
+        outputs += _timeout_outputs(ledger, task_id, directive)
+    if directives == ledger.open_directives:
+        return ledger, outputs
     return replace(ledger, open_directives=directives), outputs
+
+
+def _timeout_outputs(ledger: EpisodeLedger, task_id: str, directive: OpenDirective) -> list[Output]:
+    # The content depends only on the directive, never on when the timeout was noticed, so the live
+    # timer, a late result and the end of a replay all raise the identical alert.
+    deadline = to_iso(directive.deadline_ms)
+    message = f"INV-011: task {task_id} had no result by its deadline {deadline}"
+    details = {"task_id": task_id, "directive_packet_id": directive.packet_id, "rule": "INV-011",
+               "deadline": deadline, "stakes_level": directive.stakes_level}
+    outputs: list[Output] = [Alert("TASK_TIMEOUT", "WARNING", ledger.correlation_id, message, directive.packet_id,
+                                   deadline, details)]
+    if directive.stakes_level == "CRITICAL":
+        outputs.append(Escalation("LAYER1", ledger.correlation_id, message, directive.packet_id, deadline, details))
+    return outputs
+
+
+def conflict_key(packet_id: str, digest: str) -> str:
+    """Where the ledger's `applied` keeps the judgement of a packet re-using `packet_id` with other content
+    (NUL cannot be confused with a packet id's own characters)."""
+    return f"{packet_id}\x00{digest}"
 
 
 def duplicate_packet_id(packet_id: str) -> Violation:
@@ -143,6 +173,9 @@ def _after_rejection(current: EpisodeLedger, projected: EpisodeLedger, violation
         if rule in rules:
             outputs.append(_alert("ESCALATION_REQUIRED", "HIGH", current, packet, f"{rule}: {why}"))
             outputs.append(_escalation(current, packet, f"{rule}: {why}; verify first or escalate"))
+    if "AUTH" in rules:  # a forged or unsigned authority claim is a governance bypass attempt (OMEN.md §13)
+        outputs.append(_alert("AUTH_REJECTED", "HIGH", current, packet,
+                              "; ".join(v.message for v in violations if v.rule == "AUTH")))
     if "FSM-E7" in rules:
         outputs.append(_alert("SAFE_MODE_VIOLATION", "HIGH", current, packet,
                               f"{get(packet, 'header', 'packet_type')} attempted in safe mode"))

@@ -14,7 +14,9 @@ import argparse
 import json
 import os
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from omega.grounding.request import parse_facts, parse_request
 from omega.grounding.verdict import Evidence, Sentence, verify_sentence
@@ -37,11 +39,12 @@ def _workload() -> list[tuple[Sentence, Evidence]]:
     return work
 
 
-def main() -> None:
-    """Measure and print the percentiles in microseconds."""
-    parser = argparse.ArgumentParser(description=__doc__)
+def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Measure and print the percentiles in microseconds; returns `sentences`, `count`, `seconds`,
+    `per_second` and `p50_us`, `p90_us`, `p99_us`, `p99.9_us`, `max_us`. Leaves the process pinned."""
+    parser = argparse.ArgumentParser(prog="python -m tests.bench.bench_grounding", description=__doc__)
     parser.add_argument("--repeat", type=int, default=200, help="judgements of each sentence (default 200)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     pinned = "not pinned"
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
@@ -63,6 +66,12 @@ def main() -> None:
           f"({len(times) / wall:,.0f} sentences/s, {pinned})")
     print("per-sentence latency (µs): " + ", ".join(f"p{p:g} {v:.0f}" for p, v in micro.items())
           + f", max {times[-1] * 1e6:.0f}")
+    return {"sentences": len(work), "count": len(times), "seconds": wall, "per_second": len(times) / wall,
+            **{f"p{p:g}_us": v for p, v in micro.items()}, "max_us": times[-1] * 1e6}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    run(argv)
 
 
 if __name__ == "__main__":

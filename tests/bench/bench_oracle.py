@@ -16,7 +16,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from omega.oracle.case import parse_case
 from omega.oracle.report import build_report, judge_case
@@ -33,11 +35,12 @@ def _pin() -> str:
     return "not pinned"
 
 
-def main() -> None:
-    """Run both measurements and print cases/s."""
-    parser = argparse.ArgumentParser(description=__doc__)
+def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Run both measurements and print cases/s; returns `core` and `cli` ({count, seconds, per_second}) and
+    `exit_code` (of the command). Pins the process to one CPU and leaves it pinned."""
+    parser = argparse.ArgumentParser(prog="python -m tests.bench.bench_oracle", description=__doc__)
     parser.add_argument("--repeat", type=int, default=300, help="copies of the 34 public cases (default 300)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     pinned = _pin()
     lines = [json.loads(raw) for raw in (DATA / "phase-q-dev.ndjson").read_text(encoding="utf-8").split("\n")
              if raw.strip()]
@@ -62,6 +65,13 @@ def main() -> None:
         cli = time.perf_counter() - start
     print(f"omega check oracle: {len(workload)} cases in {cli:.2f} s = {len(workload) / cli:,.0f} cases/s "
           f"(exit {done.returncode}, start-up included)")
+    return {"core": {"count": len(workload), "seconds": core, "per_second": len(workload) / core},
+            "cli": {"count": len(workload), "seconds": cli, "per_second": len(workload) / cli},
+            "exit_code": done.returncode}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    run(argv)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 """Throughput and latency of the streams shell: the Avro codec, embedded replay, and optionally a live worker.
 
-    python -m tests.bench.bench_pipeline [--events N] [--episodes M] [--live BOOTSTRAP] [--profile]
+    python -m tests.bench.bench_pipeline [--events N] [--episodes M] [--avro-replay] [--live BOOTSTRAP] [--profile]
     python -m tests.bench.bench_pipeline --core-only [--events N] [--episodes M] [--profile]
     python -m tests.bench.bench_pipeline --skip-codec --skip-replay --live BOOTSTRAP --live-workers 2 [--live-rate R]
 
@@ -40,7 +40,7 @@ from streams.codec import SchemaRegistry
 from streams.omen_avro import PACKET_SCHEMA
 from streams.pipeline import Emit, Pipeline, Source
 from streams.replay import InputRecord, Replayer, read_inputs
-from streams.topics import PACKETS_JSON, VERDICTS, topic_name
+from streams.topics import PACKETS, PACKETS_JSON, VERDICTS, topic_name
 from tests.factories import episode_packets, merged_log, mixed_episode
 
 REPO = Path(__file__).resolve().parents[2]
@@ -87,18 +87,23 @@ def rate(count: int, seconds: float) -> str:
     return f"{count / seconds:>10,.0f}/s" if seconds > 0 else "       n/a"
 
 
-def line(label: str, count: int, seconds: float, lat_us: Sequence[float] | None = None) -> None:
-    """One figure: count, wall seconds, rate, and per-event latency percentiles in microseconds."""
+def line(label: str, count: int, seconds: float, lat_us: Sequence[float] | None = None) -> dict[str, float]:
+    """One figure: count, wall seconds, rate, and per-event latency percentiles in microseconds; printed, and
+    returned as a dict (`count`, `seconds`, `per_second`, and `p50_us`/`p95_us`/`p99_us` when timed)."""
     text = f"  {label:<46} {count:>7,} in {seconds:7.3f} s = {rate(count, seconds)}"
+    figure = {"count": count, "seconds": seconds, "per_second": count / seconds if seconds > 0 else math.nan}
     if lat_us:
         pct = percentiles(lat_us)
         text += f"   p50 {pct[50]:7.1f} µs  p95 {pct[95]:7.1f} µs  p99 {pct[99]:7.1f} µs"
+        figure.update({f"p{p}_us": pct[p] for p in (50, 95, 99)})
     print(text)
+    return figure
 
 
 # ---------------------------------------------------------------------------------------------- 1. codec
-def bench_codec(registry: SchemaRegistry, packets: list[dict[str, Any]]) -> None:
-    """JSON dict -> Avro datum -> single-object bytes, and back; plus the whole ingress stage from JSON bytes."""
+def bench_codec(registry: SchemaRegistry, packets: list[dict[str, Any]]) -> dict[str, Any]:
+    """JSON dict -> Avro datum -> single-object bytes, and back; plus the whole ingress stage from JSON bytes.
+    Returns the figures: `encode`, `decode`, `ingress` (see `line`), `mismatches`, `json_bytes`, `avro_bytes`."""
     pipeline = Pipeline(registry)
     convert, encode = pipeline.packets.to_avro, registry.encode
     for packet in packets[:500]:  # warm-up: caches, allocator, branch predictors
@@ -112,7 +117,8 @@ def bench_codec(registry: SchemaRegistry, packets: list[dict[str, Any]]) -> None
         value = encode(PACKET_SCHEMA, convert(packet))
         lat.append((clock() - t0) * 1e6)
         encoded.append(value)
-    line("JSON dict -> Avro datum -> bytes (encode)", len(packets), clock() - start, lat)
+    figures: dict[str, Any] = {"encode": line("JSON dict -> Avro datum -> bytes (encode)", len(packets),
+                                              clock() - start, lat)}
 
     decoded: list[dict[str, object]] = []
     lat = []
@@ -122,7 +128,7 @@ def bench_codec(registry: SchemaRegistry, packets: list[dict[str, Any]]) -> None
         packet_back = pipeline.decode_packet(value)
         lat.append((clock() - t0) * 1e6)
         decoded.append(packet_back)
-    line("bytes -> Avro datum -> JSON dict (decode)", len(encoded), clock() - start, lat)
+    figures["decode"] = line("bytes -> Avro datum -> JSON dict (decode)", len(encoded), clock() - start, lat)
 
     raws = [to_json_bytes(p) for p in packets]
     source = Source("bench", 0, 0)
@@ -132,12 +138,13 @@ def bench_codec(registry: SchemaRegistry, packets: list[dict[str, Any]]) -> None
         t0 = clock()
         pipeline.ingress(raw, source)
         lat.append((clock() - t0) * 1e6)
-    line("ingress stage: JSON bytes -> Emit (parse+enc)", len(raws), clock() - start, lat)
+    figures["ingress"] = line("ingress stage: JSON bytes -> Emit (parse+enc)", len(raws), clock() - start, lat)
 
     mismatches = sum(a != b for a, b in zip(packets, decoded, strict=True))
     json_size, avro_size = sum(map(len, raws)) / len(raws), sum(map(len, encoded)) / len(encoded)
     print(f"  sizes: JSON {json_size:.0f} B/packet, Avro single-object {avro_size:.0f} B/packet;"
           f" round-trip mismatches: {mismatches}")
+    return {**figures, "mismatches": mismatches, "json_bytes": json_size, "avro_bytes": avro_size}
 
 
 # ---------------------------------------------------------------------------------------------- 2. replay
@@ -191,8 +198,10 @@ def write_jsonl(path: Path, packets: list[dict[str, Any]]) -> None:
             handle.write(to_json_bytes(packet) + b"\n")
 
 
-def bench_replay(registry: SchemaRegistry, packets: list[dict[str, Any]], profile_top: int) -> None:
-    """Replayer over a JSONL file: plain, with a per-stage stopwatch, with JSONL output, and under cProfile."""
+def bench_replay(registry: SchemaRegistry, packets: list[dict[str, Any]], profile_top: int) -> dict[str, Any]:
+    """Replayer over a JSONL file: plain, with a per-stage stopwatch, with JSONL output, and under cProfile.
+    Returns the figures: `plain`, `stopwatch`, `out_jsonl` (see `line`), `split_us` (µs/event per stage),
+    `verdicts` (statuses), `dead_letters`, `episodes`."""
     with tempfile.TemporaryDirectory(prefix="omega-bench-") as tmp:
         path = Path(tmp) / "episodes.jsonl"
         write_jsonl(path, packets)
@@ -201,7 +210,9 @@ def bench_replay(registry: SchemaRegistry, packets: list[dict[str, Any]], profil
         replayer = Replayer(Pipeline(registry))
         start = clock()
         summary = replayer.run(read_inputs([path]))
-        line("replay (no output)", summary.events_in, clock() - start)
+        figures: dict[str, Any] = {"plain": line("replay (no output)", summary.events_in, clock() - start)}
+        figures.update(verdicts=dict(summary.verdicts), dead_letters=sum(summary.dead_letters.values()),
+                       episodes=summary.episodes)
         print(f"    verdicts {dict(summary.verdicts)}, dead letters {sum(summary.dead_letters.values())},"
               f" episodes {summary.episodes}")
 
@@ -210,7 +221,7 @@ def bench_replay(registry: SchemaRegistry, packets: list[dict[str, Any]], profil
         start = clock()
         replayer.run(timed_reads(read_inputs([path]), timed.seconds))
         total = clock() - start
-        line("replay with per-stage stopwatch", replayer.summary.events_in, total)
+        figures["stopwatch"] = line("replay with per-stage stopwatch", replayer.summary.events_in, total)
         s = timed.seconds
         parts = {
             "file read + InputRecord": s["read"],
@@ -220,6 +231,7 @@ def bench_replay(registry: SchemaRegistry, packets: list[dict[str, Any]], profil
             "Replayer bookkeeping (rest)": total - s["read"] - s["ingress"] - s["validator"],
         }
         n = max(replayer.summary.events_in, 1)
+        figures["split_us"] = {name: seconds / n * 1e6 for name, seconds in parts.items()}
         for name, seconds in parts.items():
             print(f"    {name:<36} {seconds:7.3f} s  {seconds / total:6.1%}  {seconds / n * 1e6:7.1f} µs/event")
 
@@ -228,11 +240,37 @@ def bench_replay(registry: SchemaRegistry, packets: list[dict[str, Any]], profil
             start = clock()
             replayer.run(read_inputs([path]), out)
             elapsed = clock() - start
-        line("replay with --out JSONL (as `omega replay`)", replayer.summary.events_in, elapsed)
+        figures["out_jsonl"] = line("replay with --out JSONL (as `omega replay`)", replayer.summary.events_in,
+                                    elapsed)
 
         if profile_top:
             replayer = Replayer(Pipeline(registry))
             print_profile("one replay (no output)", lambda: replayer.run(read_inputs([path])), profile_top)
+    return figures
+
+
+def write_avro_container(path: Path, registry: SchemaRegistry, packets: list[dict[str, Any]]) -> None:
+    """The packets as an Avro object container file of `PACKET_SCHEMA` records (what `omega replay` reads)."""
+    import fastavro
+
+    convert = Pipeline(registry).packets.to_avro
+    with path.open("wb") as handle:
+        fastavro.writer(handle, registry.get(PACKET_SCHEMA).parsed, (convert(p) for p in packets))
+
+
+def bench_replay_avro(registry: SchemaRegistry, packets: list[dict[str, Any]]) -> dict[str, Any]:
+    """Replayer over an Avro object container file (written first, not timed), as `omega replay FILE.avro`:
+    container read, Avro datum -> JSON, ingress, validator. Returns `avro` (see `line`) and `verdicts`."""
+    with tempfile.TemporaryDirectory(prefix="omega-bench-") as tmp:
+        path = Path(tmp) / "episodes.avro"
+        write_avro_container(path, registry, packets)
+        print(f"  input: {path.stat().st_size / 1e6:.1f} MB Avro object container file, {len(packets):,} records")
+        replayer = Replayer(Pipeline(registry))
+        start = clock()
+        summary = replayer.run(read_inputs([path]))
+        figure = line("replay from an Avro container file", summary.events_in, clock() - start)
+        print(f"    verdicts {dict(summary.verdicts)}, dead letters {sum(summary.dead_letters.values())}")
+    return {"avro": figure, "verdicts": dict(summary.verdicts), "dead_letters": sum(summary.dead_letters.values())}
 
 
 def print_profile(label: str, run: Any, top: int) -> None:
@@ -286,26 +324,30 @@ def pin_to_one_core() -> str:
     return f"pinned to CPU {cpu}"
 
 
-def bench_core(workloads: dict[str, list[dict[str, Any]]], profile_top: int) -> None:
+def bench_core(workloads: dict[str, list[dict[str, Any]]], profile_top: int) -> dict[str, Any]:
     """The pure core alone: `omega.packets.validator.evolve` over pre-parsed packet dicts, one core.
 
-    No JSON, no Avro, no Kafka: what every shell (worker, replay) pays per packet at the least."""
+    No JSON, no Avro, no Kafka: what every shell (worker, replay) pays per packet at the least. Returns, per
+    workload name, `rate` and `timed` (see `line`) and `statuses`. The process stays pinned afterwards."""
     print(f"  {pin_to_one_core()}; gc on; ledgers in a dict per correlation_id, fresh for each run")
+    figures: dict[str, Any] = {}
     for name, packets in workloads.items():
         parsed = [json.loads(to_json_bytes(p)) for p in packets]  # as a JSON parser hands them over
         judge_all(parsed[: min(len(parsed), 2_000)])  # warm-up
         start = clock()
         statuses = judge_all(parsed)
-        line(f"evolve, {name}", len(parsed), clock() - start)
+        plain = line(f"evolve, {name}", len(parsed), clock() - start)
         lat: list[float] = []
         start = clock()
         judge_all(parsed, lat)
-        line(f"evolve, {name}, timed per packet", len(parsed), clock() - start, lat)
+        timed = line(f"evolve, {name}, timed per packet", len(parsed), clock() - start, lat)
         print(f"    statuses {dict(statuses)}")
+        figures[name] = {"rate": plain, "timed": timed, "statuses": dict(statuses)}
     if profile_top:
         name, packets = list(workloads.items())[-1]
         parsed = [json.loads(to_json_bytes(p)) for p in packets]
         print_profile(f"one core run ({name})", lambda: judge_all(parsed), profile_top)
+    return figures
 
 
 # ---------------------------------------------------------------------------------------------- 3. live
@@ -371,12 +413,22 @@ class LiveResult:
     duplicates: int = 0
 
 
+def avro_encoder(registry: SchemaRegistry) -> Any:
+    """Packet dict -> the Avro record an Avro producer writes to the packets topic (no ingress hop)."""
+    pipeline = Pipeline(registry, 1 << 20)
+    return lambda packet: registry.encode(PACKET_SCHEMA, pipeline.packets.to_avro(packet))
+
+
 async def _drive(bootstrap: str, prefix: str, registry: SchemaRegistry, warmup: list[dict[str, Any]],
-                 packets: list[dict[str, Any]], per_second: float, timeout: float) -> tuple[LiveResult, LiveResult]:
-    """Publish the warm-up, wait for its verdicts, then publish `packets` while a task receives verdicts."""
+                 packets: list[dict[str, Any]], per_second: float, timeout: float,
+                 avro: bool = False) -> tuple[LiveResult, LiveResult]:
+    """Publish the warm-up, wait for its verdicts, then publish `packets` while a task receives verdicts; as
+    JSON to the ingress topic, or (`avro`) as Avro straight to the packets topic."""
     from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-    json_topic, verdict_topic = topic_name(PACKETS_JSON, prefix), topic_name(VERDICTS, prefix)
+    json_topic = topic_name(PACKETS if avro else PACKETS_JSON, prefix)
+    verdict_topic = topic_name(VERDICTS, prefix)
+    encode = avro_encoder(registry) if avro else to_json_bytes
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
                                 auto_offset_reset="earliest")
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True)
@@ -391,7 +443,7 @@ async def _drive(bootstrap: str, prefix: str, registry: SchemaRegistry, warmup: 
         await consumer.seek_to_beginning()
         phases = (LiveResult(), LiveResult())
         for phase, batch in zip(phases, (warmup, packets), strict=True):
-            raws = [(p["header"]["packet_id"], p["header"]["correlation_id"].encode(), to_json_bytes(p))
+            raws = [(p["header"]["packet_id"], p["header"]["correlation_id"].encode(), encode(p))
                     for p in batch]
             receiver = asyncio.create_task(_receive(consumer, registry, phase, len(raws)))
             start = clock()
@@ -447,9 +499,11 @@ async def _delete_topics(bootstrap: str, stem: str) -> list[str]:
         await admin.close()
 
 
-def report_live(label: str, phase: LiveResult) -> None:
+def report_live(label: str, phase: LiveResult) -> dict[str, Any]:
+    """Print one phase's figures; returns them (`published`, `verdicts`, `per_second` end to end, latency
+    `p50_ms`/`p95_ms`/`p99_ms`/`max_ms`, `statuses`, `duplicates`), or {} for a phase that never ran."""
     if not phase.sent_at:
-        return
+        return {}
     first_sent = min(phase.sent_at.values())
     received = len(phase.arrived_at)
     span = (max(phase.arrived_at.values()) - first_sent) if received else 0.0
@@ -461,6 +515,10 @@ def report_live(label: str, phase: LiveResult) -> None:
     print(f"    latency publish -> verdict received: p50 {pct[50]:.1f} ms  p95 {pct[95]:.1f} ms"
           f"  p99 {pct[99]:.1f} ms  max {pct[100]:.1f} ms; statuses {dict(phase.statuses)},"
           f" duplicates {phase.duplicates}")
+    return {"published": phase.published, "publish_seconds": phase.publish_seconds, "verdicts": received,
+            "seconds": span, "per_second": received / span if span > 0 else math.nan,
+            **{f"p{p}_ms" if p < 100 else "max_ms": pct[p] for p in (50, 95, 99, 100)},
+            "statuses": dict(phase.statuses), "duplicates": phase.duplicates}
 
 
 def settled(workers: list[WorkerProcess]) -> int | None:
@@ -487,16 +545,19 @@ def wait_settled(workers: list[WorkerProcess], timeout: float, quiet_for: float 
 
 def bench_live(
     bootstrap: str, registry: SchemaRegistry, packets: list[dict[str, Any]], args: argparse.Namespace
-) -> bool:
+) -> dict[str, Any]:
     """Real workers (`--live-workers`, one consumer group) on a real broker, under fresh topic names; the
-    workers are stopped whatever happens."""
+    workers are stopped whatever happens. Returns `ok` (every verdict arrived), `workers`, `rate` (0: burst),
+    `warmup` and `measured` (see `report_live`, empty when the run failed before them)."""
     app_id = f"bench-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     prefix = f"{app_id}."
     warmup = [p for ep in range(args.episodes, args.episodes + 4) for p in episode_packets(ep, 10)]
     print(f"  broker {bootstrap}, app id / topic prefix {prefix}, {args.live_partitions} partitions,"
           f" {args.live_workers} worker process(es), {len(packets):,} packets"
-          + (f" at {args.live_rate:,.0f}/s" if args.live_rate else " as a burst"))
-    ok = False
+          + (f" at {args.live_rate:,.0f}/s" if args.live_rate else " as a burst")
+          + (", Avro to the packets topic" if args.live_avro else ", JSON to the ingress topic"))
+    result: dict[str, Any] = {"ok": False, "workers": args.live_workers, "rate": args.live_rate,
+                              "warmup": {}, "measured": {}}
     with tempfile.TemporaryDirectory(prefix="omega-bench-worker-") as data_dir:
         started = clock()
         workers = [WorkerProcess(bootstrap, prefix, app_id, Path(data_dir) / f"worker-{n}", args.live_partitions)
@@ -506,20 +567,20 @@ def bench_live(
                 if not worker.wait_ready(args.live_timeout):
                     print(f"  worker {n} not ready (exit code {worker.proc.poll()}); its last log lines:")
                     print("\n".join("    " + t for t in worker.log))
-                    return False
+                    return result
             print(f"  worker(s) ready after {clock() - started:.1f} s")
             generation = wait_settled(workers, args.live_timeout)
             if generation is None:
                 print("  the consumer group did not settle; last log lines of each worker:")
                 for worker in workers:
                     print("\n".join("    " + t for t in worker.log))
-                return False
+                return result
             print(f"  group settled at generation {generation} after {clock() - started:.1f} s")
             warm, measured = asyncio.run(_drive(bootstrap, prefix, registry, warmup, packets,
-                                                args.live_rate, args.live_timeout))
-            report_live(f"warm-up ({len(warmup)} packets)", warm)
-            report_live("measured", measured)
-            ok = len(measured.arrived_at) == len(packets)
+                                                args.live_rate, args.live_timeout, args.live_avro))
+            result["warmup"] = report_live(f"warm-up ({len(warmup)} packets)", warm)
+            result["measured"] = report_live("measured", measured)
+            result["ok"] = len(measured.arrived_at) == len(packets)
             if {w.generation for w in workers} != {generation}:
                 print(f"  NOTE: the group rebalanced during the run (generations {[w.generation for w in workers]})")
         finally:
@@ -531,17 +592,20 @@ def bench_live(
                     print(f"  deleted {len(deleted)} bench topic(s)")
                 except Exception as exc:  # noqa: BLE001 - cleanup is best effort, the figures stand
                     print(f"  could not delete the bench topics: {exc!r}")
-    return ok
+    return result
 
 
 # ---------------------------------------------------------------------------------------------- main
-def main(argv: Sequence[str] | None = None) -> int:
+def parser() -> argparse.ArgumentParser:
+    """The command line of `python -m tests.bench.bench_pipeline` (also what `tests.bench.suite` passes)."""
     parser = argparse.ArgumentParser(prog="python -m tests.bench.bench_pipeline", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=50_000, help="packets for the codec and replay figures")
     parser.add_argument("--episodes", type=int, default=500, help="episodes the packets are spread over")
     parser.add_argument("--skip-codec", action="store_true")
     parser.add_argument("--skip-replay", action="store_true")
+    parser.add_argument("--avro-replay", action="store_true",
+                        help="also replay the packets from an Avro object container file (as `omega replay x.avro`)")
     parser.add_argument("--profile", type=int, nargs="?", const=15, default=0, metavar="TOP",
                         help="also run one replay under cProfile and print the TOP functions (default 15)")
     parser.add_argument("--live", metavar="BOOTSTRAP", help="also measure a real worker against this broker")
@@ -550,42 +614,61 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--live-partitions", type=int, default=4)
     parser.add_argument("--live-timeout", type=float, default=180.0,
                         help="seconds to wait for the worker to be ready, and for each phase's verdicts")
+    parser.add_argument("--live-avro", action="store_true",
+                        help="publish Avro straight to the packets topic (as Avro producers do) instead of JSON to"
+                             " the ingress topic")
     parser.add_argument("--live-workers", type=int, default=1,
                         help="worker processes in the live run, all in one consumer group")
     parser.add_argument("--keep-topics", action="store_true", help="leave the bench-* topics on the broker")
     parser.add_argument("--core-only", action="store_true",
                         help="only the pure core: validator `evolve` over pre-parsed dicts, pinned to one core"
                              " (factory and mixed workloads; --profile profiles the mixed run)")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Run the figures `argv` asks for, printing them; returns them by section (`codec`, `replay`,
+    `avro_replay`, `core`, `live`: the dicts of `bench_codec`, `bench_replay`, ...) and `ok` (False only
+    when a live run did not get every verdict in time)."""
+    cli = parser()
+    args = cli.parse_args(argv)
     if args.events < 1 or args.episodes < 1:
-        parser.error("--events and --episodes must be positive")
+        cli.error("--events and --episodes must be positive")
     if args.live_workers < 1:
-        parser.error("--live-workers must be positive")
+        cli.error("--live-workers must be positive")
 
     print(f"machine: {machine()}")
+    figures: dict[str, Any] = {"ok": True}
     if args.core_only:
         print(f"\n2b. pure core ({args.events:,} packets over {args.episodes:,} episodes, pre-parsed dicts)")
-        bench_core({"factory workload": workload(args.events, args.episodes),
-                    "mixed workload": mixed_workload(args.events, args.episodes)}, args.profile)
-        return 0
+        figures["core"] = bench_core({"factory workload": workload(args.events, args.episodes),
+                                      "mixed workload": mixed_workload(args.events, args.episodes)}, args.profile)
+        return figures
     started = clock()
     registry = SchemaRegistry.from_directory()
     print(f"schemas parsed in {(clock() - started) * 1e3:.0f} ms")
     packets = workload(args.events, args.episodes)
     if not args.skip_codec:
         print(f"\n1. codec ({len(packets):,} packets, per-event latency in µs)")
-        bench_codec(registry, packets)
+        figures["codec"] = bench_codec(registry, packets)
     if not args.skip_replay:
         print(f"\n2. embedded replay ({len(packets):,} packets over {args.episodes:,} episodes, JSONL file)")
-        bench_replay(registry, packets, args.profile)
-    ok = True
+        figures["replay"] = bench_replay(registry, packets, args.profile)
+    if args.avro_replay:
+        print(f"\n2c. replay from an Avro container file ({len(packets):,} packets over {args.episodes:,} episodes)")
+        figures["avro_replay"] = bench_replay_avro(registry, packets)
     if args.live:
         # same packets per episode as the replay figure, so the ledgers grow to the same size
         live_episodes = max(1, round(args.live_events * args.episodes / args.events))
         live_packets = workload(args.live_events, live_episodes)
         print(f"\n3. live worker(s) ({len(live_packets):,} packets over {live_episodes:,} episodes)")
-        ok = bench_live(args.live, registry, live_packets, args)
-    return 0 if ok else 1
+        figures["live"] = bench_live(args.live, registry, live_packets, args)
+        figures["ok"] = figures["live"]["ok"]
+    return figures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return 0 if run(argv)["ok"] else 1
 
 
 if __name__ == "__main__":

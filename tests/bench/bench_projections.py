@@ -33,6 +33,7 @@ import time
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from projections.documents import canonical
 from projections.events import LogEvent
@@ -59,6 +60,11 @@ def rate(count: int, seconds: float) -> str:
     return f"{count / seconds:>10,.0f} events/s  ({seconds:6.2f} s)"
 
 
+def figure(count: int, seconds: float) -> dict[str, float]:
+    """A rate as data: `count`, `seconds`, `per_second`."""
+    return {"count": count, "seconds": seconds, "per_second": count / seconds if seconds > 0 else float("nan")}
+
+
 def reducers_only(events: Sequence[LogEvent]) -> tuple[float, dict[str, Memories]]:
     memories: dict[str, Memories] = {}
     gc.disable()  # as the projector does within a batch (see projections.projector._collector_paused)
@@ -78,24 +84,32 @@ def timed(store: SqlStore, run: Callable[[Projector], object]) -> float:
     return clock() - start
 
 
-def bench_store(name: str, make: Callable[[], SqlStore], events: Sequence[LogEvent], live_batch: int) -> str:
-    """Rebuild, then live batches from scratch, into fresh stores made by `make`; returns the content hash."""
+def bench_store(
+    name: str, make: Callable[[], SqlStore], events: Sequence[LogEvent], live_batch: int
+) -> dict[str, Any]:
+    """Rebuild, then live batches from scratch, into fresh stores made by `make`; returns `rebuild` and `live`
+    (see `figure`), `live_batch`, `hash` (the content hash of the rebuild) and `same_hash` (live == rebuild)."""
     with make() as store:
         seconds = timed(store, lambda p: p.rebuild(events))
         print(f"  {name:<10} rebuild (batches of {REBUILD_BATCH:,}) {rate(len(events), seconds)}")
         digest = store.content_hash()
+        figures: dict[str, Any] = {"rebuild": figure(len(events), seconds), "live_batch": live_batch, "hash": digest}
     with make() as store:
         store.reset()
         seconds = timed(store, lambda p: p.process(events, batch_size=live_batch))
         print(f"  {name:<10} live batches of {live_batch:<13,} {rate(len(events), seconds)}")
-        if store.content_hash() != digest:
+        figures.update(live=figure(len(events), seconds), same_hash=store.content_hash() == digest)
+        if not figures["same_hash"]:
             print(f"  {name:<10} WARNING: live and rebuild content hashes differ")
     print(f"  {name:<10} content hash {digest}")
-    return digest
+    return figures
 
 
-def bench_kafka(bootstrap: str, events: Sequence[LogEvent], stores: dict[str, Callable[[], SqlStore]]) -> None:
-    """Produce the workload to fresh topics, then time a rebuild from the broker into each store."""
+def bench_kafka(
+    bootstrap: str, events: Sequence[LogEvent], stores: dict[str, Callable[[], SqlStore]]
+) -> dict[str, Any]:
+    """Produce the workload to fresh topics, then time a rebuild from the broker into each store; returns, per
+    store name and batch bound, the rate (see `figure`) with `lag` and `undecodable`."""
     import asyncio
 
     from tests.integration.projections.kafka_log import fresh_prefix, produce_events
@@ -104,14 +118,18 @@ def bench_kafka(bootstrap: str, events: Sequence[LogEvent], stores: dict[str, Ca
     start = clock()
     asyncio.run(produce_events(bootstrap, prefix, events))
     print(f"  {'kafka':<10} produced to {prefix}* in {clock() - start:.1f} s (not timed below)")
+    figures: dict[str, Any] = {}
     for name, make in stores.items():
         for batch in (DEFAULT_BATCH, REBUILD_BATCH):
             with make() as store:
                 seconds, stats = _kafka_rebuild(bootstrap, prefix, store, batch, f"{prefix}{name}-{batch}")
                 print(f"  {name:<10} kafka rebuild, batches <= {batch:<6,} {rate(stats.applied, seconds)}; "
                       f"lag {stats.lag}, undecodable {stats.undecodable}")
+                figures.setdefault(name, {})[batch] = {**figure(stats.applied, seconds), "lag": stats.lag,
+                                                       "undecodable": stats.undecodable}
                 digest = store.content_hash()
         print(f"  {name:<10} content hash {digest}")
+    return figures
 
 
 def _kafka_rebuild(bootstrap: str, prefix: str, store: SqlStore, batch: int, group: str) -> tuple[float, RunStats]:
@@ -133,7 +151,9 @@ def _kafka_rebuild(bootstrap: str, prefix: str, store: SqlStore, batch: int, gro
     return last - start, stats
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Run the figures `argv` asks for, printing them; returns `reducers` (see `figure`), `sqlite` and
+    `postgres` (see `bench_store`), `kafka` (see `bench_kafka`): only those that ran."""
     parser = argparse.ArgumentParser(prog="python -m tests.bench.bench_projections", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=50_000, help="events to project (default 50,000)")
@@ -155,7 +175,14 @@ def main(argv: Sequence[str] | None = None) -> int:
           f"of JSON per event on average (generated in {generated:.1f} s)")
     gc.collect()
     gc.freeze()
+    try:
+        return _measure(args, events)
+    finally:
+        gc.unfreeze()  # the process may go on (`tests.bench.suite`)
 
+
+def _measure(args: argparse.Namespace, events: Sequence[LogEvent]) -> dict[str, Any]:
+    figures: dict[str, Any] = {}
     if args.kafka and args.kafka_only:
         with tempfile.TemporaryDirectory(prefix="bench-projections-") as tmp:
             stores: dict[str, Callable[[], SqlStore]] = {"sqlite": lambda: SqliteStore(Path(tmp) / "kafka.sqlite")}
@@ -163,17 +190,19 @@ def main(argv: Sequence[str] | None = None) -> int:
                 from projections.postgres_store import PostgresStore
 
                 stores["postgres"] = lambda: PostgresStore(args.postgres, schema=f"bench_{uuid.uuid4().hex[:12]}")
-            bench_kafka(args.kafka, events, stores)
-        return 0
+            figures["kafka"] = bench_kafka(args.kafka, events, stores)
+        return figures
 
     seconds, memories = reducers_only(events)
     stored = sum(len(canonical(d)) for m in memories.values() for d in m.documents().values())
     print(f"  {'reducers':<10} no store {'':<19} {rate(len(events), seconds)}; read model {stored / 1e6:,.1f} MB")
+    figures["reducers"] = figure(len(events), seconds)
     del memories
 
     with tempfile.TemporaryDirectory(prefix="bench-projections-") as tmp:
         path = args.sqlite or Path(tmp) / "memories.sqlite"
-        digest = bench_store("sqlite", lambda: SqliteStore(path), events, args.live_batch)
+        figures["sqlite"] = bench_store("sqlite", lambda: SqliteStore(path), events, args.live_batch)
+        digest = figures["sqlite"]["hash"]
         print(f"  {'sqlite':<10} file {path.stat().st_size / 1e6:,.1f} MB")
         if args.profile:
             profile = cProfile.Profile()
@@ -186,15 +215,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         schema = f"bench_{uuid.uuid4().hex[:12]}"
         try:
-            pg_digest = bench_store("postgres", lambda: PostgresStore(args.postgres, schema=schema), events,
-                                    args.live_batch)
-            print(f"  {'postgres':<10} same content hash as SQLite: {pg_digest == digest}")
+            figures["postgres"] = bench_store("postgres", lambda: PostgresStore(args.postgres, schema=schema),
+                                              events, args.live_batch)
+            print(f"  {'postgres':<10} same content hash as SQLite: {figures['postgres']['hash'] == digest}")
         finally:
             import psycopg
             from psycopg import sql
 
             with psycopg.connect(args.postgres, autocommit=True) as conn:
                 conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+    return figures
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    run(argv)
     return 0
 
 

@@ -12,14 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import re
-import subprocess
-import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -27,81 +23,21 @@ from streams.codec import SchemaRegistry
 from streams.kafka_io import ensure_topics
 from streams.topics import ALERTS, ALL_TOPICS, ESCALATIONS, PACKETS, PACKETS_JSON, VERDICTS, topic_name
 from tests.factories import merged_log, mixed_episode
-from tests.integration.worker import REPO, WorkerProcess, consume_until, produce
+from tests.integration.equivalence import (
+    ID_FIELD,
+    VERDICT_FIELDS,
+    Record,
+    as_check_line,
+    check_packets,
+    unique_by,
+    wait_for_split,
+    write_jsonl,
+)
+from tests.integration.worker import WorkerProcess, consume_until, produce
 
 pytestmark = pytest.mark.integration
 
 EPISODES, PER_EPISODE, PARTITIONS = 200, 50, 4
-# the fields a live verdict and a `check packets` verdict line both carry (the brief's list, at least)
-VERDICT_FIELDS = {"verdict_id", "packet_id", "correlation_id", "packet_type", "status", "violations", "fsm",
-                  "usage", "event_time"}
-ID_FIELD = {VERDICTS.logical: "verdict_id", ALERTS.logical: "alert_id", ESCALATIONS.logical: "escalation_id"}
-Record = dict[str, Any]
-
-
-# ------------------------------------------------------------------------------------------ shared helpers
-def write_jsonl(path: Path, packets: list[Record]) -> Path:
-    """One compact JSON packet per line, in log order."""
-    path.write_text("".join(json.dumps(p, separators=(",", ":")) + "\n" for p in packets), encoding="utf-8")
-    return path
-
-
-def check_packets(path: Path) -> list[Record]:
-    """`omega check packets PATH` as a subprocess: its output lines, parsed (exit 1 means something was rejected)."""
-    done = subprocess.run([sys.executable, "-m", "streams.cli", "check", "packets", str(path)], cwd=REPO,
-                          capture_output=True, timeout=120, check=False)
-    assert done.returncode in (0, 1), done.stderr.decode(errors="replace")
-    return [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
-
-
-def as_check_line(topic_logical: str, record: Record) -> Record:
-    """A decoded live output in the shape `check packets` prints (without the consumer's position fields)."""
-    value = {k: v for k, v in record.items() if k not in ("key", "partition", "offset", "timestamp")}
-    if topic_logical == VERDICTS.logical:
-        before, after = value.pop("state_before"), value.pop("state_after")
-        return {"kind": "verdict", **value, "fsm": {"from": before, "to": after}}
-    if topic_logical == ALERTS.logical:
-        return {"kind": "alert", "alert_kind": value.pop("kind"), **value}
-    return {"kind": "escalation", **value}
-
-
-def unique_by(lines: list[Record], id_field: str, origin: str) -> dict[str, Record]:
-    """Deduplicate by id; every duplicate must carry the identical content."""
-    by_id: dict[str, Record] = {}
-    for line in lines:
-        first = by_id.setdefault(line[id_field], line)
-        assert first == line, f"{origin}: two different contents for {id_field} {line[id_field]}:\n{first}\n{line}"
-    return by_id
-
-
-def _partitions(text: str) -> set[int]:
-    out: set[int] = set()
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        low, _, high = part.partition("-")
-        out.update(range(int(low), int(high or low) + 1))
-    return out
-
-
-def assigned(worker: WorkerProcess, topic: str) -> set[int]:
-    """The partitions of `topic` in the worker's latest assignment, as Faust logs it."""
-    if worker.log_path is None or not worker.log_path.exists():
-        return set()
-    latest = worker.log_path.read_text(errors="replace").split("Setting newly assigned partitions")[-1]
-    row = re.search(rf"^\| {re.escape(topic)} +\| \{{([^}}]*)\}} +\|", latest, re.MULTILINE)
-    return _partitions(row.group(1)) if row else set()
-
-
-def wait_for_split(workers: list[WorkerProcess], topic: str, partitions: int, timeout: float = 60.0) -> list[set[int]]:
-    """Wait until the workers' latest assignments of `topic` are disjoint, non-empty and cover every partition."""
-    deadline = time.monotonic() + timeout
-    while True:
-        shares = [assigned(w, topic) for w in workers]
-        if all(shares) and sum(map(len, shares)) == partitions and set().union(*shares) == set(range(partitions)):
-            return shares
-        if time.monotonic() > deadline:
-            tails = "\n\n".join(w.log_tail(30) for w in workers)
-            raise TimeoutError(f"no split of {topic} between the workers after {timeout}s: {shares}\n{tails}")
-        time.sleep(0.2)
 
 
 # ------------------------------------------------------------------------------------------ the test

@@ -9,7 +9,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,6 +73,17 @@ class WorkerProcess:
             self.process.kill()
             self.process.wait(timeout=10)
 
+    def kill(self) -> None:
+        """SIGKILL: the worker dies mid-step, with no commit, no flush and no leave-group (a crash)."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.kill()
+        self.process.wait(timeout=10)
+
+    def logs(self) -> str:
+        """Every log this worker wrote (one file per start), oldest first."""
+        return "\n".join(p.read_text(errors="replace") for p in sorted(self.data_dir.glob("worker-*.log")))
+
     def log_tail(self, lines: int = 60) -> str:
         """The last lines of the worker's log, for failure messages."""
         if self.log_path is None or not self.log_path.exists():
@@ -80,9 +91,12 @@ class WorkerProcess:
         return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
 
 
-async def produce(bootstrap: str, topic: str, records: Iterable[tuple[bytes | None, bytes]]) -> list[tuple[int, int]]:
-    """Send (key, value) records in order; returns each record's (partition, offset)."""
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True)
+async def produce(bootstrap: str, topic: str, records: Iterable[tuple[bytes | None, bytes]],
+                  client_options: Mapping[str, Any] | None = None) -> list[tuple[int, int]]:
+    """Send (key, value) records in order; returns each record's (partition, offset).
+    `client_options`: aiokafka security options (streams.settings.kafka_client_options), e.g. SASL credentials."""
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True,
+                                **(client_options or {}))
     await producer.start()
     try:
         futures = [await producer.send(topic, value=value, key=key) for key, value in records]
@@ -95,9 +109,10 @@ async def produce(bootstrap: str, topic: str, records: Iterable[tuple[bytes | No
 async def consume_until(
     bootstrap: str, topics: list[str], registry: SchemaRegistry,
     done: Callable[[dict[str, list[dict[str, Any]]]], bool], timeout: float,
+    client_options: Mapping[str, Any] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
     """Read `topics` from the beginning (once they exist) until `done(records so far)` holds or time runs out."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, **(client_options or {}))
     await consumer.start()
     found: dict[str, list[dict[str, Any]]] = {t: [] for t in topics}
     try:

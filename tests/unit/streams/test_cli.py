@@ -63,7 +63,8 @@ def test_omega_help_exits_zero_and_lists_every_command() -> None:
 def test_every_subcommand_help_exits_zero(command: tuple[str, ...], flag: str) -> None:
     result = _invoke(*command, flag)
     assert result.exit_code == EXIT_OK, result.output
-    assert result.output.startswith(f"Usage: omega {' '.join(command)} ")
+    # `omega bench` hands its arguments to the suite's argparse parser, which spells it "usage:"
+    assert result.output.lower().startswith(f"usage: omega {' '.join(command)} ")
 
 
 def test_check_packets_exits_zero_on_valid_packets(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 from datetime import UTC, datetime
 from typing import Any
@@ -11,9 +12,10 @@ import pytest
 
 from omega.eventtime import to_ms as event_time_ms
 from omega.packets.ledger import EpisodeLedger
+from omega.packets.validator import conflict_key
 from streams.codec import SchemaRegistry
 from streams.omen_avro import PACKET_SCHEMA, PacketConverter
-from streams.pipeline import MAX_JSON_DEPTH, Emit, Pipeline, Source
+from streams.pipeline import DEAD_LETTER_RAW_BYTES, MAX_JSON_DEPTH, Emit, Pipeline, Source
 from streams.topics import DEAD_LETTERS, PACKETS, PACKETS_JSON, VERDICTS
 from tests.factories import packet as factory_packet
 
@@ -82,7 +84,12 @@ def test_bad_input_gives_exactly_one_dead_letter_with_raw_bytes_and_position(
     assert name == DEAD_LETTERS.value_schema
     assert record == emit.record
     assert record["error_class"] == error_class
-    assert record["raw"] == raw  # verbatim, byte for byte
+    if len(raw) <= DEAD_LETTER_RAW_BYTES:
+        assert record["raw"] == raw  # verbatim, byte for byte
+        assert (record["raw_size"], record["raw_sha256"]) == (None, None)
+    else:  # a bounded excerpt, with the whole value's size and digest
+        assert record["raw"] == raw[:DEAD_LETTER_RAW_BYTES]
+        assert (record["raw_size"], record["raw_sha256"]) == (len(raw), hashlib.sha256(raw).hexdigest())
     assert (record["source_topic"], record["source_partition"], record["source_offset"], record["source_key"]) == (
         SOURCE.topic, SOURCE.partition, SOURCE.offset, SOURCE.key)
     assert record["event_time"] == "2025-12-21T11:00:00.123000+00:00"
@@ -231,7 +238,12 @@ def test_a_different_packet_reusing_a_packet_id_is_rejected_as_duplicate(pipelin
                            "message": duplicates[0]["message"]}]
     assert ledger is not None
     assert after is not None
-    assert after.to_dict() == ledger.to_dict()  # what was judged first stays judged
+    # what was judged first stays judged; the impostor's own judgement is kept beside it, for its redelivery
+    pid = original["header"]["packet_id"]
+    assert after.applied[pid] == ledger.applied[pid]
+    assert {k: v for k, v in after.to_dict().items() if k != "applied"} == \
+        {k: v for k, v in ledger.to_dict().items() if k != "applied"}
+    assert set(after.applied) - set(ledger.applied) == {conflict_key(pid, verdict["content_hash"])}
 
 
 @pytest.mark.parametrize(

@@ -384,6 +384,29 @@ def test_a_live_timer_tick_raises_the_same_timeouts_as_the_late_packets() -> Non
     assert sorted(canonical_json(o.to_dict()) for o in fired) == sorted(canonical_json(o) for o in in_band)
 
 
+def test_a_redelivered_tick_raises_its_timeouts_again_and_no_other_tick_does() -> None:
+    """A worker killed after the ticked ledger reached the changelog but before its alerts reached the broker:
+    the tick comes again to a ledger that already timed the directives out. With `again` the very same
+    watermark re-raises them (found by tests/integration/test_under_fire); a later watermark, or a packet's
+    own advance, raises nothing twice."""
+    quiet = None
+    for packet in packets("dangling_directive.jsonl")[:7]:
+        quiet, _ = evolve(quiet, packet)
+    assert quiet is not None
+    mark = to_ms("2025-12-28T21:02:00+00:00")
+    assert mark is not None
+    ticked, fired = advance(quiet, mark)
+    assert fired
+    assert [d.timed_out_ms for d in ticked.open_directives.values() if d.timed_out] == [mark] * len(
+        [o for o in fired if o.topic_kind == "alerts"])
+    assert advance(ticked, mark) == (ticked, [])  # replay and packet time: idempotent, nothing twice
+    again, refired = advance(ticked, mark, again=True)
+    assert again is ticked
+    assert refired == fired
+    assert advance(ticked, mark + 1000, again=True) == (ticked, [])
+    assert EpisodeLedger.from_dict(json.loads(json.dumps(ticked.to_dict()))) == ticked
+
+
 # --------------------------------------------------------------------------- bad input, a lone packet
 @pins("malformed.jsonl")
 def test_malformed_lines_become_dead_letters_or_schema_rejects_and_the_replay_goes_on() -> None:

@@ -52,10 +52,30 @@ def test_reusing_a_packet_id_for_other_content_is_rejected_as_duplicate_without_
     assert verdict.status is VerdictStatus.REJECTED
     assert verdict.violations[0].rule == "DUPLICATE"
     assert verdict.verdict_id != first.verdict_id
-    assert after.applied == ledger.applied
+    assert after.applied["pkt_00001_000000"] == ledger.applied["pkt_00001_000000"]
+    assert (after.state, after.usage, after.accepted, after.rejected) == \
+        (ledger.state, ledger.usage, ledger.accepted, ledger.rejected)
     # the original is still recognised as a redelivery afterwards
     _, [replayed] = evolve(after, original)
     assert replayed == first
+
+
+def test_a_redelivered_impostor_re_emits_its_verdict_even_when_the_episode_moved_on() -> None:
+    """After a crash the ledger in the changelog can be ahead of the consumed offsets: the impostor comes
+    again once later packets have changed the state and usage. It must get the verdict it got the first time
+    (same id, same content), not one describing the later episode (found by tests/integration/test_under_fire)."""
+    packets = episode_packets(1, 6)
+    impostor = copy.deepcopy(packets[0])
+    impostor["payload"]["data"] = {"price": 0}
+    ledger, _ = evolve(None, packets[0])
+    ledger, [verdict] = evolve(ledger, impostor)
+    for p in packets[1:]:
+        ledger, _ = evolve(ledger, p)
+    assert ledger.state != verdict.state_before
+    again, [redelivered] = evolve(ledger, copy.deepcopy(impostor))
+    assert redelivered == verdict
+    assert again is ledger
+    assert EpisodeLedger.from_dict(json.loads(json.dumps(ledger.to_dict()))) == ledger
 
 
 def test_verdict_ids_depend_only_on_packet_content_and_rule_set() -> None:
