@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from omega.answers.suite import answer_question, build_store, parse_suite, passed
+from tests.bench.pinning import pin_to_one_core
 
 SUITE = Path(__file__).resolve().parents[1] / "data" / "answers" / "suite.json"
 clock = time.perf_counter
@@ -43,10 +43,7 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error("--repeat must be positive")
-    pinned = "not pinned"
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-        pinned = "pinned to one CPU"
+    pinned = pin_to_one_core()
     suite = parse_suite(json.loads(SUITE.read_text(encoding="utf-8")))
     store, _ = build_store(suite)  # warm-up
     start = clock()

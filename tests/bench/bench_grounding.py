@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import Any
 
 from omega.grounding.request import parse_facts, parse_request
 from omega.grounding.verdict import Evidence, Sentence, verify_sentence
+from tests.bench.pinning import pin_to_one_core
 
 SUITE = Path(__file__).resolve().parents[1] / "data" / "grounding"
 
@@ -45,10 +45,7 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(prog="python -m tests.bench.bench_grounding", description=__doc__)
     parser.add_argument("--repeat", type=int, default=200, help="judgements of each sentence (default 200)")
     args = parser.parse_args(argv)
-    pinned = "not pinned"
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-        pinned = "pinned to one CPU"
+    pinned = pin_to_one_core()
     work = _workload()
     for sentence, evidence in work:  # warm-up: fact analyses memoised, as after a paragraph's first sentence
         verify_sentence(sentence, evidence)

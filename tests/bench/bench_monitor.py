@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import math
-import os
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -30,6 +29,7 @@ from omega.agents.session import SessionState
 from streams.codec import SchemaRegistry
 from streams.monitor import MonitorStage
 from streams.pipeline import Pipeline, Source
+from tests.bench.pinning import pin_to_one_core
 
 GENERATOR = Path(__file__).resolve().parents[1] / "data" / "omega57" / "generate.py"
 clock = time.perf_counter
@@ -86,10 +86,7 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     if args.copies < 1:
         parser.error("--copies must be positive")
-    pinned = "not pinned"
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-        pinned = "pinned to one CPU"
+    pinned = pin_to_one_core()
     records = workload(args.copies)
     sessions = len({sid for sid, _ in records})
     stage = MonitorStage(Pipeline(SchemaRegistry.from_directory()))

@@ -23,16 +23,10 @@ from typing import Any
 from omega.oracle.case import parse_case
 from omega.oracle.report import build_report, judge_case
 from streams.oracle import read_config
+from tests.bench.pinning import pin_to_one_core
 
 REPO = Path(__file__).resolve().parents[2]
 DATA = REPO / ".." / "shared" / "data"
-
-
-def _pin() -> str:
-    if hasattr(os, "sched_setaffinity"):
-        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
-        return "pinned to one CPU"
-    return "not pinned"
 
 
 def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
@@ -41,7 +35,7 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(prog="python -m tests.bench.bench_oracle", description=__doc__)
     parser.add_argument("--repeat", type=int, default=300, help="copies of the 34 public cases (default 300)")
     args = parser.parse_args(argv)
-    pinned = _pin()
+    pinned = pin_to_one_core()
     lines = [json.loads(raw) for raw in (DATA / "phase-q-dev.ndjson").read_text(encoding="utf-8").split("\n")
              if raw.strip()]
     workload = [{**line, "id": f"{line['id']}-{n}"} for n in range(args.repeat) for line in lines]

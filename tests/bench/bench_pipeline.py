@@ -41,6 +41,7 @@ from streams.omen_avro import PACKET_SCHEMA
 from streams.pipeline import Emit, Pipeline, Source
 from streams.replay import InputRecord, Replayer, read_inputs
 from streams.topics import PACKETS, PACKETS_JSON, VERDICTS, topic_name
+from tests.bench.pinning import pin_to_one_core
 from tests.factories import episode_packets, merged_log, mixed_episode
 
 REPO = Path(__file__).resolve().parents[2]
@@ -313,15 +314,6 @@ def judge_all(packets: list[dict[str, Any]], lat_us: list[float] | None = None) 
         ledgers[key] = ledger
         statuses[str(getattr(outputs[0], "status", "?"))] += 1
     return statuses
-
-
-def pin_to_one_core() -> str:
-    """Pin this process to one CPU (Linux), so the figure is explicitly one core's; says which."""
-    if not hasattr(os, "sched_setaffinity"):
-        return "not pinned (no sched_setaffinity)"
-    cpu = min(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {cpu})
-    return f"pinned to CPU {cpu}"
 
 
 def bench_core(workloads: dict[str, list[dict[str, Any]]], profile_top: int) -> dict[str, Any]:

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import cProfile
 import gc
-import os
 import platform
 import pstats
 import sys
@@ -42,18 +41,10 @@ from projections.projector import DEFAULT_BATCH, REBUILD_BATCH, Projector
 from projections.runner import Runner, RunStats
 from projections.sqlite_store import SqliteStore
 from projections.store import SqlStore
+from tests.bench.pinning import pin_to_one_core
 from tests.unit.projections.factories import workload
 
 clock = time.perf_counter
-
-
-def pin() -> str:
-    """Pin the process to its first usable CPU: the figures are per core."""
-    if not hasattr(os, "sched_setaffinity"):
-        return "not pinned (no sched_setaffinity)"
-    cpu = min(os.sched_getaffinity(0))
-    os.sched_setaffinity(0, {cpu})
-    return f"pinned to CPU {cpu}"
 
 
 def rate(count: int, seconds: float) -> str:
@@ -166,7 +157,7 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--kafka-only", action="store_true", help="with --kafka: skip the in-process figures")
     args = parser.parse_args(argv)
 
-    print(f"{platform.processor() or platform.machine()}; Python {platform.python_version()}; {pin()}")
+    print(f"{platform.processor() or platform.machine()}; Python {platform.python_version()}; {pin_to_one_core()}")
     start = clock()
     events = workload(args.events, args.sessions)
     generated = clock() - start
