@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, TypeVar
 
 import faust
@@ -24,6 +24,7 @@ from faust.exceptions import PartitionsMismatch
 
 from omega.agents.session import SessionState
 from omega.packets.ledger import EpisodeLedger
+from streams import watchdog
 from streams.answers import AnswersStage, FactStoreView
 from streams.auth_policy import policy_for
 from streams.codec import SchemaRegistry
@@ -53,6 +54,7 @@ from streams.topics import (
 log = get_logger("omega.worker")
 TABLE_NOT_READY_RETRIES = 40  # x 0.25 s: how long a step waits for a table's changelog metadata after start-up
 TABLE_NOT_READY_WAIT_SECONDS = 0.25
+STALL_CHECK_SECONDS = 10.0  # how often the stall watch looks (streams/watchdog.py)
 MAX_OUTPUT_BYTES = 990_000  # key + value of one output: under the producer's max_request_size (Faust: 1,000,000)
 OUTPUT_PART_BASE = 1_000_000
 T = TypeVar("T")
@@ -77,6 +79,7 @@ class OmegaApp:
     facts: Any = None  # DS005 corpus/fact id -> fact dict (co-partitioned with the questions by corpus)
     grounding_facts: Any = None  # corpus/§3.1 fact id -> fact JSON (co-partitioned with the requests by corpus)
     paragraphs: Any = None  # corpus/paragraph_id -> ParagraphState dict (beside the corpus's facts)
+    processed: dict[tuple[str, int], int] = field(default_factory=dict)  # (topic, partition) -> next offset
 
     async def send_all(self, emits: Iterable[Emit]) -> None:
         """Send outputs in order; the caller's offset is committed only after the stream step returns."""
@@ -108,7 +111,8 @@ def _source(event: Any) -> Source:
         partition=message.partition,
         offset=message.offset,
         key=message.key,
-        timestamp_ms=None if timestamp is None else int(timestamp * 1000),
+        # Faust hands back the broker's milliseconds divided by 1000: int() would cut some by 1 ms
+        timestamp_ms=None if timestamp is None else round(timestamp * 1000),
     )
 
 
@@ -312,6 +316,7 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         f"{settings.topic_prefix}paragraphs", default=None, partitions=settings.partitions,
         help="Grounded-generation paragraph state (every version of every sentence) by corpus/paragraph_id (JSON).")
     _register_agents(omega)
+    watchdog.install(app, omega.processed, settings.stall_seconds, every=STALL_CHECK_SECONDS)
 
     log.info("app_created", app_id=settings.app_id, topics=[t.name for t in ALL_TOPICS],
              prefix=settings.topic_prefix, dead_letters=DEAD_LETTERS.name)
@@ -365,7 +370,10 @@ def _register_agents(omega: OmegaApp) -> None:
 
     async def guarded(event: Any, spec: TopicSpec, step: Any) -> list[Emit]:
         """Run one stage; an unexpected error becomes a dead letter instead of killing the worker."""
-        return await run_guarded(pipeline, event, spec, step)
+        emits = await run_guarded(pipeline, event, spec, step)
+        message = event.message
+        omega.processed[message.topic, message.partition] = message.offset + 1  # for the stall watch
+        return emits
 
     @app.agent(topics[PACKETS_JSON.logical], name=f"{settings.topic_prefix}ingress")
     async def ingress(stream: faust.StreamT[Any]) -> None:

@@ -28,6 +28,7 @@ class Settings:
     tick_interval_seconds: float = 5.0
     producer_linger_seconds: float = 0.005
     standby_replicas: int = 1
+    stall_seconds: float = 120.0  # waiting work unmoved this long crashes the worker (streams/watchdog.py); 0: off
     packet_auth_policy: Path | None = None  # issue 9: YAML/JSON key policy; None = signatures not checked
     security_protocol: str = "PLAINTEXT"  # or SASL_PLAINTEXT / SASL_SSL (then the sasl_* fields are required)
     sasl_mechanism: str = "SCRAM-SHA-512"
@@ -83,6 +84,7 @@ class Settings:
             producer_linger_seconds=float(env.get("OMEGA_PRODUCER_LINGER_MS", base.producer_linger_seconds * 1000))
             / 1000,
             standby_replicas=int(env.get("OMEGA_STANDBY_REPLICAS", base.standby_replicas)),
+            stall_seconds=float(env.get("OMEGA_STALL_SECONDS", base.stall_seconds)),
             packet_auth_policy=Path(env["OMEGA_PACKET_AUTH_POLICY"]) if env.get("OMEGA_PACKET_AUTH_POLICY") else None,
             **_security_from_env(env),
         )

@@ -68,7 +68,8 @@ PARTITIONS = 4
 SUMMARY = REPO / "out" / "under-fire.json"
 # A killed worker never leaves the group: the coordinator waits a session timeout before it rebalances its
 # partitions away (Faust's default is 60 s). The tests shorten it; heartbeats stay well inside it.
-GROUP_ENV = {"BROKER_SESSION_TIMEOUT": "20", "BROKER_HEARTBEAT_INTERVAL": "3"}
+# A worker whose stall watch fires (streams/watchdog.py) exits; the run restarts it as a supervisor would.
+GROUP_ENV = {"BROKER_SESSION_TIMEOUT": "20", "BROKER_HEARTBEAT_INTERVAL": "3", "OMEGA_STALL_SECONDS": "60"}
 
 
 def env_int(name: str, default: int) -> int:
@@ -107,6 +108,7 @@ class Run:
     events: list[dict[str, Any]] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
     runner: asyncio.Runner = field(default_factory=asyncio.Runner)
+    restarts: int = 0  # by `supervise`, after a worker's stall watch fired
     _consumer: AIOKafkaConsumer | None = None
 
     def worker(self, env: dict[str, str] | None = None) -> WorkerProcess:
@@ -143,6 +145,7 @@ class Run:
         """Wait until `target` raw verdicts are out."""
         deadline = time.monotonic() + timeout
         while (n := self.verdicts_out()) < target:
+            self.supervise()
             if time.monotonic() > deadline:
                 tails = "\n\n".join(w.log_tail(20) for w in self.workers)
                 raise TimeoutError(f"only {n} of {target} verdicts after {timeout}s\n{tails}")
@@ -156,6 +159,16 @@ class Run:
             await self._consumer._client.force_metadata_update()
             return {tp.partition: n for tp, n in (await end_offsets(self._consumer, [self.topic("verdicts")])).items()}
         return self.runner.run(ends())
+
+    def supervise(self) -> None:
+        """Restart each worker that stopped itself on a stall (`worker_stalled`), as its supervisor would."""
+        for index, worker in enumerate(self.workers):
+            if worker.process is not None and not worker.alive() and "worker_stalled" in worker.log_tail(400):
+                stalls = [line for line in worker.log_tail(400).splitlines() if "worker_stalled" in line]
+                self.note("worker stalled and exited; restarted", worker=index + 1, exit_code=worker.process.returncode,
+                          log=stalls[-1][:600])
+                self.restarts += 1
+                worker.start(timeout=180)
 
     def close(self) -> None:
         for worker in self.workers:
@@ -207,10 +220,15 @@ def under_fire(name: str, run: Run, disturb: Callable[[Run], dict[str, Any]], se
     run.note("input sent and replayed", replay_lines=len(replay))
     topics = {run.first.topic(spec): spec.logical for spec in (VERDICTS, ALERTS, ESCALATIONS)}
     live = LiveOutputs(topics)
-    timeout = 600 + len(run.packets) / 100
+    # inside pytest's own timeout (pyproject: 600 s per test), so a stall reports what is missing
+    timeout = 180 + len(run.packets) / 500
     try:
-        asyncio.run(collect(run.bootstrap, live, SchemaRegistry.from_directory(), lambda: live.covers(expected),
-                            timeout=timeout, settle=settle))
+        def covered() -> bool:
+            run.supervise()
+            return live.covers(expected)
+
+        asyncio.run(collect(run.bootstrap, live, SchemaRegistry.from_directory(), covered, timeout=timeout,
+                            settle=settle))
     except TimeoutError as exc:
         missing = {k: len(expected.must[k] - live.ids[k]) for k in live.ids}
         tails = "\n\n".join(w.log_tail(40) for w in run.workers)
@@ -219,7 +237,7 @@ def under_fire(name: str, run: Run, disturb: Callable[[Run], dict[str, Any]], se
     figures = compare(expected, live)
     figures.update(packets=len(run.packets), episodes=len({p["header"]["correlation_id"] for p in run.packets}),
                    partitions=run.partitions, elapsed_s=round(time.monotonic() - run.started, 1), events=run.events,
-                   **details)
+                   stall_restarts=run.restarts, **details)
     record_summary(name, figures)
     return live, figures
 
