@@ -54,25 +54,36 @@ def budgets_of(packet: Mapping[str, Any]) -> Budgets | None:
 
 def apply_usage(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None) -> EpisodeLedger:
     """Event time, envelope and cumulative usage including `packet` (what INV-005 judges)."""
+    return replace(ledger, **usage_changes(ledger, packet, now_ms))
+
+
+def usage_changes(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None) -> dict[str, Any]:
+    """The ledger fields `apply_usage` sets: event times, envelope and usage."""
     first = ledger.first_event_ms if ledger.first_event_ms is not None else now_ms
     last = now_ms if ledger.last_event_ms is None else max(ledger.last_event_ms, now_ms or ledger.last_event_ms)
+    header = get(packet, "header")
     budgets = ledger.budgets
-    declared = budgets_of(packet)
-    overriding = is_budget_approval(packet) and get(packet, "header", "layer_source") in LAYER_ONE_AUTHORITIES
-    if declared is not None and (budgets is None or overriding):
-        budgets = declared  # the first envelope holds; only a Layer 1 / Integrity budget override replaces it
+    # The first envelope holds; only a Layer 1 / Integrity budget override replaces it. The envelope is read
+    # only when it could be taken (most packets repeat it, and reading it builds a record).
+    if budgets is None or (get(header, "layer_source") in LAYER_ONE_AUTHORITIES and is_budget_approval(packet)):
+        declared = budgets_of(packet)
+        if declared is not None:
+            budgets = declared
     usage = ledger.usage
-    if get(packet, "header", "packet_type") == "TaskResultPacket":
+    tokens, tool_calls, seconds, risk = usage.tokens, usage.tool_calls, usage.time_seconds, usage.risk
+    changed = False  # one new record, not one per change
+    if get(header, "packet_type") == "TaskResultPacket":
         meta = get(packet, "payload", "execution_metadata")
-        usage = Usage(
-            tokens=usage.tokens + _count(get(meta, "tokens_used")),
-            tool_calls=usage.tool_calls + _count(get(meta, "tool_calls_used")),
-            time_seconds=usage.time_seconds,
-            risk=usage.risk + max(_number(get(meta, "risk_spent")) or 0.0, 0.0),
-        )
+        tokens += _count(get(meta, "tokens_used"))
+        tool_calls += _count(get(meta, "tool_calls_used"))
+        risk += max(_number(get(meta, "risk_spent")) or 0.0, 0.0)
+        changed = True
     if first is not None and last is not None:
-        usage = replace(usage, time_seconds=(last - first) / 1000)
-    return replace(ledger, first_event_ms=first, last_event_ms=last, budgets=budgets, usage=usage)
+        seconds = (last - first) / 1000
+        changed = True
+    if changed:
+        usage = Usage(tokens, tool_calls, seconds, risk)
+    return {"first_event_ms": first, "last_event_ms": last, "budgets": budgets, "usage": usage}
 
 
 def usage_report(ledger: EpisodeLedger) -> dict[str, Any]:
@@ -89,15 +100,24 @@ def usage_report(ledger: EpisodeLedger) -> dict[str, Any]:
 def apply_accepted(ledger: EpisodeLedger, packet: Mapping[str, Any], state_after: str,
                    now_ms: int | None) -> EpisodeLedger:
     """The ledger after an accepted packet (usage already applied by `apply_usage`)."""
-    packet_type = get(packet, "header", "packet_type")
-    packet_id = str(get(packet, "header", "packet_id"))
+    return replace(ledger, **accepted_changes(ledger, packet, state_after, now_ms))
+
+
+def accepted_changes(ledger: EpisodeLedger, packet: Mapping[str, Any], state_after: str,
+                     now_ms: int | None) -> dict[str, Any]:
+    """The ledger fields an accepted packet changes, for `apply_accepted` (the validator applies them in the
+    same copy that records the packet's judgement: one ledger copy per packet instead of two)."""
+    header, mcp = get(packet, "header"), get(packet, "mcp")
+    packet_type = get(header, "packet_type")
+    packet_id = str(get(header, "packet_id"))
     changes: dict[str, Any] = {"state": state_after}
-    tools_state, stakes = get(packet, "mcp", "routing", "tools_state"), get(packet, "mcp", "stakes", "stakes_level")
+    tools_state, stakes = get(mcp, "routing", "tools_state"), get(mcp, "stakes", "stakes_level")
     if isinstance(tools_state, str):
         changes["tools_state"] = tools_state
     if isinstance(stakes, str):
         changes["stakes_level"] = stakes
-    refs = [r.get("ref_id") for r in get(packet, "mcp", "evidence", "evidence_refs") or [] if isinstance(r, Mapping)]
+    refs = [r.get("ref_id") for r in get(mcp, "evidence", "evidence_refs") or []
+            if type(r) is dict or isinstance(r, Mapping)]  # plain dicts first: the ABC check is slow
     new_refs = [r for r in refs if isinstance(r, str) and r not in ledger.evidence_refs]
     if new_refs:
         changes["evidence_refs"] = (*ledger.evidence_refs, *dict.fromkeys(new_refs))
@@ -114,7 +134,7 @@ def apply_accepted(ledger: EpisodeLedger, packet: Mapping[str, Any], state_after
         changes["safe_mode_reason"] = str(get(packet, "payload", "description") or "safe mode entered")
     elif state_after != "S9_SAFEMODE":
         changes["safe_mode_reason"] = None
-    return replace(ledger, **changes)
+    return changes
 
 
 # A packet type's effect: may add ledger fields to `changes`; returns the verification loop after it.
@@ -177,7 +197,9 @@ def _result(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None
             changes: dict[str, Any], verify: VerifyLoop | None) -> VerifyLoop | None:
     task_id = get(packet, "payload", "task_id")
     if task_id in ledger.open_directives:
-        changes["open_directives"] = {k: v for k, v in ledger.open_directives.items() if k != task_id}
+        remaining = dict(ledger.open_directives)  # a C-level copy: dangling directives make this dict long
+        del remaining[task_id]
+        changes["open_directives"] = remaining
     if verify is not None and get(packet, "payload", "result_status") == "SUCCESS":
         return replace(verify, success_result=True)
     return verify

@@ -57,15 +57,16 @@ class FsmStep:
 
 
 # --------------------------------------------------------------------------- reading a packet defensively
+# Exact type checks first: decoded JSON is plain dicts and str, and the ABC checks are slow on a hot path.
 def _type(packet: Mapping[str, Any]) -> str | None:
     header = packet.get("header") if type(packet) is dict or isinstance(packet, Mapping) else None
-    kind = header.get("packet_type") if isinstance(header, Mapping) else None
-    return kind if isinstance(kind, str) else None
+    kind = header.get("packet_type") if type(header) is dict or isinstance(header, Mapping) else None
+    return kind if type(kind) is str or isinstance(kind, str) else None
 
 
 def _payload(packet: Mapping[str, Any]) -> Mapping[str, Any]:
-    payload = packet.get("payload") if isinstance(packet, Mapping) else None
-    return payload if isinstance(payload, Mapping) else {}
+    payload = packet.get("payload") if type(packet) is dict or isinstance(packet, Mapping) else None
+    return payload if type(payload) is dict or isinstance(payload, Mapping) else {}
 
 
 def _writes(packet: Mapping[str, Any]) -> bool:
@@ -152,16 +153,19 @@ for _r in TABLE:
     _ROWS[_r.source, _r.packet_type] = (*_ROWS.get((_r.source, _r.packet_type), ()), _r)
 
 
-def _row(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Row | None:
-    kind = _type(packet)
+def _row(ledger: EpisodeLedger, packet: Mapping[str, Any], kind: str | None) -> Row | None:
+    """The first table row from the ledger's state for a packet of type `kind` whose guard holds."""
     if kind is None:
         return None
-    return next((r for r in _ROWS.get((ledger.state, kind), ()) if r.guard(ledger, packet)), None)
+    for row in _ROWS.get((ledger.state, kind), ()):
+        if row.guard(ledger, packet):
+            return row
+    return None
 
 
-def _deviation_target(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> str:
+def _deviation_target(ledger: EpisodeLedger, packet: Mapping[str, Any], kind: str | None) -> str:
     """Where a packet the table does not allow still leads: the state its type naturally belongs to."""
-    state, kind = ledger.state, _type(packet)
+    state = ledger.state
     if kind == OBSERVATION:  # extra evidence inside verify/execute; elsewhere a new sense cycle
         return state if state in (S4, S6) else S1
     if kind == BELIEF:  # S4, S6, S7 and S3 after DEFER/CANCEL are table rows; elsewhere: re-model
@@ -191,7 +195,7 @@ def _violation(rule: str, severity: Severity, message: str, field: str | None) -
 
 def fsm_e1_no_decision_without_model(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
     """E1 (WARNING): a decision with no belief update yet; prior-context beliefs can't be seen, so no ERROR."""
-    if _type(packet) != DECISION or ledger.belief_updates > 0:
+    if ledger.belief_updates > 0 or _type(packet) != DECISION:  # the ledger first: cheaper
         return None
     return _violation("FSM-E1", Severity.WARNING,
                       "DecisionPacket with no BeliefUpdatePacket before it in the episode", "header.packet_type")
@@ -215,7 +219,7 @@ def fsm_e2_no_action_without_decision(ledger: EpisodeLedger, packet: Mapping[str
 def fsm_e3_verification_loop_order(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
     """E3 (WARNING): in a verify loop, the VerificationPlanPacket comes before any directive."""
     loop = ledger.verify
-    if _type(packet) != DIRECTIVE or not _in_verify_loop(ledger) or loop is None or loop.plan:
+    if loop is None or loop.plan or not _in_verify_loop(ledger) or _type(packet) != DIRECTIVE:
         return None
     return _violation("FSM-E3", Severity.WARNING,
                       f"TaskDirectivePacket before the VerificationPlanPacket of the verify loop opened by "
@@ -224,7 +228,7 @@ def fsm_e3_verification_loop_order(ledger: EpisodeLedger, packet: Mapping[str, A
 
 def fsm_e4_write_requires_token(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
     """E4 (ERROR): a WRITE/MIXED directive in an episode with no token at all (validity is INV-007's)."""
-    if _type(packet) != DIRECTIVE or not _writes(packet) or ledger.tokens:
+    if ledger.tokens or _type(packet) != DIRECTIVE or not _writes(packet):
         return None
     return _violation("FSM-E4", Severity.ERROR,
                       "WRITE/MIXED TaskDirectivePacket with no ToolAuthorizationToken in the episode",
@@ -263,12 +267,17 @@ def fsm_e7_safe_mode_lockdown(ledger: EpisodeLedger, packet: Mapping[str, Any]) 
 def illegal_transition(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
     """FSM (WARNING): a packet the transition table does not allow from the current state."""
     kind = _type(packet)
-    if kind is None or kind in (AUTHORIZATION, ALERT) or ledger.state == S9 or _row(ledger, packet) is not None:
+    return _illegal(ledger, packet, kind, _row(ledger, packet, kind))
+
+
+def _illegal(ledger: EpisodeLedger, packet: Mapping[str, Any], kind: str | None, row: Row | None) -> Violation | None:
+    """`illegal_transition` given the packet's type and its table row (`fsm_step` has both already)."""
+    if kind is None or kind in (AUTHORIZATION, ALERT) or ledger.state == S9 or row is not None:
         return None  # untyped: the schema stage rejects it; tokens/alerts: out of band; S9: E7's
     expected = ", ".join(dict.fromkeys(r.label for r in TABLE if r.source == ledger.state)) or "none"
     return _violation("FSM", Severity.WARNING,
                       f"{kind} in {ledger.state} is not in the transition table (expected: {expected}); "
-                      f"moving to {_deviation_target(ledger, packet)}", "header.packet_type")
+                      f"moving to {_deviation_target(ledger, packet, kind)}", "header.packet_type")
 
 
 _RULES = (
@@ -279,6 +288,15 @@ _RULES = (
     fsm_e5_escalation_presented_before_leaving,
     fsm_e6_no_dangling_directives,
 )
+
+_JUDGED_TYPE: Mapping[Callable[[EpisodeLedger, Mapping[str, Any]], Violation | None], str] = {
+    fsm_e1_no_decision_without_model: DECISION, fsm_e2_no_action_without_decision: DIRECTIVE,
+    fsm_e3_verification_loop_order: DIRECTIVE, fsm_e4_write_requires_token: DIRECTIVE,
+    fsm_e5_escalation_presented_before_leaving: DECISION, fsm_e6_no_dangling_directives: BELIEF,
+}
+_RULES_FOR = {kind: tuple(r for r in _RULES if _JUDGED_TYPE[r] == kind) for kind in set(_JUDGED_TYPE.values())}
+"""`_RULES` by the packet type each rule judges (each answers None for any other type), in `_RULES` order:
+`fsm_step` calls only the rules that can fire on the packet."""
 
 
 # --------------------------------------------------------------------------- the step
@@ -293,14 +311,18 @@ def fsm_step(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> FsmStep:
     if kind == "QueueUpdatePacket":  # queue bookkeeping is not part of the episode's cognition loop
         return FsmStep(state, ())
     if kind == AUTHORIZATION:  # out of band: moves only where the table says (S3 after ACT -> S5)
-        row = _row(ledger, packet)
+        row = _row(ledger, packet, kind)
         return FsmStep(row.target if row else state, ())
-    row = _row(ledger, packet)
+    row = _row(ledger, packet, kind)
     # A decision lands where its outcome says, legal or not; anything else off the table lands naturally.
-    target = row.target if row and kind != DECISION else _deviation_target(ledger, packet)
-    found = [v for v in (rule(ledger, packet) for rule in _RULES) if v is not None]
-    if not any(v.severity is Severity.ERROR for v in found):  # a safety ERROR already says what is wrong
-        deviation = illegal_transition(ledger, packet)
+    target = row.target if row and kind != DECISION else _deviation_target(ledger, packet, kind)
+    found = []
+    for rule in _RULES_FOR.get(kind or "", ()):
+        violation = rule(ledger, packet)
+        if violation is not None:
+            found.append(violation)
+    if not found or not any(v.severity is Severity.ERROR for v in found):  # a safety ERROR says it all
+        deviation = _illegal(ledger, packet, kind, row)
         found += [deviation] if deviation else []
     return FsmStep(target, tuple(found))
 

@@ -34,7 +34,6 @@ Decisions where the spec is incomplete:
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from functools import cache
 from typing import Any, TypeGuard
 
 from omega.eventtime import to_iso
@@ -51,7 +50,10 @@ _PARAMS = "payload.execution_method.tool_params"
 # --------------------------------------------------------------------------- shared helpers
 def field_at(data: object, path: str) -> Any:
     """The value at dotted `path` of nested mappings, or None (packets may be schema-invalid)."""
-    for key in _steps(path):
+    steps = _STEPS.get(path)
+    if steps is None:
+        steps = _steps(path)
+    for key in steps:
         # Plain dicts and None first: decoded JSON is plain dicts, and the ABC check is slow on a hot path.
         if type(data) is not dict and (data is None or not isinstance(data, Mapping)):
             return None
@@ -59,9 +61,16 @@ def field_at(data: object, path: str) -> Any:
     return data
 
 
-@cache
+_STEPS: dict[str, tuple[str, ...]] = {}
+
+
 def _steps(path: str) -> tuple[str, ...]:
-    return tuple(path.split("."))
+    """`path` split at its dots; remembered for the literal paths of the rules (bounded: a path made from
+    packet content is split every time, never stored)."""
+    steps = tuple(path.split("."))
+    if len(_STEPS) < 1024:
+        _STEPS[path] = steps
+    return steps
 
 
 def is_number(value: object) -> TypeGuard[int | float]:
@@ -187,7 +196,7 @@ def _scope(token: Token, packet: Mapping[str, Any], safety: str) -> list[Violati
         out.append(_inv_007(f"tool {tool_id} not in token {token.token_id} scope {list(token.tool_ids)}",
                             "payload.execution_method.tool_id"))
     params = field_at(packet, _PARAMS)
-    params = params if isinstance(params, Mapping) else {}
+    params = params if type(params) is dict or isinstance(params, Mapping) else {}
     declared = params.get("operation")
     declared = declared.lower() if isinstance(declared, str) and declared.lower() in OPERATIONS else None
     operations = (declared,) if declared else _DEFAULT_OPERATIONS[safety]

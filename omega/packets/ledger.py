@@ -18,7 +18,7 @@ from typing import Any
 
 from omega.events import Alert, Escalation
 from omega.packets.verdict import PacketVerdict, VerdictStatus
-from omega.records import replace
+from omega.records import constructor, copy_with
 from omega.violations import Severity, Violation
 
 
@@ -41,7 +41,8 @@ class Judgement:
     @classmethod
     def of(cls, verdict: PacketVerdict, outputs: tuple[Alert | Escalation, ...] = ()) -> Judgement:
         """The part of `verdict` that does not derive from the packet, and the alerts it raised."""
-        return cls(verdict.content_hash, verdict.status, verdict.violations, verdict.state_before,
+        make = _new_judgement if cls is Judgement else cls  # one per packet: the faster constructor
+        return make(verdict.content_hash, verdict.status, verdict.violations, verdict.state_before,
                    verdict.state_after, verdict.usage, outputs)
 
     def to_list(self) -> list[Any]:
@@ -60,6 +61,8 @@ class Judgement:
                    before, after, None if usage is None else dict(zip(USAGE_KEYS, usage, strict=True)),
                    tuple(output_from_state(o) for o in outputs))
 
+
+_new_judgement = constructor(Judgement)
 
 USAGE_KEYS = ("tokens_used", "token_budget", "tool_calls_used", "tool_call_budget", "time_elapsed_seconds",
               "time_budget_seconds", "risk_spent", "max_loss")
@@ -170,15 +173,18 @@ class EpisodeLedger:
     rejected: int = 0
 
     def with_judgement(self, packet_id: str, verdict: PacketVerdict,
-                       outputs: tuple[Alert | Escalation, ...] = ()) -> EpisodeLedger:
-        """The ledger with a packet's judgement recorded (whatever the status)."""
+                       outputs: tuple[Alert | Escalation, ...] = (), **changes: Any) -> EpisodeLedger:
+        """The ledger with a packet's judgement recorded (whatever the status), and other fields set to
+        `changes` in the same copy (what an accepted packet changes: the ledger is copied once per packet)."""
+        changes.update(self.judgement_changes(packet_id, verdict, outputs))
+        return copy_with(self, changes)  # `changes` is this call's own dict (its keyword arguments)
+
+    def judgement_changes(self, packet_id: str, verdict: PacketVerdict,
+                          outputs: tuple[Alert | Escalation, ...] = ()) -> dict[str, Any]:
+        """The fields `with_judgement` sets to record a packet's judgement."""
         ok = verdict.status is not VerdictStatus.REJECTED
-        return replace(
-            self,
-            applied={**self.applied, packet_id: Judgement.of(verdict, outputs)},
-            accepted=self.accepted + ok,
-            rejected=self.rejected + (not ok),
-        )
+        return {"applied": {**self.applied, packet_id: Judgement.of(verdict, outputs)},
+                "accepted": self.accepted + ok, "rejected": self.rejected + (not ok)}
 
     def to_dict(self, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """JSON-able form for the Faust table and snapshots; `previous`, the stored form of an earlier ledger

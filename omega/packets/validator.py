@@ -10,19 +10,21 @@ timeouts when an episode goes quiet.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
+from omega import RULESET_VERSION
 from omega.canonical import content_hash
 from omega.events import Alert, Escalation
 from omega.eventtime import to_iso, to_ms
 from omega.packets.authenticity import AuthPolicy, auth_001_authority_requires_signature
-from omega.packets.episode import apply_accepted, apply_usage, get, usage_report
+from omega.packets.episode import accepted_changes, apply_usage, get, usage_changes, usage_report
 from omega.packets.fsm import fsm_step
-from omega.packets.invariants import EPISODE, PER_PACKET, overruns
+from omega.packets.invariants import PER_PACKET, invariants_for, overruns
 from omega.packets.ledger import EpisodeLedger, Judgement, OpenDirective
 from omega.packets.schema import check_schema
+from omega.packets.verdict import EPISODE as EPISODE_CONTEXT
 from omega.packets.verdict import SINGLE_PACKET, PacketVerdict, VerdictStatus, status_of, verdict_id_for
-from omega.records import replace
+from omega.records import constructor, copy_with, finish, replace
 from omega.violations import Severity, Violation
 
 Output = PacketVerdict | Alert | Escalation
@@ -59,31 +61,40 @@ def evolve(ledger: EpisodeLedger | None, packet: Mapping[str, Any],
     violations: list[Violation] = list(check_schema(packet))
     if not violations:  # after schema, before FSM: an unauthentic packet must not move the episode
         violations += auth_001_authority_requires_signature(packet, policy)
-    projected = apply_usage(current, packet, now_ms)
+    # This call's own copy, with the packet's usage: what the invariants judge. An accepted packet's ledger is
+    # this very copy, finished in place below (no one else has seen it), so the ledger is copied once.
+    projected = copy_with(current, usage_changes(current, packet, now_ms))
     state_after = current.state
     if not violations:
         step = fsm_step(current, packet)
         violations += step.violations
         state_after = step.state_after
-        if not any(v.severity is Severity.ERROR for v in step.violations):
-            for invariant in (*PER_PACKET, *EPISODE):
+        if status_of(step.violations) is not VerdictStatus.REJECTED:  # an FSM ERROR rejects at once
+            # Only the invariants that can fire on this packet type (the others would answer []).
+            for invariant in invariants_for(header["packet_type"]):
                 violations += invariant(packet, projected, now_ms)
     status = status_of(violations)
     outputs: list[Output] = []
+    changes: dict[str, Any] | None = None
     if status is VerdictStatus.REJECTED:
         new_ledger, state_after = _after_rejection(current, projected, violations, packet, outputs)
     else:
-        new_ledger = apply_accepted(projected, packet, state_after, now_ms)
+        # The accepted packet's changes are set below, with its judgement; they leave usage and budgets as
+        # `projected` has them, which is all the verdict and the alert read.
+        new_ledger, changes = projected, accepted_changes(projected, packet, state_after, now_ms)
         if state_after == SAFE_MODE and current.state != SAFE_MODE:
-            outputs.append(_alert("SAFE_MODE_ENTERED", "CRITICAL", new_ledger, packet,
-                                  f"safe mode: {new_ledger.safe_mode_reason}"))
+            outputs.append(_alert_of("SAFE_MODE_ENTERED", "CRITICAL", projected, state_after, packet,
+                                     f"safe mode: {changes['safe_mode_reason']}"))
     verdict = _verdict(header, digest, tuple(violations), current.state, state_after,
-                       usage_report(new_ledger))
+                       usage_report(new_ledger), status)
     # No second `advance`: the one above covered every earlier directive at this time, and a directive this
     # packet opens has a deadline at or after it.
-    outputs = [verdict, *outputs, *timeouts]
-    extra = tuple(o for o in outputs if not isinstance(o, PacketVerdict))
-    return new_ledger.with_judgement(packet_id, verdict, extra), outputs
+    # The alerts and escalations: `_after_rejection`, the safe mode alert and `advance` make no verdicts.
+    extra = cast(tuple[Alert | Escalation, ...], (*outputs, *timeouts))
+    if changes is None:
+        return new_ledger.with_judgement(packet_id, verdict, extra), [verdict, *extra]
+    changes.update(projected.judgement_changes(packet_id, verdict, extra))
+    return finish(projected, changes), [verdict, *extra]
 
 
 def evolve_single(packet: Mapping[str, Any], policy: AuthPolicy | None = None) -> PacketVerdict:
@@ -109,16 +120,18 @@ def advance(ledger: EpisodeLedger, watermark_ms: int | None,
     if watermark_ms is None:
         return ledger, []
     outputs: list[Output] = []
-    directives = dict(ledger.open_directives)
+    directives: dict[str, OpenDirective] | None = None  # copied at the first timeout: most packets have none
     for task_id, directive in ledger.open_directives.items():
         if directive.deadline_ms is None or directive.deadline_ms >= watermark_ms:
             continue
         if directive.timed_out and not (again and directive.timed_out_ms == watermark_ms):
             continue
         if not directive.timed_out:
+            if directives is None:
+                directives = dict(ledger.open_directives)
             directives[task_id] = replace(directive, timed_out=True, timed_out_ms=watermark_ms)
         outputs += _timeout_outputs(ledger, task_id, directive)
-    if directives == ledger.open_directives:
+    if directives is None:
         return ledger, outputs
     return replace(ledger, open_directives=directives), outputs
 
@@ -192,8 +205,14 @@ def _answered(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Mapping[str, 
 
 
 def _alert(kind: str, severity: str, ledger: EpisodeLedger, packet: Mapping[str, Any], message: str) -> Alert:
+    return _alert_of(kind, severity, ledger, ledger.state, packet, message)
+
+
+def _alert_of(kind: str, severity: str, ledger: EpisodeLedger, state: str, packet: Mapping[str, Any],
+              message: str) -> Alert:
+    """An alert about `packet` showing the episode in `state`, with the usage of `ledger`."""
     return Alert(kind, severity, ledger.correlation_id, message, str(get(packet, "header", "packet_id")),
-                 _event_time(packet), {"state": ledger.state, "usage": usage_report(ledger)})
+                 _event_time(packet), {"state": state, "usage": usage_report(ledger)})
 
 
 def _escalation(ledger: EpisodeLedger, packet: Mapping[str, Any], reason: str) -> Escalation:
@@ -209,20 +228,26 @@ def _replayed(header: Mapping[str, Any], digest: str, seen: Judgement) -> list[O
 
 
 def _verdict(header: Mapping[str, Any], digest: str, violations: tuple[Violation, ...], before: str | None,
-             after: str | None, usage: Mapping[str, Any] | None) -> PacketVerdict:
+             after: str | None, usage: Mapping[str, Any] | None,
+             status: VerdictStatus | None = None) -> PacketVerdict:
     packet_id = str(header["packet_id"])
-    return PacketVerdict(
+    return _new_verdict(
         verdict_id=verdict_id_for(packet_id, digest), packet_id=packet_id,
         correlation_id=str(header["correlation_id"]), packet_type=str(header["packet_type"]),
-        status=status_of(violations), violations=violations, event_time=_time_of(header), content_hash=digest,
-        state_before=before, state_after=after, usage=usage,
+        status=status_of(violations) if status is None else status, violations=violations,
+        event_time=_time_of(header), content_hash=digest, ruleset_version=RULESET_VERSION,
+        state_before=before, state_after=after, usage=usage, context=EPISODE_CONTEXT,
     )
+
+
+_new_verdict = constructor(PacketVerdict)  # one verdict per packet: the faster constructor (omega.records)
 
 
 def _header(packet: Mapping[str, Any]) -> Mapping[str, Any]:
     header = packet.get("header")
-    if not isinstance(header, Mapping) or not all(
-        isinstance(header.get(k), str) for k in ("packet_id", "packet_type", "correlation_id")
+    if not (type(header) is dict or isinstance(header, Mapping)) or not (
+        isinstance(header.get("packet_id"), str) and isinstance(header.get("packet_type"), str)
+        and isinstance(header.get("correlation_id"), str)
     ):
         raise ValueError("packet lacks the identity fields packet_id, packet_type, correlation_id")
     return header

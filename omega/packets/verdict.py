@@ -69,9 +69,11 @@ class PacketVerdict:
 
 def status_of(violations: tuple[Violation, ...] | list[Violation]) -> VerdictStatus:
     """REJECTED on any ERROR, ACCEPTED_WITH_WARNINGS on warnings only, else ACCEPTED."""
+    if not violations:  # most packets: no need to scan
+        return VerdictStatus.ACCEPTED
     if any(v.severity is Severity.ERROR for v in violations):
         return VerdictStatus.REJECTED
-    return VerdictStatus.ACCEPTED_WITH_WARNINGS if violations else VerdictStatus.ACCEPTED
+    return VerdictStatus.ACCEPTED_WITH_WARNINGS
 
 
 def verdict_id_for(packet_id: str, content_hash: str, ruleset_version: str = RULESET_VERSION) -> str:
