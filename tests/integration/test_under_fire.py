@@ -163,8 +163,10 @@ class Run:
     def supervise(self) -> None:
         """Restart each worker that stopped itself on a stall (`worker_stalled`), as its supervisor would."""
         for index, worker in enumerate(self.workers):
-            if worker.process is not None and not worker.alive() and "worker_stalled" in worker.log_tail(400):
-                stalls = [line for line in worker.log_tail(400).splitlines() if "worker_stalled" in line]
+            if worker.process is None or worker.alive():
+                continue
+            stalls = [line for line in worker.log_tail(400).splitlines() if "worker_stalled" in line]
+            if stalls:
                 self.note("worker stalled and exited; restarted", worker=index + 1, exit_code=worker.process.returncode,
                           log=stalls[-1][:600])
                 self.restarts += 1
