@@ -12,18 +12,15 @@ partition, beside every fact of that corpus (see `streams.answers`).
 from __future__ import annotations
 
 import asyncio
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 import faust
 import structlog
-from aiokafka.partitioner import murmur2
 from faust.exceptions import PartitionsMismatch
 
 from omega.agents.session import SessionState
-from omega.packets.ledger import EpisodeLedger
 from streams import watchdog
 from streams.answers import AnswersStage, FactStoreView
 from streams.auth_policy import policy_for
@@ -33,8 +30,9 @@ from streams.grounding import GroundingStage, GroundingSteps
 from streams.logs import get_logger
 from streams.monitor import MAX_SESSION_ID_BYTES, MonitorStage
 from streams.oracle import OracleStage
-from streams.pipeline import CHECK_STATE_FROM_BYTES, Emit, Pipeline, Source, oversized_entry
+from streams.pipeline import Emit, Pipeline, Source, oversized_entry
 from streams.settings import Settings
+from streams.state_cache import DecodedCache, oversized_state
 from streams.topics import (
     AGENT_MESSAGES_RAW,
     ALL_TOPICS,
@@ -50,6 +48,8 @@ from streams.topics import (
     TopicSpec,
     topic_name,
 )
+from streams.transport import transport_class
+from streams.validator import ValidatorSteps
 
 log = get_logger("omega.worker")
 TABLE_NOT_READY_RETRIES = 40  # x 0.25 s: how long a step waits for a table's changelog metadata after start-up
@@ -57,7 +57,6 @@ TABLE_NOT_READY_WAIT_SECONDS = 0.25
 STALL_CHECK_SECONDS = 10.0  # how often the stall watch looks (streams/watchdog.py)
 MAX_OUTPUT_BYTES = 990_000  # key + value of one output: under the producer's max_request_size (Faust: 1,000,000)
 OUTPUT_PART_BASE = 1_000_000
-T = TypeVar("T")
 # A ledger or session is rewritten whole on every record, so its changelog grows with the square of the episode
 # length (100,000 packets over 1,000 episodes wrote ~1.4 GB). Compaction only cleans closed segments, and the
 # broker's default segment is 1 GB: nothing was ever compacted, and a restarted worker re-read everything
@@ -121,97 +120,12 @@ def _raw(event: Any) -> bytes:
     return value if isinstance(value, bytes) else bytes(value or b"")
 
 
-class DecodedCache(Generic[T]):
-    """Decoded table values by key, trusted only while the table still holds the very object they came from.
-
-    The memory store returns the dict we assigned, so a hit skips decoding (which grows with the episode
-    or session); any other store, a recovery or a rebalance hands back a new object and the entry misses.
-    """
-
-    def __init__(self, decode: Callable[[Any], T], size: int = 10_000) -> None:
-        self._decode = decode
-        self._entries: OrderedDict[str, tuple[object, T]] = OrderedDict()
-        self._size = size
-
-    def get(self, key: str, stored: Any) -> T | None:
-        """The decoded value of `stored` (the table's value for `key`), decoded only on a miss."""
-        if not stored:
-            return None
-        entry = self._entries.get(key)
-        if entry is not None and entry[0] is stored:
-            self._entries.move_to_end(key)
-            return entry[1]
-        return self._decode(stored)
-
-    def put(self, key: str, stored: object, value: T) -> None:
-        """Remember that `stored` decodes to `value`."""
-        self._entries[key] = (stored, value)
-        self._entries.move_to_end(key)
-        if len(self._entries) > self._size:
-            self._entries.popitem(last=False)
-
-
-class ValidatorSteps:
-    """The validator agent's work per record, with its process-local state: the ledger cache and the
-    partition watermarks (the largest event time seen per packets partition, and the last one ticked)."""
-
-    def __init__(self, pipeline: Pipeline, episodes: Any, partitions: int) -> None:
-        self.pipeline, self.episodes, self.partitions = pipeline, episodes, partitions
-        self.ledgers: DecodedCache[EpisodeLedger] = DecodedCache(EpisodeLedger.from_dict)
-        self.watermarks: dict[int, int] = {}
-        self.ticked: dict[int, int] = {}
-
-    def packet(self, src: Source, raw: bytes, key: str) -> list[Emit]:
-        """One packet of episode `key`: evolve its ledger, reassign the table entry, return the outputs."""
-        stored = self.episodes.get(key)
-        ledger = self.ledgers.get(key, stored)
-        new_ledger, emits = self.pipeline.packet(ledger, raw, src)
-        if new_ledger is not None and new_ledger is not ledger:
-            why = _oversized(key, raw, lambda: new_ledger.to_dict(stored or None))
-            if why is not None:
-                return [self.pipeline.dead_letter(raw, src, "STATE_TOO_LARGE", why)]
-            self._store(key, new_ledger, stored)
-        if src.timestamp_ms is not None:
-            previous = self.watermarks.get(src.partition, src.timestamp_ms)
-            self.watermarks[src.partition] = max(previous, src.timestamp_ms)
-        return emits
-
-    def tick(self, src: Source, raw: bytes, partition: int) -> list[Emit]:
-        """Advance every episode of this partition to the tick's watermark (INV-011 timeouts)."""
-        watermark = self.pipeline.tick_watermark(raw)
-        emits: list[Emit] = []
-        keys = sorted(k for k in list(self.episodes.keys()) if partition_of(k, self.partitions) == partition)
-        for key in keys:
-            ledger = self.ledgers.get(key, self.episodes[key])
-            if ledger is None or not ledger.open_directives:
-                continue
-            # A redelivered tick (not committed when its worker died) finds the ledger already advanced,
-            # perhaps without its alerts ever sent: `again` raises them once more (at-least-once; ids dedupe).
-            advanced, out = self.pipeline.tick(ledger, watermark, again=True)
-            if advanced is not ledger:
-                self._store(key, advanced, self.episodes[key])
-            emits.extend(out)
-        return emits
-
-    def due_ticks(self, owned: Iterable[int]) -> list[tuple[int, int]]:
-        """(partition, watermark) of each owned partition whose watermark moved since its last tick."""
-        due = [(p, mark) for p in owned
-               if (mark := self.watermarks.get(p)) is not None and self.ticked.get(p) != mark]
-        self.ticked.update(due)
-        return due
-
-    def _store(self, key: str, ledger: EpisodeLedger, previous: Any) -> None:
-        stored = ledger.to_dict(previous or None)
-        self.episodes[key] = stored  # reassigned, never mutated: Faust logs only this
-        self.ledgers.put(key, stored, ledger)
-
-
 class MonitorSteps:
     """The monitor agent's work per record: the session state from the table, the stage, the reassignment."""
 
     def __init__(self, stage: MonitorStage, sessions: Any) -> None:
         self.stage, self.sessions = stage, sessions
-        self.cache: DecodedCache[SessionState] = DecodedCache(SessionState.from_dict)
+        self.cache: DecodedCache[SessionState] = DecodedCache(lambda _key, stored: SessionState.from_dict(stored))
 
     def record(self, src: Source, raw: bytes, key: str) -> list[Emit]:
         """One record of session `key`; a record without a session id cannot be attributed: a dead letter."""
@@ -226,24 +140,12 @@ class MonitorSteps:
         step = self.stage.messages(state, raw, src, key)
         if step.state is not None and step.state is not state:
             value = step.state.to_dict()
-            why = _oversized(key, raw, lambda: value)
+            why = oversized_state(key, raw, lambda: value)
             if why is not None:
                 return [self.stage.pipeline.dead_letter(raw, src, "STATE_TOO_LARGE", why)]
             self.sessions[key] = value  # reassigned, never mutated: Faust logs only this
             self.cache.put(key, value, step.state)
         return step.emits
-
-
-def _oversized(key: str, raw: bytes, value: Callable[[], object]) -> str | None:
-    """Why the table entry a large record makes would not fit its changelog (small records are not checked)."""
-    if len(raw) + len(key) < CHECK_STATE_FROM_BYTES:
-        return None
-    return oversized_entry(key, value())
-
-
-def partition_of(key: str, partitions: int) -> int:
-    """The partition the producers' default partitioner (murmur2, as in the Java client) gives a key."""
-    return (int(murmur2(key.encode("utf-8"))) & 0x7FFFFFFF) % partitions
 
 
 def broker_credentials(settings: Settings) -> faust.SASLCredentials | None:
@@ -277,6 +179,7 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         consumer_auto_offset_reset="earliest",
         topic_allow_declare=True,
     )
+    app.transport = transport_class(settings.fetch_max_wait_ms)(app.conf.broker_consumer, app)
     topics = {
         spec.logical: app.topic(
             topic_name(spec, settings.topic_prefix),
@@ -447,6 +350,13 @@ def _register_agents(omega: OmegaApp) -> None:
                 event, QUESTIONS, lambda src, ev=event: answers_stage.question(_raw(ev), src, facts_view.store)))
 
     _register_grounding(omega, guarded)
+    _register_ticks(omega, steps)
+
+
+def _register_ticks(omega: OmegaApp, steps: ValidatorSteps) -> None:
+    """The watermark timer, and the rebalance hook that makes the validator look up open episodes again."""
+    app, settings, topics = omega.app, omega.settings, omega.topics
+    app.on_partitions_revoked.connect(steps.on_partitions_revoked)  # type: ignore[arg-type]  # mode types it narrowly
 
     @app.timer(interval=settings.tick_interval_seconds)  # type: ignore[untyped-decorator]  # faust is untyped
     async def watermark_ticks() -> None:
@@ -454,7 +364,7 @@ def _register_agents(omega: OmegaApp) -> None:
         packets_topic = topic_name(PACKETS, settings.topic_prefix)
         owned = [tp.partition for tp in app.assignor.assigned_actives() if tp.topic == packets_topic]
         for partition, mark in steps.due_ticks(owned):
-            await topics[PACKETS.logical].send(key=b"__watermark__", value=pipeline.encode_tick(partition, mark),
+            await topics[PACKETS.logical].send(key=b"__watermark__", value=omega.pipeline.encode_tick(partition, mark),
                                                partition=partition, timestamp=mark / 1000)
 
 

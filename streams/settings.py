@@ -27,6 +27,7 @@ class Settings:
     web_port: int = 6066
     tick_interval_seconds: float = 5.0
     producer_linger_seconds: float = 0.005
+    fetch_max_wait_ms: int = 50  # the worker consumer's long-poll bound (streams/transport.py); Faust's own is 1500
     standby_replicas: int = 1
     stall_seconds: float = 120.0  # waiting work unmoved this long crashes the worker (streams/watchdog.py); 0: off
     packet_auth_policy: Path | None = None  # issue 9: YAML/JSON key policy; None = signatures not checked
@@ -83,6 +84,7 @@ class Settings:
             tick_interval_seconds=float(env.get("OMEGA_TICK_INTERVAL", base.tick_interval_seconds)),
             producer_linger_seconds=float(env.get("OMEGA_PRODUCER_LINGER_MS", base.producer_linger_seconds * 1000))
             / 1000,
+            fetch_max_wait_ms=int(env.get("OMEGA_FETCH_MAX_WAIT_MS", base.fetch_max_wait_ms)),
             standby_replicas=int(env.get("OMEGA_STANDBY_REPLICAS", base.standby_replicas)),
             stall_seconds=float(env.get("OMEGA_STALL_SECONDS", base.stall_seconds)),
             packet_auth_policy=Path(env["OMEGA_PACKET_AUTH_POLICY"]) if env.get("OMEGA_PACKET_AUTH_POLICY") else None,

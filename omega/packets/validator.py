@@ -54,7 +54,7 @@ def evolve(ledger: EpisodeLedger | None, packet: Mapping[str, Any],
             return current, _replayed(header, digest, again)
         conflict = (duplicate_packet_id(packet_id), *check_schema(packet))
         verdict = _verdict(header, digest, conflict, current.state, current.state, usage_report(current))
-        return replace(current, applied={**current.applied, key: Judgement.of(verdict)}), [verdict]
+        return replace(current, applied=current.applied.with_(key, Judgement.of(verdict))), [verdict]
 
     # Deadlines passed by this packet's time fire first, so a late result still raises its timeout.
     current, timeouts = advance(current, now_ms)

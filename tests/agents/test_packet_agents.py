@@ -14,12 +14,12 @@ from datetime import UTC, datetime
 from typing import Any
 from unittest.mock import MagicMock, patch
 
-from omega.packets.ledger import EpisodeLedger
 from streams.app import OmegaApp
 from streams.codec import SchemaRegistry
 from streams.omen_avro import PACKET_SCHEMA, PacketConverter
 from streams.pipeline import Source
 from streams.topics import DEAD_LETTERS, PACKETS, PACKETS_JSON, VERDICTS
+from streams.validator import judgement_key
 from tests.agents.support import agent_of, all_sends, sends, settle
 from tests.factories import packet as factory_packet
 
@@ -112,11 +112,13 @@ async def test_validator_sends_one_verdict_and_reassigns_the_episode_entry_with_
     expected_ledger, [expected_verdict] = omega.pipeline.packet(None, raw, Source("x", 0, 0))
     assert expected_ledger is not None
     assert sent["value"] == expected_verdict.value  # the agent is the pipeline stage, nothing more
-    assert stored == expected_ledger.to_dict()
-    assert EpisodeLedger.from_dict(stored) == expected_ledger
-    # reassigned (one changelog record carrying the whole ledger dict), never mutated in place
-    [write] = changelog.call_args_list
-    assert write.args[1:] == ("corr_ep00001", expected_ledger.to_dict())
+    assert stored == expected_ledger.to_dict(judgements=False)
+    judgement = [0, expected_ledger.applied["pkt_00001_000000"].to_list()]
+    assert omega.episodes[judgement_key("corr_ep00001", "pkt_00001_000000")] == judgement
+    # assigned (one changelog record each), never mutated in place: the judgement first, then the ledger
+    assert [w.args[1:] for w in changelog.call_args_list] == [
+        (judgement_key("corr_ep00001", "pkt_00001_000000"), judgement),
+        ("corr_ep00001", expected_ledger.to_dict(judgements=False))]
 
 
 async def test_validator_reassigns_the_entry_for_each_new_packet_and_not_for_a_redelivery(omega: OmegaApp) -> None:
@@ -130,9 +132,10 @@ async def test_validator_reassigns_the_entry_for_each_new_packet_and_not_for_a_r
 
     verdicts = [s["value"] for s in sends(omega, VERDICTS.logical)]
     assert verdicts[2] == verdicts[0]  # the redelivery re-emits the same verdict, byte for byte
-    assert len(changelog.call_args_list) == 2  # ...and writes nothing to the table
-    assert stored["accepted"] == 2
-    assert sorted(stored["applied"]) == ["pkt_00001_000000", "pkt_00001_000001"]
+    assert len(changelog.call_args_list) == 4  # a judgement and the ledger per new packet; nothing on redelivery
+    assert (stored["accepted"], stored["judged"]) == (2, 2)
+    assert [w.args[1] for w in changelog.call_args_list[::2]] == [
+        judgement_key("corr_ep00001", "pkt_00001_000000"), judgement_key("corr_ep00001", "pkt_00001_000001")]
     assert changelog.call_args_list[-1].args[2] == stored
 
 
@@ -141,11 +144,11 @@ async def test_validator_keeps_episodes_apart_by_key(omega: OmegaApp) -> None:
         await agent.put(_avro_packet(factory_packet(0, 1)), key=b"corr_ep00001", timestamp=KAFKA_TS)
         await agent.put(_avro_packet(factory_packet(0, 2)), key=b"corr_ep00002", timestamp=KAFKA_TS)
         await settle(lambda: len(sends(omega, VERDICTS.logical)) == 2)
-        entries = {key: omega.episodes[key] for key in ("corr_ep00001", "corr_ep00002")}
+        keys = sorted(omega.episodes.keys())
 
     assert [s["key"] for s in sends(omega, VERDICTS.logical)] == [b"corr_ep00001", b"corr_ep00002"]
-    assert {k: list(v["applied"]) for k, v in entries.items()} == {
-        "corr_ep00001": ["pkt_00001_000000"], "corr_ep00002": ["pkt_00002_000000"]}
+    assert keys == ["corr_ep00001", judgement_key("corr_ep00001", "pkt_00001_000000"),
+                    "corr_ep00002", judgement_key("corr_ep00002", "pkt_00002_000000")]
 
 
 async def test_validator_sends_undecodable_bytes_to_dead_letters_and_leaves_the_table_alone(omega: OmegaApp) -> None:

@@ -23,8 +23,8 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from omega.eventtime import to_ms
-from streams.app import partition_of
 from streams.codec import SchemaRegistry
+from streams.state_cache import partition_of
 from streams.topics import ALERTS, ESCALATIONS, VERDICTS
 from tests.integration.worker import REPO, WorkerProcess
 

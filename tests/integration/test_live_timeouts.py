@@ -23,12 +23,13 @@ import pytest
 from faust.types import TP
 
 from omega.eventtime import to_ms
-from streams.app import OmegaApp, create_app, partition_of
+from streams.app import OmegaApp, create_app
 from streams.codec import SchemaRegistry
 from streams.omen_avro import PACKET_SCHEMA, PacketConverter
 from streams.pipeline import Pipeline
 from streams.replay import InputRecord, Replayer
 from streams.settings import Settings
+from streams.state_cache import partition_of
 from streams.topics import ALERTS, ALL_TOPICS, ESCALATIONS, PACKETS, PACKETS_JSON, VERDICTS
 from tests.factories import example_cycle, packet
 from tests.integration.test_two_workers_equivalence import as_check_line, check_packets, consume_until, write_jsonl

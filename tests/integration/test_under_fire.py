@@ -43,8 +43,8 @@ from typing import Any
 import pytest
 from aiokafka import AIOKafkaConsumer
 
-from streams.app import partition_of
 from streams.codec import SchemaRegistry
+from streams.state_cache import partition_of
 from streams.topics import ALERTS, ESCALATIONS, PACKETS, PACKETS_JSON, VERDICTS
 from tests.factories import merged_log, mixed_episode
 from tests.integration.equivalence import (

@@ -18,7 +18,7 @@ from faust.exceptions import PartitionsMismatch
 from omega.answers.store import FactStore
 from streams import app as app_module
 from streams.answers import AnswersStage
-from streams.app import MonitorSteps, ValidatorSteps, log_key, run_guarded
+from streams.app import MonitorSteps, log_key, run_guarded
 from streams.codec import SchemaRegistry
 from streams.grounding import GroundingStage, GroundingSteps
 from streams.monitor import MAX_SESSION_ID_BYTES, MonitorStage
@@ -46,6 +46,7 @@ from streams.topics import (
     QUESTIONS,
     TopicSpec,
 )
+from streams.validator import ValidatorSteps
 from tests.hostile import TEN_MB, malformed, valid, valid_json
 
 BROKER_DEFAULT_MAX = 1_048_576
@@ -265,21 +266,23 @@ def test_a_paragraph_state_too_large_for_its_changelog_is_a_dead_letter_and_not_
     assert paragraphs == {}
 
 
-def test_a_ledger_too_large_for_its_changelog_is_a_dead_letter_and_not_stored(pipeline: Pipeline) -> None:
+def test_a_judgement_too_large_for_its_changelog_is_a_dead_letter_and_not_stored(pipeline: Pipeline) -> None:
     episodes: dict[str, Any] = {}
     steps = ValidatorSteps(pipeline, episodes, 4)
     packet = json.loads(valid(PACKETS_JSON, pipeline.registry)[0][1])
     key = packet["header"]["correlation_id"]
+    packet["header"]["packet_id"] = "p" * 600_000  # fits its own judgement entry (key and value)...
     avro = []
-    for letter in "pq":  # two packets of one episode, each id 600 KB: the ledger remembers both
-        packet["header"]["packet_id"] = letter * 600_000
+    for summary in ("first", "second"):  # ...but not the DUPLICATE judgement of its re-use, which quotes it
+        packet["payload"]["summary"] = summary
         [emit] = pipeline.ingress(json.dumps(packet).encode(), Source("t", 0, 0))
         assert emit.topic is PACKETS
         avro.append(emit.value)
 
     assert [e.topic.logical for e in steps.packet(Source("t", 0, 3, b"c"), avro[0], key)] == ["verdicts"]
-    stored = episodes[key]
+    stored = dict(episodes)
     [letter] = steps.packet(Source("t", 0, 4, b"c"), avro[1], key)
 
     assert letter.record["error_class"] == "STATE_TOO_LARGE"
-    assert episodes[key] is stored
+    assert episodes == stored
+    assert sorted(len(k) for k in stored) == [len(key), len(key) + 1 + 600_000]  # the ledger, one judgement
