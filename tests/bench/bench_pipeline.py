@@ -46,6 +46,7 @@ from tests.factories import episode_packets, merged_log, mixed_episode
 
 REPO = Path(__file__).resolve().parents[2]
 clock = time.perf_counter
+RECEIVER_FETCH_MAX_WAIT_MS = 50
 SYNCED = re.compile(r"Successfully synced group \S+ with generation (\d+)")
 
 
@@ -421,8 +422,10 @@ async def _drive(bootstrap: str, prefix: str, registry: SchemaRegistry, warmup: 
     json_topic = topic_name(PACKETS if avro else PACKETS_JSON, prefix)
     verdict_topic = topic_name(VERDICTS, prefix)
     encode = avro_encoder(registry) if avro else to_json_bytes
+    # A short long-poll, as a real-time consumer of verdicts would set: with aiokafka's 500 ms, a fetch of the
+    # other partitions held a partition's verdicts back while its buffered ones were read (see streams/transport.py).
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
-                                auto_offset_reset="earliest")
+                                auto_offset_reset="earliest", fetch_max_wait_ms=RECEIVER_FETCH_MAX_WAIT_MS)
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True)
     await consumer.start()
     await producer.start()
