@@ -195,7 +195,7 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         f"{settings.topic_prefix}episodes",
         default=None,
         partitions=settings.partitions,
-        help="Episode ledger per correlation_id (JSON keys and values: Faust's default for plain types).",
+        help="Episode ledger per correlation_id, and one judgement per judged packet (streams/validator.py; JSON).",
         extra_topic_configs=WHOLE_VALUE_CHANGELOG,
     )
     sessions = app.Table(
