@@ -2,8 +2,8 @@
 
 Every packet adds one judgement, and copying an episode's every judgement per packet made validation
 quadratic in the episode length. Versions of a `Judgements` share one append-only store: adding to the
-newest version appends in place, adding to an older one (a rejected packet's ledger, a test holding an
-earlier ledger) copies only that version's entries. A version sees exactly the entries it was made with.
+newest version appends in place, adding to an older one (a step run again from the stored ledger, a test
+holding an earlier ledger) copies only that version's entries. A version sees exactly the entries it was made with.
 
 `missing` says where keys not held in memory are found: the live worker keeps judgements as records of
 their own, one per packet, instead of inside the ledger it rewrites on every packet. Each is stored with its
