@@ -9,6 +9,7 @@ from typing import Any
 from omega.eventtime import to_ms
 from omega.packets.invariants import directive_deadline_ms, is_budget_approval
 from omega.packets.ledger import Budgets, EpisodeLedger, OpenDirective, Token, Usage, VerifyLoop
+from omega.packets.verdict import VerdictStatus
 from omega.records import replace
 
 LAYER_ONE_AUTHORITIES = (1, "Integrity")
@@ -109,7 +110,6 @@ def accepted_changes(ledger: EpisodeLedger, packet: Mapping[str, Any], state_aft
     same copy that records the packet's judgement: one ledger copy per packet instead of two)."""
     header, mcp = get(packet, "header"), get(packet, "mcp")
     packet_type = get(header, "packet_type")
-    packet_id = str(get(header, "packet_id"))
     changes: dict[str, Any] = {"state": state_after}
     tools_state, stakes = get(mcp, "routing", "tools_state"), get(mcp, "stakes", "stakes_level")
     if isinstance(tools_state, str):
@@ -124,8 +124,6 @@ def accepted_changes(ledger: EpisodeLedger, packet: Mapping[str, Any], state_aft
     if is_budget_approval(packet):
         changes["budget_approved"] = True
     verify = ledger.verify
-    if verify is not None:
-        verify = replace(verify, packet_ids=(*verify.packet_ids, packet_id))
     handler = _HANDLERS.get(str(packet_type))
     if handler is not None:
         verify = handler(ledger, packet, now_ms, changes, verify)
@@ -153,9 +151,23 @@ def _belief_update(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int
                    changes: dict[str, Any], verify: VerifyLoop | None) -> VerifyLoop | None:
     changes["belief_updates"] = ledger.belief_updates + 1
     cited = get(packet, "payload", "evidence_integration")
-    if verify is not None and isinstance(cited, list) and set(map(str, cited)) & set(verify.packet_ids):
+    if verify is not None and isinstance(cited, list) and any(in_verify_loop(ledger, verify, str(packet_id), packet)
+                                                              for packet_id in cited):
         return replace(verify, belief_update_with_evidence=True)
     return verify
+
+
+def in_verify_loop(ledger: EpisodeLedger, verify: VerifyLoop, packet_id: str, packet: Mapping[str, Any]) -> bool:
+    """Whether `packet_id` is a packet of the loop: `packet` itself, or one accepted after the loop's decision.
+    Derived from the judgements, not listed in the ledger: a long loop's list made each rewrite of the ledger
+    grow with the loop."""
+    if packet_id == str(get(packet, "header", "packet_id")):
+        return True
+    judged, opened = ledger.applied.sequence(packet_id), ledger.applied.sequence(verify.decision_packet_id)
+    if judged is None or opened is None or judged <= opened:
+        return False
+    judgement = ledger.applied.get(packet_id)
+    return judgement is not None and judgement.status is not VerdictStatus.REJECTED
 
 
 def _decision(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None,

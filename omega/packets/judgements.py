@@ -50,6 +50,17 @@ class Judgements(Mapping[str, V], Generic[V]):
                 return found[1]
         return default
 
+    def sequence(self, key: str) -> int | None:
+        """The sequence number of the judgement under `key` (its position in the episode), or None."""
+        entry = self._entries.get(key)
+        if entry is not None and entry[0] < self._size:
+            return self._base + entry[0]
+        if self.missing is not None:
+            found = self.missing(key)
+            if found is not None and found[0] < self._base:
+                return found[0]
+        return None
+
     def __getitem__(self, key: str) -> V:
         value = self.get(key)
         if value is None:

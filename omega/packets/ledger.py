@@ -139,7 +139,6 @@ class VerifyLoop:
     """Progress of the verification loop entered by a VERIFY_FIRST decision (E3 / INV-008)."""
 
     decision_packet_id: str
-    packet_ids: tuple[str, ...] = ()
     plan: bool = False
     read_directive: bool = False
     success_result: bool = False
@@ -219,7 +218,8 @@ class EpisodeLedger:
             tokens={k: _token(t) for k, t in data["tokens"].items()},
             open_directives={k: OpenDirective(**d) for k, d in data["open_directives"].items()},
             evidence_refs=tuple(data["evidence_refs"]),
-            verify=None if verify is None else VerifyLoop(**{**verify, "packet_ids": tuple(verify["packet_ids"])}),
+            # Ledgers stored before the loop's packets were derived from the judgements list them: dropped.
+            verify=None if verify is None else VerifyLoop(**{k: v for k, v in verify.items() if k != "packet_ids"}),
             applied=Judgements({pid: Judgement.from_list(j) for pid, j in data.get("applied", {}).items()},
                                missing, data.get("judged", 0)),
         )

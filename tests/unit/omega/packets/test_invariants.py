@@ -578,7 +578,7 @@ def in_verify(loop: VerifyLoop, tools_state: str | None = "tools_ok") -> Episode
                          last_decision="VERIFY_FIRST")
 
 
-COMPLETE = VerifyLoop("pkt_00001_000002", ("pkt_00001_000003",), True, True, True, True, True)
+COMPLETE = VerifyLoop("pkt_00001_000002", True, True, True, True, True)
 OPENED = VerifyLoop("pkt_00001_000002")
 
 
@@ -603,7 +603,7 @@ def test_inv008_only_the_decision_closes_the_loop() -> None:
 
 
 def test_inv008_no_success_result_is_needed_when_tools_are_degraded() -> None:
-    loop = VerifyLoop("pkt_00001_000002", (), True, True, False, True, True)
+    loop = VerifyLoop("pkt_00001_000002", True, True, False, True, True)
     assert inv_008_verification_loop_closure(build(mcp__routing__tools_state="tools_partial"), in_verify(loop),
                                              NOW_MS) == []
     found = inv_008_verification_loop_closure(build(), in_verify(loop), NOW_MS)
@@ -611,7 +611,7 @@ def test_inv008_no_success_result_is_needed_when_tools_are_degraded() -> None:
 
 
 def test_inv008_without_a_tools_state_on_the_packet_the_episodes_is_used() -> None:
-    loop = VerifyLoop("pkt_00001_000002", (), True, True, False, True, True)
+    loop = VerifyLoop("pkt_00001_000002", True, True, False, True, True)
     pkt = drop(build(), "mcp.routing.tools_state")
     assert inv_008_verification_loop_closure(pkt, in_verify(loop, "tools_down"), NOW_MS) == []
     assert len(inv_008_verification_loop_closure(pkt, in_verify(loop, "tools_ok"), NOW_MS)) == 1
@@ -626,7 +626,7 @@ def test_inv008_an_empty_loop_reports_each_missing_step() -> None:
 
 
 def test_inv008_a_belief_update_without_evidence_is_the_only_gap() -> None:
-    loop = VerifyLoop("pkt_00001_000002", (), True, True, True, True, False)
+    loop = VerifyLoop("pkt_00001_000002", True, True, True, True, False)
     found = inv_008_verification_loop_closure(build(), in_verify(loop), NOW_MS)
     assert rules(found) == [("INV-008", ERROR, None)]
     assert found[0].message == (
