@@ -48,7 +48,7 @@ from streams.topics import (
     TopicSpec,
     topic_name,
 )
-from streams.transport import transport_class
+from streams.transport import admitted, transport_class
 from streams.validator import ValidatorSteps
 
 log = get_logger("omega.worker")
@@ -272,9 +272,12 @@ def _register_agents(omega: OmegaApp) -> None:
     app, settings, pipeline, topics, episodes = omega.app, omega.settings, omega.pipeline, omega.topics, omega.episodes
 
     async def guarded(event: Any, spec: TopicSpec, step: Any) -> list[Emit]:
-        """Run one stage; an unexpected error becomes a dead letter instead of killing the worker."""
-        emits = await run_guarded(pipeline, event, spec, step)
+        """Run one stage on its partition's next record (streams/input_order.py); an unexpected error becomes a
+        dead letter instead of killing the worker."""
         message = event.message
+        if not await admitted(app.consumer, message):
+            return []
+        emits = await run_guarded(pipeline, event, spec, step)
         omega.processed[message.topic, message.partition] = message.offset + 1  # for the stall watch
         return emits
 

@@ -1,4 +1,5 @@
-"""Faust's aiokafka transport with a worker consumer that long-polls for at most `fetch_max_wait_ms`.
+"""Faust's aiokafka transport with a worker consumer that long-polls for at most `fetch_max_wait_ms` and lets
+the agents process every input record in offset order (streams/input_order.py).
 
 Faust builds its worker consumer with a fixed `fetch_max_wait_ms=1500`. aiokafka leaves a partition whose
 fetched records are still being processed out of the next fetch request, and sends no second request to a
@@ -10,9 +11,32 @@ an idle worker then sends a few more (empty) fetches a second.
 
 from __future__ import annotations
 
+import time
+from collections import defaultdict
+from collections.abc import Mapping
 from typing import Any
 
+import structlog
 from faust.transport.drivers import aiokafka as faust_aiokafka
+from faust.types import TP
+
+from streams.input_order import InputOrder, Seen
+
+log = structlog.get_logger("omega.transport")
+
+
+class _NothingRead(defaultdict[TP, int | None]):
+    """Faust's per-partition "read offset", which its fetch loop consults to drop records below it: always None
+    when consulted, so no record is dropped there (InputOrder knows which ones were processed)."""
+
+    def __getitem__(self, key: TP) -> int | None:
+        return None
+
+
+async def admitted(consumer: Any, message: Any) -> bool:
+    """Whether an agent should process `message` now (always, for a consumer that does not track the order)."""
+    admit = getattr(consumer, "admit", None)
+    return True if admit is None else bool(await admit(message))
 
 
 def transport_class(fetch_max_wait_ms: int) -> type[faust_aiokafka.Transport]:
@@ -26,8 +50,39 @@ def transport_class(fetch_max_wait_ms: int) -> type[faust_aiokafka.Transport]:
             return consumer
 
     class Consumer(faust_aiokafka.Consumer):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.order = InputOrder()
+            self._read_offset = _NothingRead(lambda: None)
+
         def _new_consumer_thread(self) -> faust_aiokafka.AIOKafkaConsumerThread:
             return ConsumerThread(self, loop=self.loop, beacon=self.beacon)
+
+        async def perform_seek(self) -> None:
+            await super().perform_seek()
+            self.order.reset(dict(self._committed_offset))
+
+        async def _commit(self, offsets: Mapping[TP, int]) -> bool:
+            return bool(await super()._commit(self.order.clamp(offsets)))
+
+        async def admit(self, message: Any) -> bool:
+            """Whether `message` is its partition's next record; on one past it, read the partition again from
+            the expected offset."""
+            tp, offset = message.tp, message.offset
+            seen = self.order.see(tp, offset)
+            if seen is Seen.AHEAD:
+                target = self.order.rewind_to(tp, time.monotonic())
+                if target is None:
+                    return False
+                earliest = (await self.earliest_offsets(tp)).get(tp)
+                if earliest is not None and earliest > target:
+                    log.warning("input_truncated", topic=tp.topic, partition=tp.partition, expected=target,
+                                earliest=earliest)
+                    self.order.skip_to(tp, earliest)
+                    return self.order.see(tp, offset) is Seen.NEXT
+                log.warning("input_rewound", topic=tp.topic, partition=tp.partition, expected=target, got=offset)
+                await self.seek(tp, target)
+            return seen is Seen.NEXT
 
     class Transport(faust_aiokafka.Transport):
         pass

@@ -203,6 +203,17 @@ def paced(bootstrap: str, topic: str, records: list[tuple[bytes, bytes]], rate: 
         time.sleep(max(0.0, begun + (start + 500) / rate - time.monotonic()))
 
 
+def missing_verdicts(expected: Expected, live: LiveOutputs, limit: int = 3) -> str:
+    """A few verdicts replay gave and live did not, each with what live said about the same packet."""
+    lost = sorted(expected.must[VERDICTS.logical] - live.ids[VERDICTS.logical])[:limit]
+    rows = []
+    for verdict_id in lost:
+        want = expected.lines[VERDICTS.logical][verdict_id]
+        said = [x for x in live.records[VERDICTS.logical] if x["packet_id"] == want["packet_id"]]
+        rows.append(f"replay {json.dumps(want, sort_keys=True)}\nlive   {json.dumps(said, sort_keys=True)}")
+    return "\n".join(rows)
+
+
 def under_fire(name: str, run: Run, disturb: Callable[[Run], dict[str, Any]], settle: float = 12.0,
                rate: float | None = None) -> tuple[LiveOutputs, dict[str, Any]]:
     """Send the input (all at once, or at `rate` packets/s), let `disturb` do its damage, wait until the outputs
@@ -234,7 +245,8 @@ def under_fire(name: str, run: Run, disturb: Callable[[Run], dict[str, Any]], se
     except TimeoutError as exc:
         missing = {k: len(expected.must[k] - live.ids[k]) for k in live.ids}
         tails = "\n\n".join(w.log_tail(40) for w in run.workers)
-        raise AssertionError(f"{exc}; missing by topic: {missing}; events: {run.events}\n{tails}") from exc
+        raise AssertionError(f"{exc}; missing by topic: {missing}; events: {run.events}\n"
+                             f"{missing_verdicts(expected, live)}\n{tails}") from exc
     run.note("outputs settled")
     figures = compare(expected, live)
     figures.update(packets=len(run.packets), episodes=len({p["header"]["correlation_id"] for p in run.packets}),

@@ -1,0 +1,62 @@
+"""The agents process each input partition's records in offset order (streams/input_order.py): a record past
+one that was passed over is skipped and the partition read again from the missing one; a record already
+processed is not processed twice. Driven with `agent.test_context()`, whose records take offsets 0, 1, 2, ..."""
+
+from __future__ import annotations
+
+import json
+from unittest.mock import AsyncMock, patch
+
+from faust.types import TP
+
+from streams.app import OmegaApp
+from streams.topics import PACKETS, PACKETS_JSON
+from tests.agents.support import agent_of, sends
+from tests.factories import packet as factory_packet
+
+
+def _json_tp(omega: OmegaApp) -> TP:
+    return TP(omega.topics[PACKETS_JSON.logical].get_topic_name(), 0)
+
+
+async def test_a_record_past_a_passed_over_one_is_skipped_and_the_partition_read_again(omega: OmegaApp) -> None:
+    consumer, tp = omega.app.consumer, _json_tp(omega)
+    consumer.order.reset({tp: 0})
+    with patch.object(consumer, "seek", new=AsyncMock()) as seek, \
+            patch.object(consumer, "earliest_offsets", new=AsyncMock(return_value={tp: 0})):
+        async with agent_of(omega, "ingress").test_context() as agent:
+            await agent.put(json.dumps(factory_packet(0, 1)).encode(), key=b"k")  # offset 0
+            agent.sent_offset = 2  # offset 1 never reaches the agent
+            await agent.put(json.dumps(factory_packet(0, 3)).encode(), key=b"k")
+            await agent.put(json.dumps(factory_packet(0, 4)).encode(), key=b"k")
+
+    assert len(sends(omega, PACKETS.logical)) == 1  # only offset 0: nothing judged out of order
+    seek.assert_awaited_once_with(tp, 1)  # once: offset 3 is skipped while the rewind is under way
+    assert consumer.order.expected[tp] == 1
+    assert consumer.order.clamp({tp: 5}) == {tp: 1}  # nothing past the missing record is committed
+
+
+async def test_records_gone_from_the_log_are_skipped_without_a_rewind(omega: OmegaApp) -> None:
+    consumer, tp = omega.app.consumer, _json_tp(omega)
+    consumer.order.reset({tp: 0})
+    with patch.object(consumer, "seek", new=AsyncMock()) as seek, \
+            patch.object(consumer, "earliest_offsets", new=AsyncMock(return_value={tp: 2})):
+        async with agent_of(omega, "ingress").test_context() as agent:
+            agent.sent_offset = 2  # retention deleted offsets 0 and 1
+            await agent.put(json.dumps(factory_packet(0, 1)).encode(), key=b"k")
+
+    assert len(sends(omega, PACKETS.logical)) == 1
+    seek.assert_not_awaited()
+
+
+async def test_a_record_redelivered_after_a_rewind_is_not_processed_twice(omega: OmegaApp) -> None:
+    consumer, tp = omega.app.consumer, _json_tp(omega)
+    consumer.order.reset({tp: 0})
+    async with agent_of(omega, "ingress").test_context() as agent:
+        await agent.put(json.dumps(factory_packet(0, 1)).encode(), key=b"k")
+        await agent.put(json.dumps(factory_packet(0, 2)).encode(), key=b"k")
+        agent.sent_offset = 1  # the partition read again from offset 1
+        await agent.put(json.dumps(factory_packet(0, 2)).encode(), key=b"k")
+        await agent.put(json.dumps(factory_packet(0, 3)).encode(), key=b"k")
+
+    assert len(sends(omega, PACKETS.logical)) == 3
