@@ -5,6 +5,9 @@ processed is not processed twice. Driven with `agent.test_context()`, whose reco
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 from unittest.mock import AsyncMock, patch
 
 from faust.types import TP
@@ -19,11 +22,19 @@ def _json_tp(omega: OmegaApp) -> TP:
     return TP(omega.topics[PACKETS_JSON.logical].get_topic_name(), 0)
 
 
-async def test_a_record_past_a_passed_over_one_is_skipped_and_the_partition_read_again(omega: OmegaApp) -> None:
+@contextmanager
+def tracked_from_0(omega: OmegaApp, earliest: int) -> Iterator[tuple[Any, TP, AsyncMock]]:
+    """The ingress partition tracked from offset 0, the log starting at `earliest`; yields the consumer, the
+    partition and its (mocked) seek."""
     consumer, tp = omega.app.consumer, _json_tp(omega)
     consumer.order.reset({tp: 0})
     with patch.object(consumer, "seek", new=AsyncMock()) as seek, \
-            patch.object(consumer, "earliest_offsets", new=AsyncMock(return_value={tp: 0})):
+            patch.object(consumer, "earliest_offsets", new=AsyncMock(return_value={tp: earliest})):
+        yield consumer, tp, seek
+
+
+async def test_a_record_past_a_passed_over_one_is_skipped_and_the_partition_read_again(omega: OmegaApp) -> None:
+    with tracked_from_0(omega, earliest=0) as (consumer, tp, seek):
         async with agent_of(omega, "ingress").test_context() as agent:
             await agent.put(json.dumps(factory_packet(0, 1)).encode(), key=b"k")  # offset 0
             agent.sent_offset = 2  # offset 1 never reaches the agent
@@ -37,10 +48,7 @@ async def test_a_record_past_a_passed_over_one_is_skipped_and_the_partition_read
 
 
 async def test_records_gone_from_the_log_are_skipped_without_a_rewind(omega: OmegaApp) -> None:
-    consumer, tp = omega.app.consumer, _json_tp(omega)
-    consumer.order.reset({tp: 0})
-    with patch.object(consumer, "seek", new=AsyncMock()) as seek, \
-            patch.object(consumer, "earliest_offsets", new=AsyncMock(return_value={tp: 2})):
+    with tracked_from_0(omega, earliest=2) as (_, _, seek):
         async with agent_of(omega, "ingress").test_context() as agent:
             agent.sent_offset = 2  # retention deleted offsets 0 and 1
             await agent.put(json.dumps(factory_packet(0, 1)).encode(), key=b"k")
