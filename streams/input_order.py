@@ -9,7 +9,8 @@ in about half the runs, the records dropped a few hundred ms after the join. A p
 judged out of order, against a later ledger, so redelivering it afterwards is no cure either.
 
 So the agents process records strictly in offset order from the offset where each partition's reading began
-(its committed offset, after every seek to the committed offsets), keeping track here: a record at the expected
+(its committed offset after every seek to the committed offsets; for a partition without one, the offset the
+consumer's reset policy starts it at, which the caller places), keeping track here: a record at the expected
 offset is processed; one below it was processed already; one above it means records were passed over, and the
 partition is read again from the expected offset (a rewind) while what comes before them is skipped. Commits
 never go past the expected offset.
@@ -28,6 +29,7 @@ class Seen(Enum):
     NEXT = "next"  # the expected record: process it
     DONE = "done"  # processed already in this assignment (a redelivery after a seek or a rewind)
     AHEAD = "ahead"  # records before it were passed over: rewind, skip this one
+    UNPLACED = "unplaced"  # the partition's start is not known yet: place it, then look again
 
 
 class InputOrder:
@@ -40,15 +42,19 @@ class InputOrder:
         self._rewinds: dict[Any, tuple[int, float]] = {}
 
     def reset(self, committed: Mapping[Any, int | None]) -> None:
-        """Reading starts again at the committed offsets (a partition without one starts wherever it is read)."""
+        """Reading starts again at the committed offsets (a partition without one is placed at its first record)."""
         self.tracking = True
         self.expected = {tp: offset for tp, offset in committed.items() if offset is not None and offset >= 0}
         self._rewinds.clear()
 
     def see(self, tp: Any, offset: int) -> Seen:
         """Classify the record at `offset` of `tp`; a NEXT one moves the expected offset past it."""
+        if not self.tracking:
+            return Seen.NEXT
         expected = self.expected.get(tp)
-        if not self.tracking or expected is None or offset == expected:
+        if expected is None:
+            return Seen.UNPLACED
+        if offset == expected:
             self.expected[tp] = offset + 1
             return Seen.NEXT
         return Seen.DONE if offset < expected else Seen.AHEAD
@@ -63,8 +69,8 @@ class InputOrder:
         self._rewinds[tp] = (target, now)
         return target
 
-    def skip_to(self, tp: Any, offset: int) -> None:
-        """Records below `offset` are gone from the log (retention): expect `offset` instead."""
+    def start_at(self, tp: Any, offset: int) -> None:
+        """Expect `offset` next: where an unplaced partition starts, or the first record left after retention."""
         self.expected[tp] = offset
 
     def clamp(self, offsets: Mapping[Any, int]) -> dict[Any, int]:

@@ -70,6 +70,9 @@ def transport_class(fetch_max_wait_ms: int) -> type[faust_aiokafka.Transport]:
             the expected offset."""
             tp, offset = message.tp, message.offset
             seen = self.order.see(tp, offset)
+            if seen is Seen.UNPLACED:
+                self.order.start_at(tp, await self._reading_start(tp, offset))
+                seen = self.order.see(tp, offset)
             if seen is Seen.AHEAD:
                 target = self.order.rewind_to(tp, time.monotonic())
                 if target is None:
@@ -78,11 +81,18 @@ def transport_class(fetch_max_wait_ms: int) -> type[faust_aiokafka.Transport]:
                 if earliest is not None and earliest > target:
                     log.warning("input_truncated", topic=tp.topic, partition=tp.partition, expected=target,
                                 earliest=earliest)
-                    self.order.skip_to(tp, earliest)
+                    self.order.start_at(tp, earliest)
                     return self.order.see(tp, offset) is Seen.NEXT
                 log.warning("input_rewound", topic=tp.topic, partition=tp.partition, expected=target, got=offset)
                 await self.seek(tp, target)
             return seen is Seen.NEXT
+
+        async def _reading_start(self, tp: TP, first_read: int) -> int:
+            """Where reading of `tp`, which has no committed offset, began: the log's start under the "earliest"
+            reset policy (so a first record passed over is not missed); else the first record read."""
+            if self.app.conf.consumer_auto_offset_reset != "earliest":
+                return first_read
+            return (await self.earliest_offsets(tp)).get(tp, first_read)
 
     class Transport(faust_aiokafka.Transport):
         pass

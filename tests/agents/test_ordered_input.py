@@ -23,18 +23,18 @@ def _json_tp(omega: OmegaApp) -> TP:
 
 
 @contextmanager
-def tracked_from_0(omega: OmegaApp, earliest: int) -> Iterator[tuple[Any, TP, AsyncMock]]:
-    """The ingress partition tracked from offset 0, the log starting at `earliest`; yields the consumer, the
-    partition and its (mocked) seek."""
+def tracked_from(omega: OmegaApp, earliest: int, committed: int | None = 0) -> Iterator[tuple[Any, TP, AsyncMock]]:
+    """The ingress partition tracked from its `committed` offset, the log starting at `earliest`; yields the
+    consumer, the partition and its (mocked) seek."""
     consumer, tp = omega.app.consumer, _json_tp(omega)
-    consumer.order.reset({tp: 0})
+    consumer.order.reset({tp: committed})
     with patch.object(consumer, "seek", new=AsyncMock()) as seek, \
             patch.object(consumer, "earliest_offsets", new=AsyncMock(return_value={tp: earliest})):
         yield consumer, tp, seek
 
 
 async def test_a_record_past_a_passed_over_one_is_skipped_and_the_partition_read_again(omega: OmegaApp) -> None:
-    with tracked_from_0(omega, earliest=0) as (consumer, tp, seek):
+    with tracked_from(omega, earliest=0) as (consumer, tp, seek):
         async with agent_of(omega, "ingress").test_context() as agent:
             await agent.put(json.dumps(factory_packet(0, 1)).encode(), key=b"k")  # offset 0
             agent.sent_offset = 2  # offset 1 never reaches the agent
@@ -48,7 +48,7 @@ async def test_a_record_past_a_passed_over_one_is_skipped_and_the_partition_read
 
 
 async def test_records_gone_from_the_log_are_skipped_without_a_rewind(omega: OmegaApp) -> None:
-    with tracked_from_0(omega, earliest=2) as (_, _, seek):
+    with tracked_from(omega, earliest=2) as (_, _, seek):
         async with agent_of(omega, "ingress").test_context() as agent:
             agent.sent_offset = 2  # retention deleted offsets 0 and 1
             await agent.put(json.dumps(factory_packet(0, 1)).encode(), key=b"k")
@@ -68,3 +68,25 @@ async def test_a_record_redelivered_after_a_rewind_is_not_processed_twice(omega:
         await agent.put(json.dumps(factory_packet(0, 3)).encode(), key=b"k")
 
     assert len(sends(omega, PACKETS.logical)) == 3
+
+
+async def test_without_a_committed_offset_a_first_record_passed_over_is_read_again(omega: OmegaApp) -> None:
+    with tracked_from(omega, earliest=0, committed=None) as (consumer, tp, seek):
+        async with agent_of(omega, "ingress").test_context() as agent:
+            agent.sent_offset = 1  # offset 0, where reading began, never reaches the agent
+            await agent.put(json.dumps(factory_packet(0, 2)).encode(), key=b"k")
+
+    assert sends(omega, PACKETS.logical) == []
+    seek.assert_awaited_once_with(tp, 0)
+    assert consumer.order.clamp({tp: 2}) == {tp: 0}
+
+
+async def test_without_a_committed_offset_reading_starts_at_the_first_record_left(omega: OmegaApp) -> None:
+    with tracked_from(omega, earliest=3, committed=None) as (consumer, tp, seek):
+        async with agent_of(omega, "ingress").test_context() as agent:
+            agent.sent_offset = 3
+            await agent.put(json.dumps(factory_packet(0, 1)).encode(), key=b"k")
+
+    assert len(sends(omega, PACKETS.logical)) == 1
+    seek.assert_not_awaited()
+    assert consumer.order.expected[tp] == 4

@@ -41,10 +41,13 @@ def test_a_record_past_the_expected_offset_is_ahead_and_moves_nothing() -> None:
     assert order.see(TP0, 10) is Seen.NEXT
 
 
-def test_a_partition_without_a_committed_offset_starts_where_it_is_read() -> None:
+def test_a_partition_without_a_committed_offset_is_unplaced_until_its_start_is_known() -> None:
     order = tracking(p0=None)
-    assert order.see(TP0, 7) is Seen.NEXT
-    assert order.see(TP0, 9) is Seen.AHEAD
+    assert order.see(TP0, 7) is Seen.UNPLACED
+    assert order.clamp({TP0: 9}) == {TP0: 9}
+    order.start_at(TP0, 5)
+    assert order.see(TP0, 7) is Seen.AHEAD  # reading began at 5: 5 and 6 were passed over
+    assert order.see(TP0, 5) is Seen.NEXT
 
 
 def test_commits_stop_at_the_first_record_not_processed() -> None:
@@ -71,11 +74,11 @@ def test_a_reset_forgets_the_old_assignment() -> None:
     order = tracking(p0=10)
     order.see(TP0, 10)
     order.reset({TP1: 3})
-    assert order.see(TP0, 40) is Seen.NEXT  # no committed offset given: starts where it is read
+    assert order.see(TP0, 40) is Seen.UNPLACED  # no committed offset given: its start must be placed again
     assert order.see(TP1, 3) is Seen.NEXT
 
 
 def test_records_gone_from_the_log_are_skipped_to() -> None:
     order = tracking(p0=10)
-    order.skip_to(TP0, 15)
+    order.start_at(TP0, 15)
     assert order.see(TP0, 15) is Seen.NEXT
