@@ -295,6 +295,10 @@ def _syntax_reason(exc: yaml.YAMLError, text: str) -> str:
     """A readable YAML error naming line and column (1-based)."""
     if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
         mark = exc.problem_mark
+        if "maximum nesting depth" in (exc.problem or ""):
+            # the libyaml that PyYAML 6.0.4 bundles (0.2.6) stops at its own depth limit (1,000) while scanning
+            # ahead, before our builder sees the events: the same refusal, so the same reason
+            return f"line {mark.line + 1}: nesting deeper than {MAX_DEPTH} levels"
         where = f"line {mark.line + 1}, column {mark.column + 1}"
         context = f" ({exc.context})" if exc.context else ""
         return f"YAML syntax error at {where}: {exc.problem}{context}"
