@@ -29,6 +29,7 @@ from streams.corpus import DEFAULT_CORPUS, fact_key
 from streams.grounding import GroundingStage, GroundingSteps
 from streams.logs import get_logger
 from streams.monitor import MAX_SESSION_ID_BYTES, MonitorStage
+from streams.offset_probe import OffsetProbe
 from streams.oracle import OracleStage
 from streams.pipeline import Emit, Pipeline, Source, oversized_entry
 from streams.settings import Settings
@@ -179,7 +180,8 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         consumer_auto_offset_reset="earliest",
         topic_allow_declare=True,
     )
-    app.transport = transport_class(settings.fetch_max_wait_ms)(app.conf.broker_consumer, app)
+    probe = OffsetProbe(settings.bootstrap_servers, settings.kafka_client_options())
+    app.transport = transport_class(settings.fetch_max_wait_ms, probe)(app.conf.broker_consumer, app)
     topics = {
         spec.logical: app.topic(
             topic_name(spec, settings.topic_prefix),
@@ -219,7 +221,8 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         f"{settings.topic_prefix}paragraphs", default=None, partitions=settings.partitions,
         help="Grounded-generation paragraph state (every version of every sentence) by corpus/paragraph_id (JSON).")
     _register_agents(omega)
-    watchdog.install(app, omega.processed, settings.stall_seconds, every=STALL_CHECK_SECONDS)
+    watchdog.install(app, omega.processed, settings.stall_seconds, every=STALL_CHECK_SECONDS,
+                     stored=probe.first_at_or_after)
 
     log.info("app_created", app_id=settings.app_id, topics=[t.name for t in ALL_TOPICS],
              prefix=settings.topic_prefix, dead_letters=DEAD_LETTERS.name)

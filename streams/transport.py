@@ -21,6 +21,7 @@ from faust.transport.drivers import aiokafka as faust_aiokafka
 from faust.types import TP
 
 from streams.input_order import InputOrder, Seen
+from streams.offset_probe import OffsetProbe
 
 log = structlog.get_logger("omega.transport")
 
@@ -39,24 +40,33 @@ async def admitted(consumer: Any, message: Any) -> bool:
     return True if admit is None else bool(await admit(message))
 
 
-def transport_class(fetch_max_wait_ms: int) -> type[faust_aiokafka.Transport]:
-    """The aiokafka transport class whose worker consumer long-polls for at most `fetch_max_wait_ms`."""
+def transport_class(fetch_max_wait_ms: int, probe: OffsetProbe) -> type[faust_aiokafka.Transport]:
+    """The aiokafka transport class whose worker consumer long-polls for at most `fetch_max_wait_ms` and asks
+    `probe` what is stored where a record was passed over."""
 
     class ConsumerThread(faust_aiokafka.AIOKafkaConsumerThread):
         def _create_worker_consumer(self, transport: Any) -> Any:
             consumer = super()._create_worker_consumer(transport)
             # Read by aiokafka's fetcher when the consumer starts; no public setting (Faust passes 1500).
             consumer._fetch_max_wait_ms = fetch_max_wait_ms  # noqa: SLF001
+            # An aborted transaction's packets were never published: not judged (Faust reads uncommitted unless
+            # it runs exactly-once itself). Our own topics are not transactional, so this changes nothing there.
+            consumer._isolation_level = "read_committed"  # noqa: SLF001
             return consumer
 
     class Consumer(faust_aiokafka.Consumer):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.order = InputOrder()
+            self.probe = probe
             self._read_offset = _NothingRead(lambda: None)
 
         def _new_consumer_thread(self) -> faust_aiokafka.AIOKafkaConsumerThread:
             return ConsumerThread(self, loop=self.loop, beacon=self.beacon)
+
+        async def on_stop(self) -> None:
+            await super().on_stop()
+            await self.probe.close()
 
         async def perform_seek(self) -> None:
             await super().perform_seek()
@@ -67,24 +77,26 @@ def transport_class(fetch_max_wait_ms: int) -> type[faust_aiokafka.Transport]:
 
         async def admit(self, message: Any) -> bool:
             """Whether `message` is its partition's next record; on one past it, read the partition again from
-            the expected offset."""
+            the first record stored at or after the expected offset, unless that is this one."""
             tp, offset = message.tp, message.offset
             seen = self.order.see(tp, offset)
             if seen is Seen.UNPLACED:
                 self.order.start_at(tp, await self._reading_start(tp, offset))
                 seen = self.order.see(tp, offset)
-            if seen is Seen.AHEAD:
+            while seen is Seen.AHEAD:
                 target = self.order.rewind_to(tp, time.monotonic())
                 if target is None:
                     return False
-                earliest = (await self.earliest_offsets(tp)).get(tp)
-                if earliest is not None and earliest > target:
-                    log.warning("input_truncated", topic=tp.topic, partition=tp.partition, expected=target,
-                                earliest=earliest)
-                    self.order.start_at(tp, earliest)
-                    return self.order.see(tp, offset) is Seen.NEXT
-                log.warning("input_rewound", topic=tp.topic, partition=tp.partition, expected=target, got=offset)
-                await self.seek(tp, target)
+                stored = await self.probe.first_at_or_after(tp.topic, tp.partition, target)
+                if stored is None or stored <= target:
+                    log.warning("input_rewound", topic=tp.topic, partition=tp.partition, expected=target, got=offset)
+                    await self.seek(tp, target)
+                    return False
+                # nothing stored from target on (transaction markers, compaction, retention); this record is
+                # stored, whatever the probe found (so a probe answer past it cannot skip it)
+                log.info("input_gap", topic=tp.topic, partition=tp.partition, expected=target, next=stored)
+                self.order.start_at(tp, min(stored, offset))
+                seen = self.order.see(tp, offset)
             return seen is Seen.NEXT
 
         async def _reading_start(self, tp: TP, first_read: int) -> int:

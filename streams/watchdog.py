@@ -8,8 +8,8 @@ outputs are at-least-once and carry ids derived from their inputs, so what the r
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from streams.logs import get_logger
@@ -31,6 +31,12 @@ class Progress:
     in_recovery: bool
     recovery_remaining: int
     partitions: Mapping[str, tuple[int, int]]
+    where: Mapping[str, tuple[str, int]] = field(default_factory=dict)  # name -> (topic, partition)
+
+
+# (topic, partition, offset, timeout_ms) -> the first offset holding a record at or after offset, None if none
+Stored = Callable[[str, int, int, int], Awaitable[int | None]]
+STORED_TIMEOUT_MS = 1_000
 
 
 @dataclass
@@ -97,12 +103,28 @@ async def look(app: Any, processed: Mapping[tuple[str, int], int], inputs: set[s
         recovery_remaining=int(recovery.active_remaining_total()) if recovery.in_recovery else 0,
         partitions={f"{tp.topic}[{tp.partition}]": (starts[(tp.topic, tp.partition)], int(ends.get(tp) or 0))
                     for tp in assigned},
+        where={f"{tp.topic}[{tp.partition}]": (tp.topic, tp.partition) for tp in assigned},
     )
 
 
-def install(app: Any, processed: Mapping[tuple[str, int], int], stall_seconds: float, every: float) -> None:
-    """Check the worker every `every` seconds; after `stall_seconds` without progress on waiting work, log
-    `worker_stalled` and crash the worker (exit code 1). `stall_seconds` <= 0 turns the watch off."""
+async def without_empty_tails(progress: Progress, stored: Stored) -> Progress:
+    """`progress` with each waiting partition whose offsets from its position on hold no record (a
+    transactional producer's last commit marker) read to its end: nothing there can be processed."""
+    partitions = dict(progress.partitions)
+    for name, (position, end) in progress.partitions.items():
+        if position < end and name in progress.where:
+            topic, partition = progress.where[name]
+            first = await stored(topic, partition, position, STORED_TIMEOUT_MS)
+            if first is None or first >= end:
+                partitions[name] = (end, end)
+    return replace(progress, partitions=partitions)
+
+
+def install(app: Any, processed: Mapping[tuple[str, int], int], stall_seconds: float, every: float,
+            stored: Stored | None = None) -> None:
+    """Check the worker every `every` seconds; after `stall_seconds` without progress on waiting work (records
+    `stored` past its position, when given), log `worker_stalled` and crash the worker (exit code 1).
+    `stall_seconds` <= 0 turns the watch off."""
     if stall_seconds <= 0:
         return
     watch = StallWatch(stall_seconds)
@@ -118,6 +140,8 @@ def install(app: Any, processed: Mapping[tuple[str, int], int], stall_seconds: f
             watch.forget()
             return
         stalls = watch.observe(app.loop.time(), progress)
+        if stalls and stored is not None:  # rare: ask the broker whether any record is really waiting
+            stalls = watch.observe(app.loop.time(), await without_empty_tails(progress, stored))
         if stalls:
             log.error("worker_stalled", stalls=stalls, stall_seconds=stall_seconds)
             await app.crash(WorkerStalled("; ".join(stalls)))

@@ -23,18 +23,21 @@ def _json_tp(omega: OmegaApp) -> TP:
 
 
 @contextmanager
-def tracked_from(omega: OmegaApp, earliest: int, committed: int | None = 0) -> Iterator[tuple[Any, TP, AsyncMock]]:
-    """The ingress partition tracked from its `committed` offset, the log starting at `earliest`; yields the
-    consumer, the partition and its (mocked) seek."""
+def tracked_from(omega: OmegaApp, earliest: int = 0, committed: int | None = 0,
+                 stored: int | None = None) -> Iterator[tuple[Any, TP, AsyncMock]]:
+    """The ingress partition tracked from its `committed` offset, the log starting at `earliest`, the first record
+    at or after the expected offset being `stored` (None: the probe cannot tell); yields the consumer, the
+    partition and its (mocked) seek."""
     consumer, tp = omega.app.consumer, _json_tp(omega)
     consumer.order.reset({tp: committed})
     with patch.object(consumer, "seek", new=AsyncMock()) as seek, \
-            patch.object(consumer, "earliest_offsets", new=AsyncMock(return_value={tp: earliest})):
+            patch.object(consumer, "earliest_offsets", new=AsyncMock(return_value={tp: earliest})), \
+            patch.object(consumer.probe, "first_at_or_after", new=AsyncMock(return_value=stored)):
         yield consumer, tp, seek
 
 
 async def test_a_record_past_a_passed_over_one_is_skipped_and_the_partition_read_again(omega: OmegaApp) -> None:
-    with tracked_from(omega, earliest=0) as (consumer, tp, seek):
+    with tracked_from(omega, stored=1) as (consumer, tp, seek):
         async with agent_of(omega, "ingress").test_context() as agent:
             await agent.put(json.dumps(factory_packet(0, 1)).encode(), key=b"k")  # offset 0
             agent.sent_offset = 2  # offset 1 never reaches the agent
@@ -48,7 +51,7 @@ async def test_a_record_past_a_passed_over_one_is_skipped_and_the_partition_read
 
 
 async def test_records_gone_from_the_log_are_skipped_without_a_rewind(omega: OmegaApp) -> None:
-    with tracked_from(omega, earliest=2) as (_, _, seek):
+    with tracked_from(omega, earliest=2, stored=2) as (_, _, seek):
         async with agent_of(omega, "ingress").test_context() as agent:
             agent.sent_offset = 2  # retention deleted offsets 0 and 1
             await agent.put(json.dumps(factory_packet(0, 1)).encode(), key=b"k")
@@ -71,7 +74,7 @@ async def test_a_record_redelivered_after_a_rewind_is_not_processed_twice(omega:
 
 
 async def test_without_a_committed_offset_a_first_record_passed_over_is_read_again(omega: OmegaApp) -> None:
-    with tracked_from(omega, earliest=0, committed=None) as (consumer, tp, seek):
+    with tracked_from(omega, earliest=0, committed=None, stored=0) as (consumer, tp, seek):
         async with agent_of(omega, "ingress").test_context() as agent:
             agent.sent_offset = 1  # offset 0, where reading began, never reaches the agent
             await agent.put(json.dumps(factory_packet(0, 2)).encode(), key=b"k")
@@ -82,7 +85,7 @@ async def test_without_a_committed_offset_a_first_record_passed_over_is_read_aga
 
 
 async def test_without_a_committed_offset_reading_starts_at_the_first_record_left(omega: OmegaApp) -> None:
-    with tracked_from(omega, earliest=3, committed=None) as (consumer, tp, seek):
+    with tracked_from(omega, earliest=3, committed=None, stored=3) as (consumer, tp, seek):
         async with agent_of(omega, "ingress").test_context() as agent:
             agent.sent_offset = 3
             await agent.put(json.dumps(factory_packet(0, 1)).encode(), key=b"k")
@@ -90,3 +93,38 @@ async def test_without_a_committed_offset_reading_starts_at_the_first_record_lef
     assert len(sends(omega, PACKETS.logical)) == 1
     seek.assert_not_awaited()
     assert consumer.order.expected[tp] == 4
+
+
+async def test_offsets_holding_no_record_are_passed_without_a_rewind(omega: OmegaApp) -> None:
+    with tracked_from(omega, stored=2) as (consumer, tp, seek):  # offset 1: a transaction's commit marker
+        async with agent_of(omega, "ingress").test_context() as agent:
+            await agent.put(json.dumps(factory_packet(0, 1)).encode(), key=b"k")
+            agent.sent_offset = 2
+            await agent.put(json.dumps(factory_packet(0, 2)).encode(), key=b"k")
+
+    assert len(sends(omega, PACKETS.logical)) == 2
+    seek.assert_not_awaited()
+    assert consumer.order.expected[tp] == 3
+
+
+async def test_a_gap_before_a_passed_over_record_is_passed_and_the_record_read_again(omega: OmegaApp) -> None:
+    with tracked_from(omega) as (consumer, tp, seek):
+        consumer.probe.first_at_or_after.side_effect = [2, 2]  # 1 holds nothing, 2 is stored but was passed over
+        async with agent_of(omega, "ingress").test_context() as agent:
+            await agent.put(json.dumps(factory_packet(0, 1)).encode(), key=b"k")
+            agent.sent_offset = 3
+            await agent.put(json.dumps(factory_packet(0, 3)).encode(), key=b"k")
+
+    assert len(sends(omega, PACKETS.logical)) == 1
+    seek.assert_awaited_once_with(tp, 2)
+    assert consumer.order.clamp({tp: 4}) == {tp: 2}
+
+
+async def test_a_probe_that_cannot_tell_leads_to_a_rewind(omega: OmegaApp) -> None:
+    with tracked_from(omega, stored=None) as (_, tp, seek):
+        async with agent_of(omega, "ingress").test_context() as agent:
+            agent.sent_offset = 1
+            await agent.put(json.dumps(factory_packet(0, 2)).encode(), key=b"k")
+
+    assert sends(omega, PACKETS.logical) == []
+    seek.assert_awaited_once_with(tp, 0)

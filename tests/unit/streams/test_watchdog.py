@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import NamedTuple
 
-from streams.watchdog import RECOVERY, Progress, StallWatch, next_offsets
+from streams.watchdog import RECOVERY, Progress, StallWatch, Stored, next_offsets, without_empty_tails
 
 
 class TP(NamedTuple):
@@ -75,3 +76,26 @@ def test_next_offsets_prefers_what_this_worker_processed_and_else_faust_s_commit
     a, b, c = TP("in", 0), TP("in", 1), TP("in", 2)
     offsets = next_offsets({("in", 0): 41, ("in", 1): 5}, {a: 30, b: 9, c: None}, [a, b, c])
     assert offsets == {("in", 0): 41, ("in", 1): 10, ("in", 2): 0}
+
+
+def _stored_at(first: dict[int, int | None]) -> Stored:
+    async def stored(topic: str, partition: int, offset: int, timeout_ms: int) -> int | None:
+        return first[partition]
+    return stored
+
+
+def test_a_partition_whose_tail_holds_no_record_is_read_to_its_end_and_others_keep_waiting() -> None:
+    progress = Progress(False, 0, {"p0": (150, 151), "p1": (100, 150), "p2": (7, 9), "p3": (3, 3)},
+                        where={"p0": ("in", 0), "p1": ("in", 1), "p2": ("in", 2), "p3": ("in", 3)})
+    # p0: a last commit marker; p1: records from 100 on; p2: nothing came (the probe timed out)
+    checked = asyncio.run(without_empty_tails(progress, _stored_at({0: None, 1: 100, 2: None, 3: 3})))
+    assert checked.partitions == {"p0": (151, 151), "p1": (100, 150), "p2": (9, 9), "p3": (3, 3)}
+
+
+def test_a_commit_marker_at_the_end_never_makes_a_stall_once_checked() -> None:
+    watch = StallWatch(stall_seconds=60)
+    progress = Progress(False, 0, {"p0": (150, 151)}, where={"p0": ("in", 0)})
+    watch.observe(0, progress)
+    assert watch.observe(60, progress) != []
+    checked = asyncio.run(without_empty_tails(progress, _stored_at({0: None})))
+    assert watch.observe(60, checked) == []
