@@ -12,8 +12,9 @@ So the agents process records strictly in offset order from the offset where eac
 (its committed offset after every seek to the committed offsets; for a partition without one, the offset the
 consumer's reset policy starts it at, which the caller places), keeping track here: a record at the expected
 offset is processed; one below it was processed already; one above it means records were passed over, and the
-partition is read again from the expected offset (a rewind) while what comes before them is skipped. Commits
-never go past the expected offset.
+partition is read again from the expected offset (a rewind) while what comes before them is skipped, unless
+those offsets hold no record (the caller asks the broker: streams/offset_probe.py). Commits never go past the
+expected offset.
 """
 
 from __future__ import annotations
@@ -70,7 +71,7 @@ class InputOrder:
         return target
 
     def start_at(self, tp: Any, offset: int) -> None:
-        """Expect `offset` next: where an unplaced partition starts, or the first record left after retention."""
+        """Expect `offset` next: where an unplaced partition starts, or the first record stored past a gap."""
         self.expected[tp] = offset
 
     def clamp(self, offsets: Mapping[Any, int]) -> dict[Any, int]:

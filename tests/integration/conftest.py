@@ -11,6 +11,17 @@ from tests.integration.worker import WorkerProcess
 
 
 @pytest.fixture
+def worker(kafka_bootstrap: str, tmp_path: Path) -> Iterator[WorkerProcess]:
+    """One worker (memory store) under its own topic prefix, started and ready."""
+    process = WorkerProcess(kafka_bootstrap, tmp_path)
+    process.start()
+    try:
+        yield process
+    finally:
+        process.stop()
+
+
+@pytest.fixture
 def two_workers(kafka_bootstrap: str, tmp_path: Path) -> Iterator[list[WorkerProcess]]:
     """Two workers, one topic prefix and app id (so one consumer group), each its own data dir."""
     first = WorkerProcess(kafka_bootstrap, tmp_path / "worker-1")

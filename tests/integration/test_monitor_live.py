@@ -5,7 +5,6 @@ embedded judge, and the worker goes on after every bad record."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -70,16 +69,6 @@ def _embedded(records: list[tuple[bytes, bytes]], registry: SchemaRegistry) -> d
 
 def _plain(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k not in ("key", "partition", "offset", "timestamp")}
-
-
-@pytest.fixture
-def worker(kafka_bootstrap: str, tmp_path: Path) -> Iterator[WorkerProcess]:
-    process = WorkerProcess(kafka_bootstrap, tmp_path)
-    process.start()
-    try:
-        yield process
-    finally:
-        process.stop()
 
 
 def test_live_monitor_equals_the_embedded_judge_and_survives_messy_input(

@@ -7,8 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import uuid
-from collections.abc import Iterator, Sequence
-from pathlib import Path
+from collections.abc import Sequence
 
 import pytest
 from aiokafka import AIOKafkaProducer
@@ -57,16 +56,6 @@ async def _probe_answers(bootstrap: str, topic: str) -> list[int | None]:
 def test_the_probe_finds_the_first_record_stored_past_a_commit_marker(kafka_bootstrap: str) -> None:
     topic = f"it-probe-{uuid.uuid4().hex[:10]}"
     assert asyncio.run(_probe_answers(kafka_bootstrap, topic)) == [0, 2, 2, None]
-
-
-@pytest.fixture
-def worker(kafka_bootstrap: str, tmp_path: Path) -> Iterator[WorkerProcess]:
-    process = WorkerProcess(kafka_bootstrap, tmp_path)
-    process.start()
-    try:
-        yield process
-    finally:
-        process.stop()
 
 
 def test_packets_published_in_transactions_are_all_judged_and_aborted_ones_not(worker: WorkerProcess,
