@@ -21,7 +21,7 @@ from omega.packets.authenticity import AuthPolicy
 from streams.auth_policy import PolicyError
 from streams.cli_auth import auth_policy_option, policy_or_exit, sign_group
 from streams.codec import SchemaRegistry
-from streams.logs import configure_logging
+from streams.logs import configure_logging, thin_repeats
 from streams.monitor import MonitorStage
 from streams.pipeline import Emit, Pipeline, Source
 from streams.replay import Replayer, ReplaySummary, jsonable, read_inputs
@@ -254,6 +254,7 @@ def worker(bootstrap: str, prefix: str, store: str, partitions: int, app_id: str
     except PolicyError as exc:  # OMEGA_PACKET_AUTH_POLICY names an unusable policy
         click.echo(f"omega: {exc}", err=True)
         sys.exit(EXIT_USAGE)
+    thin_repeats()  # after create_app: the aiokafka and Faust modules, and so their loggers, exist now
     Worker(omega.app, loglevel=settings.log_level.lower(), quiet=True).execute_from_commandline()
 
 

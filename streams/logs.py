@@ -1,11 +1,22 @@
-"""structlog configured for JSON lines on stderr, level from OMEGA_LOG_LEVEL."""
+"""structlog configured for JSON lines on stderr, level from OMEGA_LOG_LEVEL; repeated client warnings thinned.
+
+While the broker is away, aiokafka logs every reconnection attempt, metadata refresh and failed request at
+WARNING or ERROR: about 185 lines a second per worker in tests/integration/test_under_fire.py's broker bounce,
+which buries the lines that matter and fills disks in a long outage. `RepeatFilter` lets the first record of
+each message template through, drops its repeats for a window, and then says how many it dropped.
+"""
 
 from __future__ import annotations
 
 import logging
 import sys
+import time
+from collections.abc import Callable, Iterable
 
 import structlog
+
+REPEAT_WINDOW_SECONDS = 10.0
+THINNED_LOGGERS = ("aiokafka", "faust", "mode")  # third-party client and framework loggers; ours stay whole
 
 
 def configure_logging(level: str = "INFO") -> None:
@@ -32,3 +43,41 @@ def get_logger(name: str) -> structlog.typing.FilteringBoundLogger:
     """A named structlog logger."""
     logger: structlog.typing.FilteringBoundLogger = structlog.get_logger(name)
     return logger
+
+
+class RepeatFilter(logging.Filter):
+    """Per (logger, level, message template): the first record passes, repeats within `window` seconds are
+    dropped, and the first record after the window passes with how many were dropped appended."""
+
+    def __init__(self, window: float = REPEAT_WINDOW_SECONDS, clock: Callable[[], float] = time.monotonic) -> None:
+        super().__init__()
+        self.window, self.clock = window, clock
+        self._seen: dict[tuple[str, int, str], tuple[float, int]] = {}  # -> (window start, dropped since)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Whether `record` is written (one that closes a window carries the count of the dropped)."""
+        if record.levelno < logging.WARNING:
+            return True
+        key = (record.name, record.levelno, str(record.msg))
+        now = self.clock()
+        seen = self._seen.get(key)
+        if seen is not None and now - seen[0] < self.window:
+            self._seen[key] = (seen[0], seen[1] + 1)
+            return False
+        self._seen[key] = (now, 0)
+        if seen is not None and seen[1]:
+            record.msg = f"{record.msg} [{seen[1]} more like this in the last {now - seen[0]:.0f} s]"
+        return True
+
+
+def thin_repeats(prefixes: Iterable[str] = THINNED_LOGGERS, repeat_filter: RepeatFilter | None = None) -> RepeatFilter:
+    """Attach one `RepeatFilter` to every logger under `prefixes` created so far (call it after the imports):
+    a logger's filters see only its own records, so each needs it."""
+    repeat_filter = repeat_filter or RepeatFilter()
+    names = [name for name in list(logging.Logger.manager.loggerDict)
+             if any(name == p or name.startswith(p + ".") for p in prefixes)]
+    for name in names:
+        logger = logging.getLogger(name)
+        if repeat_filter not in logger.filters:
+            logger.addFilter(repeat_filter)
+    return repeat_filter
