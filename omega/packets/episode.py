@@ -1,13 +1,29 @@
 """How packets change the episode ledger: usage and budgets first (the invariants judge them), then the
-rest once a packet is accepted (tokens, open directives, the verification loop, approvals)."""
+rest once a packet is accepted (tokens, open directives, the verification loop, approvals).
+
+The envelope and usage rules are in `omega.packets.ledger`'s docstring. The verification loop (INV-008,
+FSM-E3; OMEN.md §10.4 "Verification closure", §15.3): observed evidence is an ObservationPacket with
+status OBSERVED, or a SUCCESS TaskResult whose own epistemics are OBSERVED (§15.3 step 6, "TaskResultPacket
+(OBSERVED evidence)", has no separate observation). A belief update closes the loop when it names in
+`evidence_integration` a packet accepted in the loop, or, once the loop has observed something, carries a
+`tool_output` / `user_observation` evidence ref timestamped at or after the VERIFY_FIRST decision: ids in
+`evidence_integration` may point outside the stream (raw tool outputs), so they cannot be the only way,
+and evidence older than the decision closes nothing.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from omega.eventtime import to_ms
-from omega.packets.invariants import directive_deadline_ms, is_budget_approval
+from omega.packets.invariants import (
+    LIVE_EVIDENCE,
+    directive_deadline_ms,
+    is_budget_escalation,
+    is_budget_override,
+)
 from omega.packets.ledger import Budgets, EpisodeLedger, OpenDirective, Token, Usage, VerifyLoop
 from omega.packets.verdict import VerdictStatus
 from omega.records import replace
@@ -32,6 +48,12 @@ def _number(value: object) -> float | None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return None
     return float(value)
+
+
+def _non_negative(value: object) -> float:
+    """A finite non-negative JSON number, else 0 (a NaN or infinity must not poison the running sums)."""
+    number = _number(value)
+    return number if number is not None and math.isfinite(number) and number > 0 else 0.0
 
 
 def budgets_of(packet: Mapping[str, Any]) -> Budgets | None:
@@ -63,28 +85,43 @@ def usage_changes(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int 
     first = ledger.first_event_ms if ledger.first_event_ms is not None else now_ms
     last = now_ms if ledger.last_event_ms is None else max(ledger.last_event_ms, now_ms or ledger.last_event_ms)
     header = get(packet, "header")
-    budgets = ledger.budgets
-    # The first envelope holds; only a Layer 1 / Integrity budget override replaces it. The envelope is read
-    # only when it could be taken (most packets repeat it, and reading it builds a record).
-    if budgets is None or (get(header, "layer_source") in LAYER_ONE_AUTHORITIES and is_budget_approval(packet)):
-        declared = budgets_of(packet)
-        if declared is not None:
-            budgets = declared
+    packet_type = get(header, "packet_type")
     usage = ledger.usage
-    tokens, tool_calls, seconds, risk = usage.tokens, usage.tool_calls, usage.time_seconds, usage.risk
-    changed = False  # one new record, not one per change
-    if get(header, "packet_type") == "TaskResultPacket":
+    if packet_type == "TaskResultPacket":
         meta = get(packet, "payload", "execution_metadata")
-        tokens += _count(get(meta, "tokens_used"))
-        tool_calls += _count(get(meta, "tool_calls_used"))
-        risk += max(_number(get(meta, "risk_spent")) or 0.0, 0.0)
-        changed = True
-    if first is not None and last is not None:
-        seconds = (last - first) / 1000
-        changed = True
-    if changed:
-        usage = Usage(tokens, tool_calls, seconds, risk)
-    return {"first_event_ms": first, "last_event_ms": last, "budgets": budgets, "usage": usage}
+        usage = Usage(usage.tokens + _count(get(meta, "tokens_used")),
+                      usage.tool_calls + _count(get(meta, "tool_calls_used")),
+                      usage.time_seconds + _non_negative(get(meta, "execution_time_ms")) / 1000,
+                      usage.risk + _non_negative(get(meta, "risk_spent")))
+    return {"first_event_ms": first, "last_event_ms": last, "usage": usage,
+            "budgets": _envelope(ledger, packet, packet_type, header, usage)}
+
+
+def _envelope(ledger: EpisodeLedger, packet: Mapping[str, Any], packet_type: object, header: object,
+              usage: Usage) -> Budgets | None:
+    """The envelope once `packet` is applied (the rule: `omega.packets.ledger`'s docstring). The packet's
+    budgets are read only when they could be taken: most packets repeat them, and reading builds a record."""
+    budgets = ledger.budgets
+    if packet_type == "DecisionPacket":
+        if budgets is None:
+            return budgets_of(packet) or budgets
+        if ledger.budget_escalation_open:  # the answer to a budget escalation: its budgets on top of the spent
+            declared = budgets_of(packet)
+            return budgets if declared is None else _extended(budgets, declared, usage)
+        return budgets
+    if get(header, "layer_source") in LAYER_ONE_AUTHORITIES and is_budget_override(packet):
+        return budgets_of(packet) or budgets
+    return budgets
+
+
+def _extended(budgets: Budgets, extra: Budgets, usage: Usage) -> Budgets:
+    """`budgets` with each limit `extra` declares moved to the usage spent so far plus that amount."""
+    def add(limit: Any, spent: float, more: Any) -> Any:  # an integer limit rounds the spent up, never down
+        return limit if more is None else (math.ceil(spent) if isinstance(more, int) else spent) + more
+    return Budgets(add(budgets.tokens, usage.tokens, extra.tokens),
+                   add(budgets.tool_calls, usage.tool_calls, extra.tool_calls),
+                   add(budgets.time_seconds, usage.time_seconds, extra.time_seconds),
+                   add(budgets.max_loss, usage.risk, extra.max_loss), extra.set_by)
 
 
 def usage_report(ledger: EpisodeLedger) -> dict[str, Any]:
@@ -121,8 +158,7 @@ def accepted_changes(ledger: EpisodeLedger, packet: Mapping[str, Any], state_aft
     new_refs = [r for r in refs if isinstance(r, str) and r not in ledger.evidence_refs]
     if new_refs:
         changes["evidence_refs"] = (*ledger.evidence_refs, *dict.fromkeys(new_refs))
-    if is_budget_approval(packet):
-        changes["budget_approved"] = True
+    _approvals(ledger, packet, packet_type, changes)
     verify = ledger.verify
     handler = _HANDLERS.get(str(packet_type))
     if handler is not None:
@@ -133,6 +169,21 @@ def accepted_changes(ledger: EpisodeLedger, packet: Mapping[str, Any], state_aft
     elif state_after != "S9_SAFEMODE":
         changes["safe_mode_reason"] = None
     return changes
+
+
+def _approvals(ledger: EpisodeLedger, packet: Mapping[str, Any], packet_type: object,
+               changes: dict[str, Any]) -> None:
+    """INV-005 approvals. A budget escalation approves the overrun until a decision answers it (that decision
+    extended the envelope in `_envelope`); an override carrying an envelope replaced it (the new envelope is
+    the approval, so a later overrun of it needs one again); one without approves the overrun as it is."""
+    if is_budget_escalation(packet):
+        changes["budget_approved"] = changes["budget_escalation_open"] = True
+    elif packet_type == "DecisionPacket" and ledger.budget_escalation_open:
+        changes["budget_escalation_open"] = False
+        changes["budget_approved"] = budgets_of(packet) is None and ledger.budget_approved
+    elif is_budget_override(packet):
+        replaced = get(packet, "header", "layer_source") in LAYER_ONE_AUTHORITIES and budgets_of(packet) is not None
+        changes["budget_approved"] = not replaced
 
 
 # A packet type's effect: may add ledger fields to `changes`; returns the verification loop after it.
@@ -150,19 +201,30 @@ def _observation(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int |
 def _belief_update(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None,
                    changes: dict[str, Any], verify: VerifyLoop | None) -> VerifyLoop | None:
     changes["belief_updates"] = ledger.belief_updates + 1
+    if verify is None or verify.belief_update_with_evidence:
+        return verify
     cited = get(packet, "payload", "evidence_integration")
-    if verify is not None and isinstance(cited, list) and any(in_verify_loop(ledger, verify, str(packet_id), packet)
-                                                              for packet_id in cited):
+    if isinstance(cited, list) and any(in_verify_loop(ledger, verify, str(packet_id)) for packet_id in cited):
+        return replace(verify, belief_update_with_evidence=True)
+    if (verify.observed or verify.success_result) and _fresh_live_evidence(packet, verify.opened_ms):
         return replace(verify, belief_update_with_evidence=True)
     return verify
 
 
-def in_verify_loop(ledger: EpisodeLedger, verify: VerifyLoop, packet_id: str, packet: Mapping[str, Any]) -> bool:
-    """Whether `packet_id` is a packet of the loop: `packet` itself, or one accepted after the loop's decision.
-    Derived from the judgements, not listed in the ledger: a long loop's list made each rewrite of the ledger
-    grow with the loop."""
-    if packet_id == str(get(packet, "header", "packet_id")):
-        return True
+def _fresh_live_evidence(packet: Mapping[str, Any], since_ms: int | None) -> bool:
+    """`packet` carries a tool_output / user_observation ref timestamped at or after `since_ms`."""
+    refs = get(packet, "mcp", "evidence", "evidence_refs")
+    for ref in refs if isinstance(refs, list) else ():
+        if (type(ref) is dict or isinstance(ref, Mapping)) and ref.get("ref_type") in LIVE_EVIDENCE:
+            stamp = to_ms(ref.get("timestamp"))
+            if stamp is not None and (since_ms is None or stamp >= since_ms):
+                return True
+    return False
+
+
+def in_verify_loop(ledger: EpisodeLedger, verify: VerifyLoop, packet_id: str) -> bool:
+    """Whether `packet_id` is a packet accepted after the loop's decision. Derived from the judgements, not
+    listed in the ledger: a long loop's list made each rewrite of the ledger grow with the loop."""
     judged, opened = ledger.applied.sequence(packet_id), ledger.applied.sequence(verify.decision_packet_id)
     if judged is None or opened is None or judged <= opened:
         return False
@@ -176,7 +238,9 @@ def _decision(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | No
     changes["last_decision"] = outcome if isinstance(outcome, str) else None
     changes["decision_count"] = ledger.decision_count + 1
     # A new decision closes the loop it re-decides; VERIFY_FIRST opens a fresh one.
-    return VerifyLoop(str(get(packet, "header", "packet_id"))) if outcome == "VERIFY_FIRST" else None
+    if outcome != "VERIFY_FIRST":
+        return None
+    return VerifyLoop(str(get(packet, "header", "packet_id")), opened_ms=now_ms)
 
 
 def _plan(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None,
@@ -213,7 +277,8 @@ def _result(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None
         del remaining[task_id]
         changes["open_directives"] = remaining
     if verify is not None and get(packet, "payload", "result_status") == "SUCCESS":
-        return replace(verify, success_result=True)
+        observed = verify.observed or get(packet, "mcp", "epistemics", "status") == "OBSERVED"
+        return replace(verify, success_result=True, observed=observed)
     return verify
 
 

@@ -14,8 +14,18 @@ A DecisionPacket passes through S3_DECIDE and its outcome moves on at once (the 
 VERIFY_FIRST -> S4_VERIFY, ESCALATE -> S8_ESCALATED, DEFER/CANCEL -> S7_REVIEW; ACT stays in S3_DECIDE
 until a ToolAuthorizationToken (-> S5_AUTHORIZE) or a READ TaskDirective (-> S6_EXECUTE) follows.
 Out of band, in any state and without a warning: ToolAuthorizationToken (Layer 1 issues tokens when it
-likes), IntegrityAlertPacket (Integrity is an overlay, OMEN.md §12) and QueueUpdatePacket (backlog
-bookkeeping, outside the cognition loop).
+likes: a token issued before the ACT decision is Layer 1 pre-authorization), IntegrityAlertPacket
+(Integrity is an overlay, OMEN.md §12) and QueueUpdatePacket (backlog bookkeeping, outside the cognition
+loop). An alert's `severity` and `alert_type` are read case-insensitively: the payload is open (no
+published schema), and a "critical" alert that did not enter safe mode would fail open.
+
+Pre-authorization (OMEN.md §8.3.6 "explicit authorization token traceable to Layer 1 policy"; §11.1 Layer 1
+sets posture before Layer 5 decides): a token as the episode's first packet moves S0 -> S5 legally, and
+until the first decision S5 admits what S0 does (the sense cycle starts from there); after an ACT decision a
+WRITE/MIXED directive goes S3 -> S6 when a token was issued earlier in the episode (the table's S3 -> S5 ->
+S6 route assumes the token comes after the decision). E3 item 1 ("VerificationPlanPacket MUST appear before
+any TaskDirective") is read as an order rule: the plan is optional (INV-008's docstring), so only a plan that
+comes after the loop's directives draws the E3 WARNING.
 """
 
 from __future__ import annotations
@@ -74,6 +84,10 @@ def _writes(packet: Mapping[str, Any]) -> bool:
     return _payload(packet).get("tool_safety_class") in WRITE_CLASSES
 
 
+def _upper(value: object) -> str | None:
+    return value.strip().upper() if isinstance(value, str) else None
+
+
 def _outcome(packet: Mapping[str, Any]) -> str | None:
     outcome = _payload(packet).get("decision_outcome")
     return outcome if isinstance(outcome, str) else None
@@ -114,6 +128,7 @@ class Row:
 
 TABLE: tuple[Row, ...] = (
     Row(S0, OBSERVATION, "ObservationPacket", _always, S1),
+    Row(S0, AUTHORIZATION, "ToolAuthorizationToken (Layer 1 pre-authorization)", _always, S5),
     Row(S1, OBSERVATION, "ObservationPacket", _always, S1),
     Row(S1, BELIEF, "BeliefUpdatePacket", _always, S2),
     Row(S2, BELIEF, "BeliefUpdatePacket", _always, S2),
@@ -121,6 +136,8 @@ TABLE: tuple[Row, ...] = (
     Row(S3, DECISION, "DecisionPacket (VERIFY_FIRST)", lambda lg, p: _outcome(p) == "VERIFY_FIRST", S4),
     Row(S3, AUTHORIZATION, "ToolAuthorizationToken", _after("ACT"), S5),
     Row(S3, DIRECTIVE, "TaskDirectivePacket (READ)", lambda lg, p: lg.last_decision == "ACT" and not _writes(p), S6),
+    Row(S3, DIRECTIVE, "TaskDirectivePacket (WRITE, token issued before the decision)",
+        lambda lg, p: lg.last_decision == "ACT" and _writes(p) and bool(lg.tokens), S6),
     Row(S3, ESCALATION, "EscalationPacket", _after("ESCALATE"), S8),
     Row(S3, BELIEF, "BeliefUpdatePacket", _after("DEFER", "CANCEL"), S7),
     Row(S4, PLAN, "VerificationPlanPacket", _always, S4),
@@ -153,11 +170,21 @@ for _r in TABLE:
     _ROWS[_r.source, _r.packet_type] = (*_ROWS.get((_r.source, _r.packet_type), ()), _r)
 
 
+def _pre_authorized(ledger: EpisodeLedger) -> bool:
+    """S5 reached by a token before any decision: the episode has not started its cognition loop yet."""
+    return ledger.state == S5 and ledger.decision_count == 0
+
+
+def _rows_from(ledger: EpisodeLedger, kind: str) -> tuple[Row, ...]:
+    rows = _ROWS.get((ledger.state, kind), ())
+    return (*rows, *_ROWS.get((S0, kind), ())) if _pre_authorized(ledger) else rows
+
+
 def _row(ledger: EpisodeLedger, packet: Mapping[str, Any], kind: str | None) -> Row | None:
     """The first table row from the ledger's state for a packet of type `kind` whose guard holds."""
     if kind is None:
         return None
-    for row in _ROWS.get((ledger.state, kind), ()):
+    for row in _rows_from(ledger, kind):
         if row.guard(ledger, packet):
             return row
     return None
@@ -217,13 +244,13 @@ def fsm_e2_no_action_without_decision(ledger: EpisodeLedger, packet: Mapping[str
 
 
 def fsm_e3_verification_loop_order(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
-    """E3 (WARNING): in a verify loop, the VerificationPlanPacket comes before any directive."""
+    """E3 (WARNING): a VerificationPlanPacket, when emitted, comes before the loop's directives."""
     loop = ledger.verify
-    if loop is None or loop.plan or not _in_verify_loop(ledger) or _type(packet) != DIRECTIVE:
+    if loop is None or not loop.read_directive or not _in_verify_loop(ledger) or _type(packet) != PLAN:
         return None
     return _violation("FSM-E3", Severity.WARNING,
-                      f"TaskDirectivePacket before the VerificationPlanPacket of the verify loop opened by "
-                      f"{loop.decision_packet_id}", "header.packet_type")
+                      f"VerificationPlanPacket after the directives of the verify loop opened by "
+                      f"{loop.decision_packet_id}: a plan comes before any TaskDirective", "header.packet_type")
 
 
 def fsm_e4_write_requires_token(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
@@ -274,7 +301,8 @@ def _illegal(ledger: EpisodeLedger, packet: Mapping[str, Any], kind: str | None,
     """`illegal_transition` given the packet's type and its table row (`fsm_step` has both already)."""
     if kind is None or kind in (AUTHORIZATION, ALERT) or ledger.state == S9 or row is not None:
         return None  # untyped: the schema stage rejects it; tokens/alerts: out of band; S9: E7's
-    expected = ", ".join(dict.fromkeys(r.label for r in TABLE if r.source == ledger.state)) or "none"
+    sources = (ledger.state, S0) if _pre_authorized(ledger) else (ledger.state,)
+    expected = ", ".join(dict.fromkeys(r.label for r in TABLE if r.source in sources)) or "none"
     return _violation("FSM", Severity.WARNING,
                       f"{kind} in {ledger.state} is not in the transition table (expected: {expected}); "
                       f"moving to {_deviation_target(ledger, packet, kind)}", "header.packet_type")
@@ -291,7 +319,7 @@ _RULES = (
 
 _JUDGED_TYPE: Mapping[Callable[[EpisodeLedger, Mapping[str, Any]], Violation | None], str] = {
     fsm_e1_no_decision_without_model: DECISION, fsm_e2_no_action_without_decision: DIRECTIVE,
-    fsm_e3_verification_loop_order: DIRECTIVE, fsm_e4_write_requires_token: DIRECTIVE,
+    fsm_e3_verification_loop_order: PLAN, fsm_e4_write_requires_token: DIRECTIVE,
     fsm_e5_escalation_presented_before_leaving: DECISION, fsm_e6_no_dangling_directives: BELIEF,
 }
 _RULES_FOR = {kind: tuple(r for r in _RULES if _JUDGED_TYPE[r] == kind) for kind in set(_JUDGED_TYPE.values())}
@@ -306,7 +334,7 @@ def fsm_step(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> FsmStep:
     if state == S9:
         return _safe_mode_step(ledger, packet)
     if kind == ALERT:
-        critical = _payload(packet).get("severity") == "CRITICAL"
+        critical = _upper(_payload(packet).get("severity")) == "CRITICAL"
         return FsmStep(S9 if critical else state, ())
     if kind == "QueueUpdatePacket":  # queue bookkeeping is not part of the episode's cognition loop
         return FsmStep(state, ())
@@ -333,5 +361,5 @@ def _safe_mode_step(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> FsmStep
     if locked is not None:
         return FsmStep(S9, (locked,))
     # The clearing alert wins over its severity: Integrity may well mark the clearing itself CRITICAL.
-    cleared = _type(packet) == ALERT and _payload(packet).get("alert_type") == "safe_mode_clear"
+    cleared = _type(packet) == ALERT and _upper(_payload(packet).get("alert_type")) == "SAFE_MODE_CLEAR"
     return FsmStep(S7 if cleared else S9, ())

@@ -8,7 +8,8 @@ episode ledger with this packet's usage, budgets and event time applied, `now_ms
 packet); `EPISODE` holds INV-005/007/008 (`omega.packets.invariants_episode`). INV-011 (task closure by
 deadline) is time-driven and lives in the validator; `directive_deadline_ms` is its deadline.
 
-Decisions where the spec is incomplete or contradicts itself:
+Decisions where the spec is incomplete or contradicts itself. The order of authority: the assertions and
+the prose, then the spec's worked examples (OMEN.md §15, the FSM document), then the pseudo-code.
 
 * INV-001: a field counts as present when its path exists and is not null; `evidence_absent_reason`
   must be a non-blank string when `evidence_refs` is an empty list.
@@ -17,21 +18,35 @@ Decisions where the spec is incomplete or contradicts itself:
   `chosen_option` (description, rationale, ...) or in a `payload.rationale`. Otherwise ACT at HIGH/CRITICAL
   needs tier SUPERB and every `load_bearing_assumptions` item with `verified` exactly true (an item that
   is not an object cannot show it was verified and counts as unverified).
-* INV-004: "recent" = the ref's timestamp is no older than `mcp.epistemics.stale_if_older_than_seconds`
+* INV-004 targets claims, not remedies. Its "Failure:" line prescribes "require verification", OMEN.md
+  §8.1 says "Verification actions are encouraged for INFERRED/HYPOTHESIZED/UNKNOWN", and §15.2's canonical
+  DecisionPacket is exactly such a packet (VERIFY_FIRST, HYPOTHESIZED, OPERATIONAL, no evidence yet). So the
+  verification itself needs no live evidence: a VERIFY_FIRST decision, a VerificationPlanPacket, and a
+  READ TaskDirective that verifies (`routing.task_class` VERIFY, or issued while a verify loop is open).
+  INV-001 still requires `evidence_absent_reason` when their refs are empty. ACT decisions and ordinary
+  claims about REALTIME/OPERATIONAL state still need recent tool/user evidence.
+  "Recent" = the ref's timestamp is no older than `mcp.epistemics.stale_if_older_than_seconds`
   before `now_ms` when given, else the freshness-class window (`FRESHNESS_WINDOW_SECONDS`). A ref newer
   than `now_ms` (clock skew) is recent; an unparseable timestamp never is. Without an event time,
   recency cannot be judged and any tool_output/user_observation ref with a parseable timestamp counts.
 * INV-006 applies to a DecisionPacket that arbitrated between options: non-empty
   `rejected_alternatives` or a `chosen_option` present. Stage 1/2 checks must be exactly true (absent
-  means undocumented, as in the spec's code). Stage 3 keywords match as whole words, case-insensitive,
-  with `-` or a space between the words of a compound (risk-adjusted, min-regret, expected value).
+  means undocumented, as in the spec's code). Stage 3 (a WARNING) is documented when the rationale names
+  a policy (safety, risk-adjusted, min-regret, expected value: whole words, case-insensitive, `-` or a
+  space inside a compound) in `decision_summary`, `chosen_option` or a rejection reason, or in structured
+  form: a numeric `chosen_option.expected_value` (Risk-Adjusted Expected Value, OMEN.md §4.3 Stage 3), or
+  rejected alternatives that each give a `rejection_reason` (§8.3.4 "rejected alternatives (brief)"). The
+  pseudo-code's keyword scan of the summary alone is the outlier.
 * INV-010: the spec's code reads `mcp.epistemics.uncertainty`, which the MCP does not have; the
   uncertainty label is `mcp.stakes.uncertainty`, so a MEDIUM-stakes decision with tools_partial and that
   label not HIGH is a WARNING. Both INV-010 checks apply to DecisionPackets only.
 * INV-012 (WARNING) orders the axes on one scale: impact as is; uncertainty LOW/MEDIUM/HIGH; irreversibility
-  REVERSIBLE=LOW, PARTIAL=MEDIUM, IRREVERSIBLE=HIGH; adversariality BENIGN=LOW, CONTESTED=MEDIUM,
-  HOSTILE=HIGH. Then, following the spec's prose: CRITICAL needs an axis CRITICAL or impact HIGH +
-  IRREVERSIBLE + uncertainty HIGH; HIGH needs two axes HIGH or above, or one CRITICAL; MEDIUM needs one
+  REVERSIBLE=LOW, PARTIAL=MEDIUM, IRREVERSIBLE=HIGH; adversariality BENIGN=LOW, CONTESTED=HIGH,
+  HOSTILE=HIGH (§8.2.1 names the axis "adversariality/volatility (benign -> hostile/rapid change)": it has
+  no middle level, and a contested situation is already adversarial; reading CONTESTED as MEDIUM warned on
+  HIGH-stakes episodes whose authors rated uncertainty HIGH in contested space). Then, following the
+  spec's prose: CRITICAL needs an axis CRITICAL or impact HIGH + IRREVERSIBLE + uncertainty HIGH;
+  HIGH needs two axes HIGH or above, or one CRITICAL; MEDIUM needs one
   axis MEDIUM or HIGH; LOW allows no axis above MEDIUM and at most one MEDIUM. An unknown axis value is
   not judged.
 """
@@ -53,6 +68,8 @@ from omega.packets.invariants_episode import (
     inv_007_write_requires_token_scope,
     inv_008_verification_loop_closure,
     is_budget_approval,
+    is_budget_escalation,
+    is_budget_override,
     is_layer_one,
     is_number,
     overruns,
@@ -63,12 +80,13 @@ from omega.packets.schema_rules import PACKET_TYPES
 from omega.violations import Violation
 
 __all__ = [
-    "EPISODE", "FRESHNESS_WINDOW_SECONDS", "PER_PACKET", "Invariant", "directive_deadline_ms",
+    "EPISODE", "FRESHNESS_WINDOW_SECONDS", "PACKET_LOCAL", "PER_PACKET", "Invariant", "directive_deadline_ms",
     "inv_001_mcp_completeness", "inv_002_subpar_never_acts", "inv_003_high_stakes_verify_or_escalate",
     "inv_004_no_live_claim_without_evidence", "inv_005_budget_overrun_requires_approval",
     "inv_006_drive_arbitration_sequence", "inv_007_write_requires_token_scope",
     "inv_008_verification_loop_closure", "inv_009_escalation_presents_options", "inv_010_degraded_tools_policy",
-    "inv_012_stakes_consistency", "invariants_for", "is_budget_approval", "overruns",
+    "inv_012_stakes_consistency", "invariants_for", "is_budget_approval", "is_budget_escalation",
+    "is_budget_override", "overruns",
 ]
 
 Invariant = Callable[[Mapping[str, Any], EpisodeLedger, int | None], list[Violation]]
@@ -187,11 +205,24 @@ def _recent(ref: object, now_ms: int | None, window_s: float) -> bool:
     return now_ms is None or stamp >= now_ms - window_s * 1000  # newer than now (skew) is recent
 
 
+def _verification(packet: Mapping[str, Any], ledger: EpisodeLedger) -> bool:
+    """The packet is the verification INV-004 prescribes, not a claim (see the module docstring)."""
+    kind = _type(packet)
+    if kind == "DecisionPacket":
+        return bool(field_at(packet, "payload.decision_outcome") == "VERIFY_FIRST")
+    if kind == "TaskDirectivePacket":
+        return bool(field_at(packet, "payload.tool_safety_class") == "READ" and (
+            field_at(packet, "mcp.routing.task_class") == "VERIFY" or ledger.verify is not None))
+    return bool(kind == "VerificationPlanPacket")
+
+
 def inv_004_no_live_claim_without_evidence(packet: Mapping[str, Any], ledger: EpisodeLedger,
                                            now_ms: int | None) -> list[Violation]:
-    """INV-004 (E-POL §8.1): an ungrounded claim about current state cites recent tool or user evidence."""
+    """INV-004 (E-POL §8.1): an ungrounded claim about current state cites recent tool or user evidence;
+    the verification it calls for (VERIFY_FIRST, a plan, a verifying READ) is exempt."""
     freshness = field_at(packet, "mcp.epistemics.freshness_class")
-    if field_at(packet, "mcp.epistemics.status") not in UNGROUNDED or freshness not in LIVE_FRESHNESS:
+    if field_at(packet, "mcp.epistemics.status") not in UNGROUNDED or freshness not in LIVE_FRESHNESS \
+            or _verification(packet, ledger):
         return []
     stale = field_at(packet, "mcp.epistemics.stale_if_older_than_seconds")
     window = stale if is_number(stale) and stale >= 0 else FRESHNESS_WINDOW_SECONDS[freshness]
@@ -209,9 +240,22 @@ _TRADEOFF = re.compile(r"\b(safety|risk[-\s]adjusted|min[-\s]regret|expected[-\s
 _STAGES = (("constitutional_check", "Stage 1 constitutional veto"), ("budget_check", "Stage 2 budget feasibility"))
 
 
+def _tradeoff_documented(packet: Mapping[str, Any], alternatives: object) -> bool:
+    """Stage 3: a named policy in the rationale, or structured trade-off documentation (module docstring)."""
+    if is_number(field_at(packet, "payload.chosen_option.expected_value")):
+        return True
+    rejected = alternatives if isinstance(alternatives, list) else []
+    reasons = [field_at(item, "rejection_reason") for item in rejected]
+    if reasons and all(isinstance(r, str) and r.strip() for r in reasons):
+        return True
+    texts = (field_at(packet, "payload.decision_summary"), *strings_in(field_at(packet, "payload.chosen_option")),
+             *reasons)
+    return any(isinstance(t, str) and _TRADEOFF.search(t) for t in texts)
+
+
 def inv_006_drive_arbitration_sequence(packet: Mapping[str, Any], ledger: EpisodeLedger,
                                        now_ms: int | None) -> list[Violation]:
-    """INV-006 (OMEN §4.3, §8.4.6): an arbitrating decision passed Stage 1 and 2 and names its Stage 3 policy."""
+    """INV-006 (OMEN §4.3, §8.4.6): an arbitrating decision passed Stage 1 and 2 and documents its Stage 3."""
     alternatives = field_at(packet, "payload.rejected_alternatives")
     arbitrated = bool(isinstance(alternatives, list) and alternatives) or \
         field_at(packet, "payload.chosen_option") is not None
@@ -221,10 +265,10 @@ def inv_006_drive_arbitration_sequence(packet: Mapping[str, Any], ledger: Episod
                      f"{field_at(packet, f'payload.constraints_satisfied.{key}')}); decision invalid",
                      f"payload.constraints_satisfied.{key}")
            for key, stage in _STAGES if field_at(packet, f"payload.constraints_satisfied.{key}") is not True]
-    summary = field_at(packet, "payload.decision_summary")
-    if not (isinstance(summary, str) and _TRADEOFF.search(summary)):
-        out.append(Violation("INV-006", WARNING, "INV-006: Stage 3 tradeoff policy (safety, risk-adjusted, "
-                             "min-regret, expected value) not named in decision_summary", "payload.decision_summary"))
+    if not _tradeoff_documented(packet, alternatives):
+        out.append(Violation("INV-006", WARNING, "INV-006: Stage 3 tradeoff policy not documented: no policy "
+                             "(safety, risk-adjusted, min-regret, expected value) named, no chosen_option."
+                             "expected_value, no rejection reasons", "payload.decision_summary"))
     return out
 
 
@@ -282,7 +326,7 @@ AXIS_ORDINALS: Mapping[str, Mapping[str, int]] = {
     "impact": LEVELS,
     "irreversibility": {"REVERSIBLE": 1, "PARTIAL": 2, "IRREVERSIBLE": 3},
     "uncertainty": {"LOW": 1, "MEDIUM": 2, "HIGH": 3},
-    "adversariality": {"BENIGN": 1, "CONTESTED": 2, "HOSTILE": 3},
+    "adversariality": {"BENIGN": 1, "CONTESTED": 3, "HOSTILE": 3},
 }
 """Each stakes axis on the LOW=1 .. CRITICAL=4 scale (only impact reaches CRITICAL)."""
 
@@ -334,6 +378,11 @@ PER_PACKET: tuple[Invariant, ...] = (
     inv_009_escalation_presents_options, inv_010_degraded_tools_policy, inv_012_stakes_consistency,
 )
 """The invariants that need no episode context (also run on a lone packet), in id order."""
+
+PACKET_LOCAL: tuple[Invariant, ...] = tuple(inv for inv in PER_PACKET if inv is not inv_012_stakes_consistency)
+"""INV-001/002/003/004/006/009/010: the packet-local invariants that can reject. A schema-rejected packet also
+carries their ERRORs, so the rule it breaks is not hidden behind SCHEMA (an escalation with one option
+reports INV-009 too)."""
 
 EPISODE: tuple[Invariant, ...] = (
     inv_005_budget_overrun_requires_approval, inv_007_write_requires_token_scope,

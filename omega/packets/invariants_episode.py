@@ -5,8 +5,11 @@
 What the ledger holds when these run: usage, budgets and event time already include the judged packet;
 everything else (state, tokens, verify loop, approvals) is as it was before it.
 
-Decisions where the spec is incomplete:
+Decisions where the spec is incomplete or disagrees with itself. The order of authority: the assertions
+and the prose, then the spec's worked examples (OMEN.md §15, the FSM document), then the pseudo-code.
 
+* INV-005 envelope and usage: `omega.packets.ledger`'s docstring (the first DecisionPacket's budgets; usage
+  as TaskResults report it). Before the first decision there is no envelope and INV-005 is not judged.
 * INV-005 approval: the judged packet approves its own overrun when it is an EscalationPacket with
   `escalation_trigger = budget_insufficient`; a Layer 1 packet (`layer_source == 1`) any of whose payload
   strings contains "budget override" (case-insensitive; the spec's `"budget override" in str(payload)`);
@@ -15,8 +18,8 @@ Decisions where the spec is incomplete:
   summed `risk_spent` with a numeric `risk_budget.max_loss`; the spec's list has risk but its code not.
 * INV-007 and FSM-E4 split the token rules: when the ledger holds no token at all, the FSM reports
   E4 (write without any token) and INV-007 reports only a missing `authorization_token_id`. Expiry is
-  judged against the packet's event time: `expiry_ms < now_ms` is expired (expiring exactly now is
-  still valid); an unparseable expiry is expired; with no event time only unparseable expiry is judged.
+  judged against the packet's event time: `expiry_ms <= now_ms` is expired (see below); an unparseable
+  expiry is expired; with no event time only unparseable expiry is judged.
   Scope: the directive's operation is `tool_params.operation` when it is one of the token vocabulary
   read/write/delete/modify (case-insensitive); otherwise (absent, or a domain verb such as "buy") it is
   `write` for WRITE and both `read` and `write` for MIXED. A directive with no `tool_id` is not judged
@@ -26,9 +29,19 @@ Decisions where the spec is incomplete:
   lower bound when K starts with `min_` (`min_price`); a list is the allowed values
   (`tool_params[K]`, or each item of it when it is a list, must be in it); a string must be equal;
   other constraint values are not judged.
-* INV-008 runs on a DecisionPacket arriving while the ledger is in S4_VERIFY with a loop open; the
-  SUCCESS result is required only when the tools state is tools_ok (the packet's own
-  `mcp.routing.tools_state`, else the episode's last known one).
+* INV-008 runs on a DecisionPacket arriving while the ledger is in S4_VERIFY or S2_MODEL with a loop open;
+  the SUCCESS result is required only when the tools state is tools_ok (the packet's own
+  `mcp.routing.tools_state`, else the episode's last known one). What counts as observed evidence and as
+  a closing belief update: `omega.packets.episode`. The VerificationPlanPacket is optional: OMEN.md §10.4
+  "Verification closure" lists observed evidence, a belief update and a new decision, not a plan, and
+  v0.7 publishes no schema for it; the seed's pseudo-code (and FSM E3 item 1) require it, so its absence is
+  a WARNING, never a rejection.
+* INV-007 token expiry is half-open: a directive at or after `expiry` uses an expired token (the assertion
+  "Token expiry MUST be in the future" and FSM E4 "MUST NOT be in the past"; the pseudo-code's `<` is the
+  outlier).
+* INV-011 deadline (the assertion "Within time_budget_seconds"): the directive's time budget, or its own
+  `timeout_seconds` x (1 + `retry_policy.max_retries`) when that is longer (the retries it was allowed); a
+  result exactly at the deadline is on time.
 """
 
 from __future__ import annotations
@@ -102,29 +115,50 @@ def _show(value: float) -> str:
 
 # --------------------------------------------------------------------------- INV-005 / INV-011 helpers
 def directive_deadline_ms(packet: Mapping[str, Any], issued_ms: int | None) -> int | None:
-    """INV-011 deadline: issue time + `payload.timeout_seconds`, else + `mcp.budgets.time_budget_seconds`."""
+    """INV-011 deadline: issue time + the longer of `mcp.budgets.time_budget_seconds` (the assertion's
+    "within time_budget_seconds") and `payload.timeout_seconds` x (1 + `retry_policy.max_retries`) (the
+    directive's own attempts); None when neither is given."""
     if issued_ms is None:
         return None
-    for path in ("payload.timeout_seconds", "mcp.budgets.time_budget_seconds"):
-        seconds = field_at(packet, path)
-        if is_number(seconds) and seconds >= 0:
-            return issued_ms + int(seconds * 1000)
-    return None
+    allowed = []
+    budget = field_at(packet, "mcp.budgets.time_budget_seconds")
+    if is_number(budget) and budget >= 0:
+        allowed.append(budget)
+    timeout = field_at(packet, "payload.timeout_seconds")
+    if is_number(timeout) and timeout >= 0:
+        retries = field_at(packet, "payload.retry_policy.max_retries")
+        allowed.append(timeout * (1 + (retries if is_number(retries) and retries > 0 else 0)))
+    if not allowed or not max(allowed) < _LATEST_MS / 1000:  # NaN, inf and beyond year 9999: no deadline
+        return None
+    deadline = issued_ms + int(max(allowed) * 1000)
+    return deadline if deadline < _LATEST_MS else None
 
 
-def is_budget_approval(packet: Mapping[str, Any]) -> bool:
-    """INV-005: this packet approves a budget overrun (budget escalation, Layer 1 override, Integrity)."""
-    packet_type = field_at(packet, "header.packet_type")
-    if packet_type == "EscalationPacket" and field_at(packet, "payload.escalation_trigger") == "budget_insufficient":
-        return True
+_LATEST_MS = 253_402_300_799_000  # 9999-12-31T23:59:59Z, the last instant an ISO timestamp can show
+
+
+def is_budget_escalation(packet: Mapping[str, Any]) -> bool:
+    """INV-005 form 1: an EscalationPacket with `escalation_trigger = budget_insufficient`."""
+    return bool(field_at(packet, "header.packet_type") == "EscalationPacket"
+                and field_at(packet, "payload.escalation_trigger") == "budget_insufficient")
+
+
+def is_budget_override(packet: Mapping[str, Any]) -> bool:
+    """INV-005 form 2: a Layer 1 packet naming a "budget override", or an Integrity override
+    (`override_rationale`, or `action_taken = budget_override_approved`)."""
     if is_layer_one(packet) and any("budget override" in s.lower() for s in strings_in(field_at(packet, "payload"))):
         return True
-    if packet_type == "IntegrityAlertPacket":
+    if field_at(packet, "header.packet_type") == "IntegrityAlertPacket":
         rationale = field_at(packet, "payload.override_rationale")
         if isinstance(rationale, str) and rationale.strip():
             return True
         return bool(field_at(packet, "payload.action_taken") == "budget_override_approved")
     return False
+
+
+def is_budget_approval(packet: Mapping[str, Any]) -> bool:
+    """INV-005: this packet approves a budget overrun (budget escalation, Layer 1 override, Integrity)."""
+    return is_budget_escalation(packet) or is_budget_override(packet)
 
 
 def overruns(ledger: EpisodeLedger) -> list[str]:
@@ -144,7 +178,7 @@ def inv_005_budget_overrun_requires_approval(packet: Mapping[str, Any], ledger: 
 
     Once the overrun has halted the episode (S9_SAFEMODE), the halt is the answer: the logging packets
     safe mode still admits are not rejected and alerted again, which would only flood on-call."""
-    over = overruns(ledger)
+    over = overruns(ledger)  # no envelope before the first decision: nothing to overrun
     if not over or ledger.budget_approved or is_budget_approval(packet) or ledger.state == "S9_SAFEMODE":
         return []
     return [Violation("INV-005", ERROR, "INV-005: budget overrun without approval: " + "; ".join(over))]
@@ -183,7 +217,7 @@ def _token_validity(token: Token, now_ms: int | None) -> list[Violation]:
     if token.expiry_ms is None:
         out.append(_inv_007(f"token {token.token_id} expiry {token.expiry!r} is unparseable (treated as expired)",
                             where))
-    elif now_ms is not None and token.expiry_ms < now_ms:
+    elif now_ms is not None and token.expiry_ms <= now_ms:  # half-open: "expiry MUST be in the future"
         out.append(_inv_007(f"token {token.token_id} expired at {token.expiry} "
                             f"(directive at {to_iso(now_ms)})", where))
     return out
@@ -228,27 +262,31 @@ def _within(key: str, value: object, bound: object) -> bool:
 
 # --------------------------------------------------------------------------- INV-008
 _LOOP_ITEMS = (
-    ("plan", "VerificationPlanPacket"),
     ("read_directive", "READ TaskDirective"),
     ("success_result", "SUCCESS TaskResult (tools_ok)"),
-    ("observed", "OBSERVED ObservationPacket"),
-    ("belief_update_with_evidence", "BeliefUpdate citing the verification evidence"),
+    ("observed", "OBSERVED evidence (an OBSERVED ObservationPacket or TaskResult)"),
+    ("belief_update_with_evidence", "closing BeliefUpdate citing the verification evidence"),
 )
 
 
 def inv_008_verification_loop_closure(packet: Mapping[str, Any], ledger: EpisodeLedger,
                                       now_ms: int | None) -> list[Violation]:
-    """INV-008 (E-POL/Q-POL, FSM E3): re-deciding out of S4_VERIFY needs the whole loop behind it."""
+    """INV-008 (E-POL/Q-POL, FSM E3): re-deciding after VERIFY_FIRST needs a READ directive, a SUCCESS result
+    (tools_ok), observed evidence and a closing belief update; a missing VerificationPlanPacket is a WARNING."""
     loop = ledger.verify
     # The loop is judged wherever the re-decision comes from: straight out of S4_VERIFY, or via the
-    # belief update that took it to S2_MODEL (the usual route, which a skipped plan must not escape).
+    # belief update that took it to S2_MODEL (the usual route, which a skipped read must not escape).
     if (field_at(packet, "header.packet_type") != "DecisionPacket" or loop is None
             or ledger.state not in ("S4_VERIFY", "S2_MODEL")):
         return []
     tools_state = field_at(packet, "mcp.routing.tools_state")
     tools_state = tools_state if isinstance(tools_state, str) else ledger.tools_state
-    return [
+    out = [
         Violation("INV-008", ERROR, f"INV-008: verification loop of {loop.decision_packet_id} has no {what}")
         for item, what in _LOOP_ITEMS
         if not getattr(loop, item) and (item != "success_result" or tools_state == "tools_ok")
     ]
+    if not loop.plan:
+        out.append(Violation("INV-008", WARNING, f"INV-008: verification loop of {loop.decision_packet_id} had "
+                             "no VerificationPlanPacket (optional in v0.7: OMEN.md §10.4 does not require it)"))
+    return out

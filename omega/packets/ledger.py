@@ -1,13 +1,21 @@
 """The episode ledger: one record per correlation_id, everything the validator keeps between packets.
 
-Budget envelope rule: the first packet of an episode that carries `mcp.budgets` sets the envelope; a
-later packet from Layer 1 or Integrity that is an explicit budget override (INV-005's forms: a "budget
-override" in the payload, an Integrity override rationale or `budget_override_approved`) replaces it
-with its own budgets. Budgets on other packets (routine Integrity alerts included) are per-directive
-and do not change the envelope.
-Usage: tokens and tool calls are summed from TaskResult `execution_metadata`; time is the event time
-elapsed since the episode's first packet; risk is the sum of `execution_metadata.risk_spent` where
-producers report it (the metadata object is open in the published schema).
+Budget envelope rule (applied by `omega.packets.episode`; it rests on OMEN.md §4.3 "Stage 2 - Budget
+Feasibility" being Layer 5's arbitration, §8.3.4 "Layer 5 produces final Decision Packet: ... fit to
+constraints/budgets", and `constraints_satisfied.budget_check` living on the DecisionPacket): the
+`mcp.budgets` of the episode's first accepted DecisionPacket set the envelope. Budgets on observations,
+belief updates and results are the cost of that packet; on tokens, escalations and Integrity alerts they
+describe that act; a later decision's budget covers its own follow-up work. None of them sets or shrinks
+the envelope, and before the first decision there is none (INV-005 is not judged). Only an approved
+override changes it: a Layer 1 / Integrity budget override (INV-005's forms: "budget override" in the
+payload, an Integrity `override_rationale` or `budget_override_approved`) replaces it with its own
+budgets; a `budget_insufficient` escalation approves the overrun until it is answered, and the decision
+that answers it extends the envelope by that decision's budgets over the usage spent so far.
+Usage (OMEN.md §10.5; INV-005 names tokens_used, tool_calls_used, time_elapsed, risk_spent): summed from
+what TaskResults report in `execution_metadata`: `tokens_used`, `tool_calls_used`, `execution_time_ms` /
+1000 as time, and a numeric `risk_spent`. The event-time distance between packets is not budget time (it
+includes waiting, review and human latency); a task that runs late is INV-011's business, against its
+directive's own deadline. (The pseudo-code's `time_elapsed` read as wall time was the outlier.)
 """
 
 from __future__ import annotations
@@ -144,6 +152,7 @@ class VerifyLoop:
     success_result: bool = False
     observed: bool = False
     belief_update_with_evidence: bool = False
+    opened_ms: int | None = None  # the VERIFY_FIRST decision's event time: evidence older than it closes nothing
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,6 +173,7 @@ class EpisodeLedger:
     decision_count: int = 0
     belief_updates: int = 0
     budget_approved: bool = False
+    budget_escalation_open: bool = False  # a budget_insufficient escalation not yet answered by a decision
     escalation_presented: bool = False
     tools_state: str | None = None
     stakes_level: str | None = None
@@ -212,7 +222,8 @@ class EpisodeLedger:
         with their sequence numbers (see `Judgements`)."""
         verify = data["verify"]
         return cls(
-            **{f: data[f] for f in _SCALARS},
+            # Fields added after a ledger was stored take their defaults.
+            **{f: data[f] for f in _SCALARS if f in data},
             budgets=None if data["budgets"] is None else Budgets(**data["budgets"]),
             usage=Usage(**data["usage"]),
             tokens={k: _token(t) for k, t in data["tokens"].items()},
@@ -227,8 +238,8 @@ class EpisodeLedger:
 
 _SCALARS = (
     "correlation_id", "state", "first_event_ms", "last_event_ms", "last_decision", "decision_count",
-    "belief_updates", "budget_approved", "escalation_presented", "tools_state", "stakes_level",
-    "safe_mode_reason", "accepted", "rejected",
+    "belief_updates", "budget_approved", "budget_escalation_open", "escalation_presented", "tools_state",
+    "stakes_level", "safe_mode_reason", "accepted", "rejected",
 )
 
 

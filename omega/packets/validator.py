@@ -19,7 +19,7 @@ from omega.eventtime import to_iso, to_ms
 from omega.packets.authenticity import AuthPolicy, auth_001_authority_requires_signature
 from omega.packets.episode import accepted_changes, apply_usage, get, usage_changes, usage_report
 from omega.packets.fsm import fsm_step
-from omega.packets.invariants import PER_PACKET, invariants_for, overruns
+from omega.packets.invariants import PACKET_LOCAL, PER_PACKET, invariants_for, overruns
 from omega.packets.ledger import EpisodeLedger, Judgement, OpenDirective
 from omega.packets.schema import check_schema
 from omega.packets.verdict import EPISODE as EPISODE_CONTEXT
@@ -58,12 +58,14 @@ def evolve(ledger: EpisodeLedger | None, packet: Mapping[str, Any],
 
     # Deadlines passed by this packet's time fire first, so a late result still raises its timeout.
     current, timeouts = advance(current, now_ms)
-    violations: list[Violation] = list(check_schema(packet))
-    if not violations:  # after schema, before FSM: an unauthentic packet must not move the episode
-        violations += auth_001_authority_requires_signature(packet, policy)
     # This call's own copy, with the packet's usage: what the invariants judge. An accepted packet's ledger is
     # this very copy, finished in place below (no one else has seen it), so the ledger is copied once.
     projected = copy_with(current, usage_changes(current, packet, now_ms))
+    violations: list[Violation] = list(check_schema(packet))
+    if violations:
+        violations += _local_errors(packet, projected, now_ms)
+    else:  # after schema, before FSM: an unauthentic packet must not move the episode
+        violations += auth_001_authority_requires_signature(packet, policy)
     state_after = current.state
     if not violations:
         step = fsm_step(current, packet)
@@ -100,15 +102,24 @@ def evolve(ledger: EpisodeLedger | None, packet: Mapping[str, Any],
 def evolve_single(packet: Mapping[str, Any], policy: AuthPolicy | None = None) -> PacketVerdict:
     """A lone packet with no episode context: schema, authenticity (with `policy`) and per-packet invariants."""
     header = _header(packet)
+    now_ms = to_ms(header.get("created_at"))
+    ledger = apply_usage(EpisodeLedger(str(header["correlation_id"])), packet, now_ms)
     violations = list(check_schema(packet))
-    if not violations:
+    if violations:
+        violations += _local_errors(packet, ledger, now_ms)
+    else:
         violations += auth_001_authority_requires_signature(packet, policy)
     if not violations:
-        ledger = apply_usage(EpisodeLedger(str(header["correlation_id"])), packet, to_ms(header.get("created_at")))
         for invariant in PER_PACKET:
-            violations += invariant(packet, ledger, to_ms(header.get("created_at")))
+            violations += invariant(packet, ledger, now_ms)
     verdict = _verdict(header, content_hash(packet), tuple(violations), None, None, None)
     return replace(verdict, context=SINGLE_PACKET)
+
+
+def _local_errors(packet: Mapping[str, Any], ledger: EpisodeLedger, now_ms: int | None) -> list[Violation]:
+    """The ERRORs of the packet-local invariants, for a packet the schema already rejects: the disposition is
+    the schema's (REJECTED, no FSM move, no ledger change), but the rule it breaks is named too."""
+    return [v for inv in PACKET_LOCAL for v in inv(packet, ledger, now_ms) if v.severity is Severity.ERROR]
 
 
 def advance(ledger: EpisodeLedger, watermark_ms: int | None,

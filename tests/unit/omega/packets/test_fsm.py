@@ -278,8 +278,6 @@ def test_the_escalation_template_presents_then_returns_to_decide_on_user_input()
     pytest.param("S2_MODEL", escalation(), {}, "S8_ESCALATED", id="escalation-without-decision"),
     pytest.param("S2_MODEL", plan(), {}, "S4_VERIFY", id="plan-without-verify-first"),
     pytest.param("S5_AUTHORIZE", directive("READ"), ACTING, "S6_EXECUTE", id="read-directive-in-authorize"),
-    pytest.param("S3_DECIDE", directive("WRITE", token_id="token_w1"), {**ACTING, "tokens": {"token_w1": A_TOKEN}},
-                 "S6_EXECUTE", id="write-directive-skipping-authorize"),
 ])
 def test_a_deviation_is_a_warning_and_moves_where_the_packet_type_leads(
         source: str, pkt: Packet, changes: dict[str, Any], target: str) -> None:
@@ -297,8 +295,27 @@ def test_the_deviation_warning_names_state_type_and_expected_types() -> None:
 
 
 def test_the_deviation_warning_lists_every_type_the_table_allows_from_the_state() -> None:
-    [warning] = fsm_step(ledger("S5_AUTHORIZE", **ACTING), observation()).violations
+    [warning] = fsm_step(ledger("S5_AUTHORIZE", decision_count=1, **ACTING), observation()).violations
     assert "expected: ToolAuthorizationToken, TaskDirectivePacket (WRITE)" in warning.message
+
+
+# --------------------------------------------------------------------------- Layer 1 pre-authorization
+def test_a_token_as_the_first_packet_is_pre_authorization_s0_to_s5_without_a_warning() -> None:
+    assert fsm_step(ledger("S0_IDLE", belief_updates=0), token()) == FsmStep("S5_AUTHORIZE", ())
+
+
+def test_a_pre_authorized_episode_starts_its_sense_cycle_from_s5_as_from_s0() -> None:
+    assert fsm_step(ledger("S5_AUTHORIZE", belief_updates=0), observation()) == FsmStep("S1_SENSE", ())
+
+
+def test_once_an_episode_has_decided_s5_no_longer_reads_as_idle() -> None:
+    only(fsm_step(ledger("S5_AUTHORIZE", decision_count=1, **ACTING), observation()), "FSM", Severity.WARNING)
+
+
+def test_a_write_directive_after_act_goes_to_execution_when_the_token_was_issued_before_the_decision() -> None:
+    """Formerly a deviation warning ("write-directive-skipping-authorize"): Layer 1 pre-authorization is legal."""
+    changes = {**ACTING, "decision_count": 1, "tokens": {"token_w1": A_TOKEN}}
+    assert fsm_step(ledger("S3_DECIDE", **changes), directive("WRITE", token_id="token_w1")) == FsmStep("S6_EXECUTE", ())
 
 
 def test_a_decision_leaving_verify_is_left_to_inv_008_not_warned() -> None:
@@ -371,18 +388,25 @@ def test_e2_allows_a_write_directive_after_act() -> None:
 
 
 # --------------------------------------------------------------------------- E3
-def test_e3_warns_on_a_directive_before_the_verification_plan() -> None:
-    step = fsm_step(ledger("S4_VERIFY", last_decision="VERIFY_FIRST", verify=verify_loop(False)), directive("READ"))
+def test_e3_warns_on_a_verification_plan_after_the_loop_s_directives() -> None:
+    loop = replace(verify_loop(False), read_directive=True)
+    step = fsm_step(ledger("S4_VERIFY", last_decision="VERIFY_FIRST", verify=loop), plan())
     only(step, "FSM-E3", Severity.WARNING)
     assert "pkt_00007_000002" in step.violations[0].message
     assert step.state_after == "S4_VERIFY"
 
 
-def test_e3_warns_for_an_unclassified_directive_before_the_plan_too() -> None:
-    violation = fsm_e3_verification_loop_order(
-        ledger("S4_VERIFY", last_decision="VERIFY_FIRST", verify=verify_loop(False)), directive(None))
-    assert violation is not None
-    assert violation.severity is Severity.WARNING
+def test_e3_does_not_require_a_plan_before_a_directive_the_plan_is_optional() -> None:
+    """v0.7 publishes no VerificationPlanPacket schema and OMEN.md §10.4 does not list it: a loop without one
+    is at most INV-008's warning at the re-decision, never a warning on each directive."""
+    for safety in ("READ", None):
+        step = fsm_step(ledger("S4_VERIFY", last_decision="VERIFY_FIRST", verify=verify_loop(False)), directive(safety))
+        assert step == FsmStep("S4_VERIFY", ())
+
+
+def test_e3_is_silent_for_a_plan_before_any_directive() -> None:
+    assert fsm_e3_verification_loop_order(
+        ledger("S4_VERIFY", last_decision="VERIFY_FIRST", verify=verify_loop(False)), plan()) is None
 
 
 def test_e3_is_silent_once_the_plan_was_seen() -> None:
@@ -390,10 +414,10 @@ def test_e3_is_silent_once_the_plan_was_seen() -> None:
 
 
 def test_e3_is_silent_outside_a_verify_loop() -> None:
-    assert fsm_e3_verification_loop_order(ledger("S3_DECIDE", **ACTING), directive("READ")) is None
+    assert fsm_e3_verification_loop_order(ledger("S3_DECIDE", **ACTING), plan()) is None
     # a stale loop record after a later ACT decision does not count
-    stale = ledger("S3_DECIDE", last_decision="ACT", verify=verify_loop(False))
-    assert fsm_e3_verification_loop_order(stale, directive("READ")) is None
+    stale = ledger("S3_DECIDE", last_decision="ACT", verify=replace(verify_loop(False), read_directive=True))
+    assert fsm_e3_verification_loop_order(stale, plan()) is None
 
 
 # --------------------------------------------------------------------------- E4
@@ -526,9 +550,11 @@ def test_a_non_critical_alert_is_out_of_band_in_every_state(state: str, severity
 @pytest.mark.parametrize("state", [s for s in STATES if s != "S9_SAFEMODE"])
 @pytest.mark.parametrize("last", [None, "ACT", "VERIFY_FIRST", "DEFER"])
 def test_a_token_is_out_of_band_in_every_state_and_moves_only_decide_after_act(state: str, last: str | None) -> None:
+    """Out of band everywhere; it moves S3 -> S5 after ACT (the table) and S0 -> S5 (pre-authorization)."""
     step = fsm_step(ledger(state, last_decision=last), token())
     assert step.violations == ()
-    assert step.state_after == ("S5_AUTHORIZE" if (state, last) == ("S3_DECIDE", "ACT") else state)
+    moves = (state, last) == ("S3_DECIDE", "ACT") or state == "S0_IDLE"
+    assert step.state_after == ("S5_AUTHORIZE" if moves else state)
 
 
 def test_a_token_in_safe_mode_is_locked_out_by_e7() -> None:

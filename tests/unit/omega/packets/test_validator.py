@@ -138,7 +138,7 @@ def test_a_halted_episode_is_not_alerted_again_for_the_same_overrun_by_logging_p
 
 
 def test_a_routine_integrity_alert_does_not_change_the_budget_envelope() -> None:
-    ledger, _ = evolve(None, packet(0, 3))
+    ledger, _ = evolve(None, packet(0, 3, "DecisionPacket"))
     alert = packet(1, 3)
     alert["header"].update(packet_type="IntegrityAlertPacket", layer_source="Integrity")
     alert["mcp"]["budgets"]["token_budget"] = 999_999
@@ -146,3 +146,41 @@ def test_a_routine_integrity_alert_does_not_change_the_budget_envelope() -> None
     after, _ = evolve(ledger, alert)
     assert after.budgets is not None
     assert after.budgets.tokens == 900
+
+
+def test_packets_before_the_first_decision_set_no_envelope_and_the_first_decision_does() -> None:
+    """The envelope is Layer 5's feasibility declaration (OMEN.md §4.3 Stage 2): the first DecisionPacket's."""
+    ledger, _ = evolve(None, packet(0, 3))
+    ledger, _ = evolve(ledger, packet(1, 3, "BeliefUpdatePacket"))
+    assert ledger.budgets is None
+    decision = packet(2, 3, "DecisionPacket")
+    decision["mcp"]["budgets"]["token_budget"] = 4321
+    ledger, _ = evolve(ledger, decision)
+    assert ledger.budgets is not None and (ledger.budgets.tokens, ledger.budgets.set_by) == (4321, "pkt_00003_000002")
+    later = packet(3, 3, "DecisionPacket")
+    later["mcp"]["budgets"]["token_budget"] = 10
+    ledger, _ = evolve(ledger, later)
+    assert ledger.budgets.tokens == 4321  # a later decision's budget covers its own work, never the envelope
+
+
+def test_a_schema_rejected_packet_also_names_the_packet_local_rule_it_breaks() -> None:
+    escalation = packet(0, 3)
+    escalation["header"]["packet_type"] = "EscalationPacket"
+    escalation["payload"] = {
+        "escalation_trigger": "budget_insufficient",
+        "top_options": [{"option_id": "a", "description": "wait", "pros": ["safe"], "cons": ["slow"]}],
+        "evidence_gaps": [{"gap": "price trend", "impact_if_unknown": "overpay"}],
+        "recommended_next_step": {"step": "read market", "rationale": "cheap"}}
+    ledger, [verdict] = evolve(None, escalation)
+    assert verdict.status is VerdictStatus.REJECTED
+    assert sorted({v.rule for v in verdict.violations}) == ["INV-009", "SCHEMA"]
+    assert (ledger.state, ledger.budgets, ledger.budget_approved) == ("S0_IDLE", None, False)  # nothing applied
+
+
+def test_a_schema_rejected_packet_carries_only_the_errors_of_the_local_invariants() -> None:
+    """INV-012 (a WARNING) is not added to a schema rejection; the disposition is the schema's."""
+    broken = packet(0, 3)
+    broken["mcp"]["stakes"]["stakes_level"] = "CRITICAL"  # unjustified: INV-012 would warn on a valid packet
+    del broken["mcp"]["routing"]
+    _, [verdict] = evolve(None, broken)
+    assert {v.rule for v in verdict.violations} == {"SCHEMA"}

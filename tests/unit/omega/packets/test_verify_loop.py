@@ -29,9 +29,17 @@ def _judged(packets: Iterable[Packet], ledger: EpisodeLedger | None = None) -> E
     return ledger
 
 
-def _citing(belief: Packet, *cited: str) -> Packet:
+def _citing(belief: Packet, *cited: str, refs_at: str | None = "2025-12-21T11:30:00-05:00") -> Packet:
+    """`belief` naming `cited` in `evidence_integration`; its tool_output ref re-timed to `refs_at` (by default
+    before the VERIFY_FIRST decision at 11:30:30, so the ref alone cannot close the loop), or dropped (None)."""
     changed = copy.deepcopy(belief)
     changed["payload"]["evidence_integration"] = list(cited)
+    evidence = changed["mcp"]["evidence"]
+    if refs_at is None:
+        evidence.update(evidence_refs=[], evidence_absent_reason="integration only")
+    else:
+        for ref in evidence["evidence_refs"]:
+            ref["timestamp"] = refs_at
     return changed
 
 
@@ -59,6 +67,36 @@ def test_a_belief_citing_only_a_packet_from_before_the_decision_does_not() -> No
     _, [verdict, *_] = evolve(ledger, act)
     assert [v.rule for v in verdict.violations] == ["INV-008"]
     assert "BeliefUpdate citing the verification evidence" in verdict.violations[0].message
+
+
+def test_a_belief_carrying_tool_evidence_from_after_the_decision_closes_the_loop_without_citing_ids() -> None:
+    """Ids in `evidence_integration` may point outside the stream: a fresh tool_output ref closes it too."""
+    before, belief, act = _up_to_belief()
+    ledger = _judged([*before, _citing(belief, "tool:raw/88213", refs_at="2025-12-21T11:30:44-05:00")])
+    assert ledger.verify is not None and ledger.verify.belief_update_with_evidence
+    _, [verdict] = evolve(ledger, act)
+    assert verdict.status is VerdictStatus.ACCEPTED
+
+
+def test_a_belief_carrying_tool_evidence_from_exactly_the_decision_time_closes_the_loop() -> None:
+    before, belief, _ = _up_to_belief()
+    ledger = _judged([*before, _citing(belief, refs_at="2025-12-21T11:30:30-05:00")])
+    assert ledger.verify is not None and ledger.verify.belief_update_with_evidence
+
+
+def test_a_belief_carrying_only_evidence_older_than_the_decision_does_not_close_the_loop() -> None:
+    before, belief, act = _up_to_belief()
+    ledger = _judged([*before, _citing(belief, refs_at="2025-12-21T11:30:29-05:00")])
+    assert ledger.verify is not None and not ledger.verify.belief_update_with_evidence
+    _, [verdict, *_] = evolve(ledger, act)
+    assert [v.rule for v in verdict.violations] == ["INV-008"]
+
+
+def test_fresh_evidence_closes_nothing_before_the_loop_has_observed_anything() -> None:
+    """The ref route needs observed evidence in the loop first (a result or an OBSERVED observation)."""
+    before, belief, _ = _up_to_belief()
+    ledger = _judged([*before[:5], _citing(belief, refs_at="2025-12-21T11:30:44-05:00")])
+    assert ledger.verify is not None and not ledger.verify.belief_update_with_evidence
 
 
 def test_a_belief_citing_a_rejected_packet_of_the_loop_does_not() -> None:

@@ -1,0 +1,1 @@
+"""Conformance suites: expected values from the published specifications, never from the code."""
