@@ -201,9 +201,9 @@ def test_a_critical_integrity_alert_locks_the_episode_until_integrity_clears_it(
 @pins("budget_overrun.jsonl")
 def test_task_results_pushing_tokens_over_the_envelope_without_approval_halt_the_episode() -> None:
     assert described("budget_overrun.jsonl") == [
-        V("pkt_bo_0001", "ACCEPTED", (), "S0_IDLE", "S1_SENSE"),  # sets the 2000-token envelope
+        V("pkt_bo_0001", "ACCEPTED", (), "S0_IDLE", "S1_SENSE"),
         V("pkt_bo_0002", "ACCEPTED", (), "S1_SENSE", "S2_MODEL"),
-        V("pkt_bo_0003", "ACCEPTED", (), "S2_MODEL", "S3_DECIDE"),
+        V("pkt_bo_0003", "ACCEPTED", (), "S2_MODEL", "S3_DECIDE"),  # the first decision: a 2000-token envelope
         V("pkt_bo_0004", "ACCEPTED", (), "S3_DECIDE", "S6_EXECUTE"),
         V("pkt_bo_0005", "ACCEPTED", (), "S6_EXECUTE", "S6_EXECUTE"),  # 180 tokens
         V("pkt_bo_0006", "ACCEPTED", (), "S6_EXECUTE", "S6_EXECUTE"),
@@ -222,8 +222,9 @@ def test_task_results_pushing_tokens_over_the_envelope_without_approval_halt_the
     [escalation] = records("budget_overrun.jsonl", "escalations")
     assert escalation["reason"] == "budget overrun without approval: tokens: 2640 > 2000"
     end = ledger("budget_overrun.jsonl")
+    # The override's 3000-token envelope replaced the first; it is the approval (a later overrun of it needs one).
     assert (end.state, end.budget_approved, end.budgets and end.budgets.tokens, end.usage.tokens) == (
-        "S7_REVIEW", True, 3000, 2640)
+        "S7_REVIEW", False, 3000, 2640)
 
 
 def test_the_result_that_overran_the_budget_still_answers_its_directive() -> None:
