@@ -1,6 +1,9 @@
 """The test-side description of OMEN v0.7 packets, transcribed from the published JSON Schemas and
 docs/omen-extra-packets.md independently of `omega.packets.schema_rules`, so tests comparing the two
 catch a slip in either (that independence is why the two tables look alike). Drives tests/omen_strategies.
+
+The published payloads are closed; the three designed ones (VerificationPlanPacket, IntegrityAlertPacket,
+QueueUpdatePacket) are open, requiring only an IntegrityAlertPacket's `severity`.
 """
 
 from __future__ import annotations
@@ -30,14 +33,16 @@ ID_ALPHABET = string.ascii_letters + string.digits + "_-"
 # --------------------------------------------------------------------------- the test-side spec vocabulary
 @dataclass(frozen=True)
 class S:
-    """String: `enum`, `prefix` (pattern `^prefix[a-zA-Z0-9_-]+$`), `min_length`, `nullable`; `gen` is a
-    generation hint only ("date-time", or an id prefix for strings the schema leaves unconstrained)."""
+    """String: `enum`, `prefix` (pattern `^prefix[a-zA-Z0-9_-]+$`), `min_length`, `nullable`; `gen` and
+    `suggest` are generation hints only: `gen` is "date-time", or an id prefix for strings the schema leaves
+    unconstrained; `suggest` lists the values a document suggests for a string it does not constrain."""
 
     enum: tuple[str, ...] = ()
     prefix: str | None = None
     min_length: int = 0
     nullable: bool = False
     gen: str | None = None
+    suggest: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -106,6 +111,11 @@ def opn(**kw: Any) -> O:
 
 def en(words: str) -> S:
     return S(enum=tuple(words.split()))
+
+
+def hint(words: str, *, min_length: int = 0) -> S:
+    """A string that is not an enum; `words` are its suggested values (a generation hint)."""
+    return S(min_length=min_length, suggest=tuple(words.split()))
 
 
 TEXT, NONEMPTY, TS = S(), S(min_length=1), S(gen="date-time")
@@ -179,6 +189,53 @@ ESCALATION_OPTION = opn(
 EVIDENCE_GAP = opn(gap=Req(TEXT), impact_if_unknown=Req(TEXT), verification_method=TEXT)
 COST = opn(time_seconds=I(), tokens=I(), tool_calls=I())
 
+# --------------------------------------------------------------------------- the designed payloads
+# docs/omen-extra-packets.md: v0.7 publishes no schema for these three, so their payloads are open. Required
+# is only what the validator reads (an IntegrityAlertPacket's `severity`, a non-empty string); every named
+# field keeps the plain JSON type of its Avro field (schemas_avro/omega.omen.*Payload, VerificationTarget,
+# QueueItem): strings with no enum / pattern / minLength, integers with no bounds, `metrics` any JSON value;
+# nested objects are open with every field optional. The enums, id patterns and ranges the doc lists are
+# *suggestions*: they appear below only as generation hints (`S.suggest`, `S.gen`), never as constraints.
+VERIFICATION_TARGET = opn(
+    assumption=TEXT,
+    method=hint("tool_read user_query computation memory_lookup"),
+    success_criteria=TEXT,
+    tool_id=TEXT,
+    load_bearing=B(),
+)
+VERIFICATION_PLAN = opn(
+    plan_id=S(gen="plan_"),
+    verification_requirement=hint("OPTIONAL VERIFY_ONE VERIFY_ALL"),
+    verification_targets=A(VERIFICATION_TARGET),
+    decision_packet_id=PKT_REF,
+    max_tool_calls=I(),
+    deadline_seconds=I(),
+)
+INTEGRITY_ALERT = opn(
+    alert_type=hint(
+        "budget_overrun tool_degradation contradiction_detected drift_detected token_revocation"
+        " constitutional_violation rate_limit safe_mode_entry safe_mode_clear override"
+    ),
+    severity=Req(hint("INFO WARNING CRITICAL", min_length=1)),
+    description=TEXT,
+    action_taken=hint(
+        "none token_revoked safe_mode_entered safe_mode_cleared execution_refused escalated"
+        " budget_override_approved"
+    ),
+    revoked_token_ids=A(S(gen="token_")),
+    affected_packet_ids=A(PKT_REF),
+    override_rationale=TEXT,
+    tools_state=hint("tools_ok tools_partial tools_down"),
+    metrics=X(),
+)
+QUEUE_UPDATE = opn(
+    queue_id=TEXT,
+    operation=hint("enqueue dequeue reprioritize complete drop"),
+    item=opn(item_id=TEXT, item_type=hint("task compile_request verification review"), priority=I(), description=TEXT),
+    queue_depth=I(),
+    reason=TEXT,
+)
+
 PAYLOADS: dict[str, O] = {
     "ObservationPacket": rec(
         observation_type=Req(
@@ -218,25 +275,7 @@ PAYLOADS: dict[str, O] = {
         ),
         failure_modes=A(opn(mode=TEXT, mitigation=TEXT)),
     ),
-    "VerificationPlanPacket": rec(
-        plan_id=Req(S(prefix="plan_")),
-        verification_requirement=Req(VERIFICATION_REQUIREMENT),
-        verification_targets=Req(
-            A(
-                opn(
-                    assumption=Req(NONEMPTY),
-                    method=Req(en("tool_read user_query computation memory_lookup")),
-                    success_criteria=Req(NONEMPTY),
-                    tool_id=TEXT,
-                    load_bearing=B(),
-                ),
-                min_items=1,
-            )
-        ),
-        decision_packet_id=PKT,
-        max_tool_calls=I(0),
-        deadline_seconds=I(1),
-    ),
+    "VerificationPlanPacket": VERIFICATION_PLAN,
     "ToolAuthorizationToken": rec(
         token_id=Req(TOKEN),
         authorized_scope=Req(
@@ -293,39 +332,8 @@ PAYLOADS: dict[str, O] = {
         recommended_next_step=Req(opn(step=Req(TEXT), rationale=Req(TEXT), estimated_cost=COST)),
         blocking_decision_packet_id=PKT,
     ),
-    "IntegrityAlertPacket": rec(
-        alert_type=Req(
-            en(
-                "budget_overrun tool_degradation contradiction_detected drift_detected token_revocation"
-                " constitutional_violation rate_limit safe_mode_entry safe_mode_clear override"
-            )
-        ),
-        severity=Req(en("INFO WARNING CRITICAL")),
-        description=Req(NONEMPTY),
-        action_taken=en(
-            "none token_revoked safe_mode_entered safe_mode_cleared execution_refused escalated"
-            " budget_override_approved"
-        ),
-        revoked_token_ids=A(TOKEN),
-        affected_packet_ids=A(PKT),
-        override_rationale=NONEMPTY,
-        tools_state=TOOLS_STATE,
-        metrics=O(),
-    ),
-    "QueueUpdatePacket": rec(
-        queue_id=Req(NONEMPTY),
-        operation=Req(en("enqueue dequeue reprioritize complete drop")),
-        item=Req(
-            opn(
-                item_id=Req(NONEMPTY),
-                item_type=Req(en("task compile_request verification review")),
-                priority=I(0, 10),
-                description=TEXT,
-            )
-        ),
-        queue_depth=I(0),
-        reason=TEXT,
-    ),
+    "IntegrityAlertPacket": INTEGRITY_ALERT,
+    "QueueUpdatePacket": QUEUE_UPDATE,
 }
 SPECS: dict[str, O] = {t: rec(header=Req(HEADER), mcp=Req(MCP), payload=Req(p)) for t, p in PAYLOADS.items()}
 """Whole-packet specs (PacketBase also admits top-level keys starting with `_`)."""

@@ -15,6 +15,10 @@ generation and mutation.
   the one resulting violation must name; `Mutation.packet`, the broken copy).
 * `equivalent_variants(packet)`: rewrites that must stay valid (3.0 for 3 in an integer field, extra
   keys where objects are open, `_` metadata, a null `evidence_absent_reason`).
+* `accepted_breaks(packet, kinds)` / `accepted_sites` / `accepted_changes`: the mutation kinds applied
+  where the spec leaves them open (`Accepted`; the packet must stay valid). The designed payloads
+  (docs/omen-extra-packets.md) are open, so most of what a closed design rejected there is accepted:
+  an extra key, an off-suggestion value, a dropped field other than `severity`.
 """
 
 from __future__ import annotations
@@ -138,6 +142,9 @@ def _strategy(node: Any, full: bool) -> Strategy[Any]:
             return st.sampled_from(node.enum)
         if node.prefix or (node.gen and node.gen != "date-time"):
             return ids(node.prefix or node.gen or "")
+        if node.suggest:  # suggested values most of the time, but any string is valid
+            suggested = st.sampled_from(node.suggest)
+            return st.one_of(suggested, suggested, texts(min_size=node.min_length))
         base = timestamps() if node.gen == "date-time" else texts(min_size=node.min_length)
         return st.one_of(st.none(), base) if node.nullable else base
     if isinstance(node, I):
@@ -358,6 +365,102 @@ def mutations(packet: Packet, kinds: Kinds = MUTATION_KINDS, under: str = "") ->
 def mutated_packets(types: Kinds = PACKET_TYPES, kinds: Kinds = MUTATION_KINDS) -> Strategy[Mutation]:
     """Broken variants of generated packets of the given types."""
     return valid_packets(types).flatmap(lambda p: mutations(p, kinds))
+
+
+# --------------------------------------------------------------------------- breaks an open contract accepts
+@dataclass(frozen=True)
+class Accepted:
+    """A change a closed, constrained reading would reject but the spec accepts: `packet` must stay valid.
+    `kind` is the mutation kind it mirrors, `path` where it was made."""
+
+    kind: str
+    path: str
+    packet: Packet
+    detail: str
+
+
+_OFF_SUGGESTION = ("", "unknown", " ")
+_UNBOUNDED_INTS = (-1, 0, 11, INT64_MIN, INT64_MAX)
+
+
+def _accepted_values(kind: str, node: Any) -> list[Json]:
+    if kind == "wrong_type":  # any JSON value
+        return list(_TYPE_POOL)
+    if kind == "bad_enum":
+        first = node.suggest[0]
+        pool = [*_OFF_SUGGESTION, first.lower(), first.upper(), f"{first.upper()}_X", f"{first} "]
+        values = [v for v in pool if v not in node.suggest]
+    elif kind == "bad_pattern":
+        p = node.gen
+        values = ["", p, f"{p}has space", f"{p.upper()}1", f"x{p}1", f"{p}1!", f"{p}ü", "no prefix"]
+    elif kind == "out_of_range":
+        return list(_UNBOUNDED_INTS) if isinstance(node, I) else [-1.5, 0, 11, 1e300]
+    else:
+        empties: dict[str, list[Json]] = {"empty_string": [""], "empty_array": [[]], "empty_object": [{}]}
+        return empties[kind]
+    return [v for v in values if len(v) >= node.min_length]
+
+
+def _has_required(node: O) -> bool:
+    return any(required for _, required in node.fields.values())
+
+
+def _accepts(kind: str, node: Any, required: bool, path: str) -> bool:
+    """Whether the spec leaves open what mutation `kind` would break at `node`."""
+    loose_string = isinstance(node, S) and not node.enum and node.prefix is None
+    return {
+        "drop_required": not required and not path.endswith("]"),  # an optional member of an object
+        "wrong_type": isinstance(node, X),
+        "bad_enum": loose_string and bool(node.suggest),
+        "bad_pattern": loose_string and node.gen not in (None, "date-time"),
+        "out_of_range": isinstance(node, I | N) and (node.minimum, node.maximum) == (None, None),
+        "empty_string": loose_string and node.min_length == 0,
+        "empty_array": isinstance(node, A) and node.min_items == 0,
+        "empty_object": isinstance(node, O) and node.min_properties == 0 and not _has_required(node),
+        "extra_property": isinstance(node, O) and not node.closed,
+    }[kind]
+
+
+def accepted_sites(packet: Packet, kinds: Kinds = MUTATION_KINDS, under: str = "") -> list[tuple[str, str]]:
+    """Every (kind, concrete path) in `packet` (a valid packet) where the spec accepts what `kind` breaks
+    elsewhere: an optional field dropped, an off-suggestion value where a string only has suggested values,
+    an id-like string without its prefix, any integer where none is bounded, an empty string / array / object
+    where none is required to be non-empty, any value where any JSON value goes, an extra key in an open
+    object."""
+    spec = SPECS[packet["header"]["packet_type"]]
+    return [
+        (kind, path)
+        for path, node, required in _walk(packet, spec, "", False)
+        if path and path.startswith(under)
+        for kind in kinds
+        if _accepts(kind, node, required, path)
+    ]
+
+
+def accepted_changes(packet: Packet, kind: str, path: str) -> list[Accepted]:
+    """Every change of `kind` at `path` (a site of `accepted_sites`), one per value."""
+    if kind in ("drop_required", "extra_property"):
+        values: list[Json] = [None]
+    else:
+        values = _accepted_values(kind, _node_at(packet, path))
+    out = []
+    for value in values:
+        m = _mutate(packet, kind, path, value)
+        out.append(Accepted(kind, path, m.packet, m.detail))
+    return out
+
+
+def accepted_breaks(packet: Packet, kinds: Kinds = MUTATION_KINDS, under: str = "") -> Strategy[Accepted]:
+    """One change of `packet` (a valid packet) of one of `kinds` that the spec accepts (each applicable kind
+    equally likely), at a path starting with `under`; `st.nothing()` when there is none."""
+    by_kind: dict[str, list[tuple[str, str]]] = {}
+    for site in accepted_sites(packet, kinds, under):
+        by_kind.setdefault(site[0], []).append(site)
+    if not by_kind:
+        return st.nothing()
+    kind_first = st.sampled_from(sorted(by_kind, key=MUTATION_KINDS.index))
+    sites = kind_first.flatmap(lambda kind: st.sampled_from(by_kind[kind]))
+    return sites.flatmap(lambda site: st.sampled_from(accepted_changes(packet, *site)))
 
 
 # --------------------------------------------------------------------------- still-valid rewrites

@@ -51,7 +51,7 @@ LATER = other_episode_on_the_same_partition(QUIET, "corr_later_")
 
 
 def quiet_episode() -> list[dict[str, Any]]:
-    """Observation, belief, ACT decision, then a READ directive (timeout 20 s) that never gets its result."""
+    """Observation, belief, ACT decision, then a READ directive (time budget 240 s) that never gets its result."""
     packets = example_cycle("degraded_tools", QUIET, "quiet", START)[:4]
     assert packets[-1]["header"]["packet_type"] == "TaskDirectivePacket"
     assert packets[-1]["payload"]["timeout_seconds"] == 20
@@ -67,10 +67,14 @@ def later_packet(minutes: int = 10) -> dict[str, Any]:
 
 
 def deadline_of(packets: list[dict[str, Any]]) -> str:
+    """INV-011: the directive's time budget, or its timeout x (1 + retries) when longer (here 240 s > 20 x 2)."""
     directive = packets[-1]
     issued = to_ms(directive["header"]["created_at"])
     assert issued is not None
-    return datetime.fromtimestamp(issued / 1000 + directive["payload"]["timeout_seconds"], UTC).isoformat()
+    attempts = 1 + directive["payload"]["retry_policy"]["max_retries"]
+    budget, timeout = directive["mcp"]["budgets"]["time_budget_seconds"], directive["payload"]["timeout_seconds"]
+    allowed = max(budget, timeout * attempts)
+    return datetime.fromtimestamp(issued / 1000 + allowed, UTC).isoformat()
 
 
 # ------------------------------------------------------------------------------------------ a real worker

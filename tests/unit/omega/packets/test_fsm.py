@@ -315,7 +315,8 @@ def test_once_an_episode_has_decided_s5_no_longer_reads_as_idle() -> None:
 def test_a_write_directive_after_act_goes_to_execution_when_the_token_was_issued_before_the_decision() -> None:
     """Formerly a deviation warning ("write-directive-skipping-authorize"): Layer 1 pre-authorization is legal."""
     changes = {**ACTING, "decision_count": 1, "tokens": {"token_w1": A_TOKEN}}
-    assert fsm_step(ledger("S3_DECIDE", **changes), directive("WRITE", token_id="token_w1")) == FsmStep("S6_EXECUTE", ())
+    step = fsm_step(ledger("S3_DECIDE", **changes), directive("WRITE", token_id="token_w1"))
+    assert step == FsmStep("S6_EXECUTE", ())
 
 
 def test_a_decision_leaving_verify_is_left_to_inv_008_not_warned() -> None:

@@ -42,7 +42,7 @@ from omega.packets.schema_rules import (
     record,
     req,
 )
-from tests.omen_spec import PACKET_TYPES, SPECS
+from tests.omen_spec import DESIGNED_TYPES, PACKET_TYPES, SPECS
 from tests.omen_strategies import (
     JSON_VALUES,
     MUTATION_KINDS,
@@ -52,6 +52,8 @@ from tests.omen_strategies import (
     _node_at,
     _parent,
     _walk,
+    accepted_changes,
+    accepted_sites,
     equivalent_variants,
     get_at,
     mutated_packets,
@@ -174,6 +176,24 @@ def test_every_site_and_bad_value_of_full_packets_fails_the_predicate(packet_typ
             for value in [None] if fixed else _bad_values(kind, _node_at(packet, path), current):
                 mutation = _mutate(packet, kind, path, value)
                 assert _judge(mutation.packet) is False, mutation.detail
+
+    check()
+
+
+@pytest.mark.parametrize("packet_type", DESIGNED_TYPES)
+def test_every_accepted_site_and_value_of_full_designed_packets_passes_the_predicate(packet_type: str) -> None:
+    """The designed payloads are open: where the closed design rejected a break (an extra key, an off-suggestion
+    value, a dropped optional field, an unbounded integer, ...), the predicate now accepts it, as the
+    interpreter does."""
+
+    @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(valid_packet(packet_type, full=True))
+    def check(packet: dict[str, Any]) -> None:
+        sites = accepted_sites(packet, under="payload")
+        assert {kind for kind, _ in sites} >= {"drop_required", "bad_enum", "empty_string", "extra_property"}
+        for kind, path in sites:
+            for change in accepted_changes(packet, kind, path):
+                assert _judge(change.packet) is True, change.detail
 
     check()
 

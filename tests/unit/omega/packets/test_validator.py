@@ -156,7 +156,8 @@ def test_packets_before_the_first_decision_set_no_envelope_and_the_first_decisio
     decision = packet(2, 3, "DecisionPacket")
     decision["mcp"]["budgets"]["token_budget"] = 4321
     ledger, _ = evolve(ledger, decision)
-    assert ledger.budgets is not None and (ledger.budgets.tokens, ledger.budgets.set_by) == (4321, "pkt_00003_000002")
+    assert ledger.budgets is not None
+    assert (ledger.budgets.tokens, ledger.budgets.set_by) == (4321, "pkt_00003_000002")
     later = packet(3, 3, "DecisionPacket")
     later["mcp"]["budgets"]["token_budget"] = 10
     ledger, _ = evolve(ledger, later)

@@ -73,7 +73,8 @@ def test_a_belief_carrying_tool_evidence_from_after_the_decision_closes_the_loop
     """Ids in `evidence_integration` may point outside the stream: a fresh tool_output ref closes it too."""
     before, belief, act = _up_to_belief()
     ledger = _judged([*before, _citing(belief, "tool:raw/88213", refs_at="2025-12-21T11:30:44-05:00")])
-    assert ledger.verify is not None and ledger.verify.belief_update_with_evidence
+    assert ledger.verify is not None
+    assert ledger.verify.belief_update_with_evidence
     _, [verdict] = evolve(ledger, act)
     assert verdict.status is VerdictStatus.ACCEPTED
 
@@ -81,13 +82,15 @@ def test_a_belief_carrying_tool_evidence_from_after_the_decision_closes_the_loop
 def test_a_belief_carrying_tool_evidence_from_exactly_the_decision_time_closes_the_loop() -> None:
     before, belief, _ = _up_to_belief()
     ledger = _judged([*before, _citing(belief, refs_at="2025-12-21T11:30:30-05:00")])
-    assert ledger.verify is not None and ledger.verify.belief_update_with_evidence
+    assert ledger.verify is not None
+    assert ledger.verify.belief_update_with_evidence
 
 
 def test_a_belief_carrying_only_evidence_older_than_the_decision_does_not_close_the_loop() -> None:
     before, belief, act = _up_to_belief()
     ledger = _judged([*before, _citing(belief, refs_at="2025-12-21T11:30:29-05:00")])
-    assert ledger.verify is not None and not ledger.verify.belief_update_with_evidence
+    assert ledger.verify is not None
+    assert not ledger.verify.belief_update_with_evidence
     _, [verdict, *_] = evolve(ledger, act)
     assert [v.rule for v in verdict.violations] == ["INV-008"]
 
@@ -96,7 +99,8 @@ def test_fresh_evidence_closes_nothing_before_the_loop_has_observed_anything() -
     """The ref route needs observed evidence in the loop first (a result or an OBSERVED observation)."""
     before, belief, _ = _up_to_belief()
     ledger = _judged([*before[:5], _citing(belief, refs_at="2025-12-21T11:30:44-05:00")])
-    assert ledger.verify is not None and not ledger.verify.belief_update_with_evidence
+    assert ledger.verify is not None
+    assert not ledger.verify.belief_update_with_evidence
 
 
 def test_a_belief_citing_a_rejected_packet_of_the_loop_does_not() -> None:
