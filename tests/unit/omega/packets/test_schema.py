@@ -16,6 +16,7 @@ from referencing import Registry, Resource
 
 from omega.packets.schema import PACKET_TYPES, check_schema
 from omega.violations import Severity
+from tests.conformance.omen.episodes import CANONICAL_DECISION_VERBATIM
 from tests.omen_spec import DESIGNED_TYPES, PUBLISHED_TYPES
 from tests.omen_spec import PACKET_TYPES as STRATEGY_PACKET_TYPES
 from tests.omen_strategies import (
@@ -260,55 +261,7 @@ def test_designed_payload_mutations_name_the_field(packet_type: str, kind: str) 
 
 
 # --------------------------------------------------------------------------- pinned examples
-CANONICAL_DECISION: dict[str, Any] = {  # OMEN.md §15.2, verbatim
-    "header": {
-        "packet_id": "pkt_0123",
-        "packet_type": "DecisionPacket",
-        "created_at": "2025-12-21T11:32:00-05:00",
-        "layer_source": 5,
-        "correlation_id": "corr_77A",
-        "campaign_id": "camp_OMEN_BOOT",
-    },
-    "mcp": {
-        "intent": {"summary": "Decide whether to verify intel before acting", "scope": "intel_update"},
-        "stakes": {
-            "impact": "MEDIUM",
-            "irreversibility": "REVERSIBLE",
-            "uncertainty": "HIGH",
-            "adversariality": "CONTESTED",
-            "stakes_level": "MEDIUM",
-        },
-        "quality": {
-            "quality_tier": "PAR",
-            "satisficing_mode": True,
-            "verification_requirement": "VERIFY_ONE",
-            "definition_of_done": {
-                "text": "Have at least one fresh observation for the key unknown",
-                "checks": ["fresh evidence collected"],
-            },
-        },
-        "budgets": {
-            "token_budget": 900,
-            "tool_call_budget": 2,
-            "time_budget_seconds": 90,
-            "risk_budget": {"envelope": "low", "max_loss": "small"},
-        },
-        "epistemics": {
-            "status": "HYPOTHESIZED",
-            "confidence": 0.45,
-            "calibration_note": "Uncertainty high; no fresh observation yet",
-            "freshness_class": "OPERATIONAL",
-            "stale_if_older_than_seconds": 1800,
-            "assumptions": ["Local threat level is low enough to proceed"],
-        },
-        "evidence": {"evidence_refs": [], "evidence_absent_reason": "No tool read executed yet in this episode"},
-        "routing": {"task_class": "VERIFY", "tools_state": "tools_ok"},
-    },
-    "payload": {
-        "decision_outcome": "VERIFY_FIRST",
-        "decision_summary": "Verify the load-bearing assumption with one tool read before any action.",
-    },
-}
+CANONICAL_DECISION: dict[str, Any] = CANONICAL_DECISION_VERBATIM  # OMEN.md §15.2, transcribed once
 CONSTRAINTS = {"constitutional_check": True, "budget_check": True, "tier_check": True}
 
 
