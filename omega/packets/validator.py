@@ -1,7 +1,10 @@
 """`evolve(ledger, packet) -> (ledger, outputs)`: the validator stages, in the order the spec gives.
 
 Per packet (invariants spec, "Validator Integration"): schema -> authenticity (only with an `AuthPolicy`,
-issue 9) -> FSM transition -> invariants -> ledger update. Schema, AUTH and FSM errors reject at once;
+issue 9) -> FSM transition -> invariants -> ledger update. A schema rejection does not hide the rule broken:
+it also carries the ERRORs of the packet-local invariants (`PACKET_LOCAL`), with the schema's disposition
+(no FSM move, no ledger change; a safety rule among them still raises its alert). Schema, AUTH and FSM
+errors reject at once;
 invariant ERRORs reject; WARNINGs ride on the verdict and the packet is accepted. Time is event time:
 `created_at` drives token expiry, recency and deadlines, and `advance(ledger, watermark)` raises task
 timeouts when an episode goes quiet.
