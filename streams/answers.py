@@ -24,6 +24,7 @@ from omega.answers.ingest import ingest, ingest_manual
 from omega.answers.model import Fact, PlanError, QueryPlan, Rejection, fact_from_dict, plan_from_dict
 from omega.answers.planner import plan_question
 from omega.answers.store import FactStore
+from omega.answers.versions import same_version
 from omega.answers.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 from omega.canonical import canonical_json, derived_id
 from omega.eventtime import to_iso
@@ -119,7 +120,9 @@ def _rejected(rejection: Rejection) -> str:
 
 
 def _question_plan(value: Mapping[str, Any], store: FactStore) -> tuple[str, QueryPlan]:
-    """The question id (given, else derived from the question's content) and the plan to answer."""
+    """The question id (given, else derived from the question's content) and the plan to answer. A question's
+    `version` overrides the plan's when both name one version, in any spelling (DS005 §5.1: a free string;
+    compared in canonical form, `omega.answers.versions`); two different versions are refused."""
     text, version, given = value.get("question"), value.get("version"), value.get("plan")
     if not isinstance(text, str) or not text.strip():
         raise InputRejected("INVALID_QUESTION", "question must be a non-empty string")
@@ -133,7 +136,8 @@ def _question_plan(value: Mapping[str, Any], store: FactStore) -> tuple[str, Que
     except PlanError as exc:
         raise InputRejected("INVALID_PLAN", str(exc)) from exc
     if version is not None:
-        if plan.version is not None and plan.version != version:
+        # one version in two spellings (`v2.0` and a planned `2.0`) is no contradiction: compare canonical forms
+        if plan.version is not None and not same_version(plan.version, version):
             raise InputRejected("INVALID_QUESTION", f"version {version!r} contradicts the plan's {plan.version!r}")
         plan = dataclasses.replace(plan, version=version)
     question_id = qid or derived_id("q_", text, canonical_json(given), version or "")

@@ -4,7 +4,10 @@ auditable chain. Anything that cannot be backed by facts is `unsupported`, with 
 Choices: a goal with a `?variable` object is a lookup (text lists the bound values); a constant object is a
 yes/no question (Yes when proved, No when only a negated fact matches); conflicts are checked over every
 store fact sharing a conflict key with the chain's premises, so a version disagreement is caught even when
-both versions would give the same yes/no; `text` is null for conflicting answers (§4.4).
+both versions would give the same yes/no; `text` is null for conflicting answers (§4.4). The plan's version
+may be spelled any way (`v2.0`, `version 2.0`, `2.0`): the store, the derivation and the conflict check all
+compare its canonical form (`omega.answers.versions`), and a refusal names the version asked, canonical and as
+written, so "no fact in version 2" is not mistaken for "no fact at all".
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from omega.answers.reasoning import DEFAULT_DEPTH, Context, Solution, Step, deri
 from omega.answers.retrieval import DEFAULT_LIMIT_CHUNKS, DEFAULT_LIMIT_FACTS, rank_key, retrieve, unique_chunks
 from omega.answers.rules import DERIVED_PREDICATES, RULES
 from omega.answers.store import FactStore, is_variable
+from omega.answers.versions import shown_version
 from omega.answers.vocabulary import Vocabulary
 from omega.canonical import canonical_json, derived_id
 
@@ -130,7 +134,8 @@ def answer(plan: QueryPlan, store: FactStore, vocabulary: Vocabulary, depth: int
         if ctx.missing:
             return unsupported(f"missing parameter(s): {', '.join(sorted(ctx.missing))}")
         hits = retrieve(plan, store, limit_facts, limit_chunks)
-        return unsupported(f"no fact supports the goal {canonical_json(goal)} (candidates retrieved: "
+        asked = "" if plan.version is None else f" in version {shown_version(plan.version)}"
+        return unsupported(f"no fact supports the goal {canonical_json(goal)}{asked} (candidates retrieved: "
                            f"{len(hits.facts)})")
     used: list[Solution] = solutions if lookup else solutions[:1]
     premises = [f for s in used for f in s.premises] + negated

@@ -1,6 +1,8 @@
 """§2 ingest: text + metadata -> chunks -> extraction -> validate_and_filter -> facts and rejections.
 
 Manual facts (the gold baseline) enter through `ingest_manual`, validated against the chunks they cite.
+The metadata's version is kept as the producer wrote it (chunk ids and the facts that inherit it carry that
+spelling); wherever it is compared, its canonical form is (`omega.answers.versions`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 JSON forms keep the spec's camelCase field names (`docId`, `chunkId`, `factId`); a fact's version lives in
 `qualifiers.version` as the spec says, and is lifted into `Fact.version` because conflict keys and version
-filters read it on every query.
+filters read it on every query. `version` fields (chunk, fact, given plan) hold the producer's spelling, as
+written; comparisons read its canonical form (`Fact.version_key`, `omega.answers.versions`), never the spelling.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from omega.answers.versions import version_key
 from omega.canonical import canonical_json, derived_id
 
 Scalar = str | int | float | bool
@@ -46,6 +48,12 @@ class Fact:
     confidence: float | None = None
     qualifiers: tuple[tuple[str, Any], ...] = ()
 
+    @property
+    def version_key(self) -> str | None:
+        """The canonical version (what version filters and conflict reasons compare); `version` keeps the
+        spelling as written (display, audit, the fact id)."""
+        return version_key(self.version)
+
     def to_dict(self) -> dict[str, Any]:
         """The spec's JSON form: span, subject, predicate, object, source, qualifiers, polarity, confidence."""
         qualifiers = dict(self.qualifiers)
@@ -73,7 +81,9 @@ class Fact:
 
 def fact_id_of(subject: str, predicate: str, obj: Scalar, polarity: str, doc_id: str, chunk_id: str,
                start: int, end: int, version: str | None, qualifiers: Mapping[str, Any]) -> str:
-    """Deterministic fact id: a hash of the source, span and normalised triple (redelivery gives the same id)."""
+    """Deterministic fact id: a hash of the source, span and normalised triple (redelivery gives the same id).
+    The version enters as written, not canonical: ids stay what they were before versions were canonicalised,
+    and the chunk id (part of the hash) carries the document's spelling anyway."""
     return derived_id("fact_", doc_id, chunk_id, str(start), str(end), subject, predicate,
                       canonical_json(obj), polarity, version or "", canonical_json(dict(qualifiers)))
 
@@ -117,7 +127,8 @@ class Rejection:
 
 @dataclass(frozen=True)
 class QueryPlan:
-    """§5.1 structured query plan; every field optional. `goal` is a pattern dict (values may be '?vars')."""
+    """§5.1 structured query plan; every field optional. `goal` is a pattern dict (values may be '?vars').
+    `version` is kept as given (a given plan's spelling; the planner gives the canonical form)."""
 
     version: str | None = None
     subjects: tuple[str, ...] = ()

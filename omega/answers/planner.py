@@ -1,8 +1,12 @@
 """§5.2 deterministic planning: constrained question templates (regular expressions, no LLM) -> QueryPlan.
 
-Choices: a version is read from "in v2.0" / "in version 2.0" / "(v2.0)"; a subject phrase is canonicalised
-and resolved against the store's subjects (exact, else the unique subject that starts with it: "session"
--> "session_token"); a question no template matches gets an empty plan, which answers `unsupported`.
+Choices: a version is read from "in v2.0" / "in V2.0" / "in version 2.0" / "(v2.0)" / "for v 2" (a `version`
+or `v` prefix, any case, optionally with a dot or a space before the number), and from a bare number after
+"in" that closes a clause ("in 2.0?", "in 2.0, is ..."; never "in 20 minutes"), and the plan carries its
+canonical form (`omega.answers.versions`: "2.0" for all of these; "in v2" gives "2", which is not "2.0") —
+the question text keeps the asker's spelling. A subject phrase is canonicalised and resolved against the
+store's subjects (exact, else the unique subject that starts with it: "session" -> "session_token"); a
+question no template matches gets an empty plan, which answers `unsupported`.
 """
 
 from __future__ import annotations
@@ -14,8 +18,13 @@ from typing import Any
 from omega.answers.evaluators import duration_minutes
 from omega.answers.model import QueryPlan
 from omega.answers.text import canonical_entity
+from omega.answers.versions import canonical_version
 
-_VERSION = re.compile(r"[\s,(]*\b(?:in |for |under )?(?:version |v)(\d+(?:\.\d+)*)\b\)?", re.IGNORECASE)
+_NUMBER = r"\d+(?:\.\d+)*"
+_V = r"v(?:\.\s*|\s)?"
+_PREFIXED = rf"(?:version(?:\.\s*|\s+|(?=\d))(?:{_V})?|{_V}){_NUMBER}"
+_VERSION = re.compile(rf"[\s,(]*\b(?:(?:in|for|under) )?(?P<v>{_PREFIXED})\b\)?"
+                      rf"|[\s,(]*\bin (?P<bare>{_NUMBER})(?=\s*(?:[?,;)!]|$))", re.IGNORECASE)
 _NP = r"(?P<s>[a-z][\w -]*?)"
 _OBJ = r"(?P<o>[a-z][\w -]*?)"
 _DUR = r"(?P<n>\d+(?:\.\d+)?) ?(?P<u>seconds?|minutes?|hours?|days?|weeks?)"
@@ -70,12 +79,12 @@ TEMPLATES: tuple[tuple[re.Pattern[str], Builder], ...] = tuple((re.compile(rx), 
 
 
 def split_version(question: str) -> tuple[str, str | None]:
-    """The question without its version phrase, and the version (`v2.0`), or None."""
+    """The question without its version phrase, and the version in canonical form (`2.0`), or None."""
     match = _VERSION.search(question)
     if match is None:
         return question, None
     rest = (question[:match.start()] + question[match.end():]).strip()
-    return re.sub(r"\s+([?,])", r"\1", rest), f"v{match.group(1)}"
+    return re.sub(r"\s+([?,])", r"\1", rest), canonical_version(match.group("v") or match.group("bare"))
 
 
 def resolve_subject(phrase: str, subjects: Iterable[str]) -> str:

@@ -1,6 +1,10 @@
 """The fact store: an immutable, indexed set of facts, queryable by subject, predicate and version, and by
 pattern with `?variables` (the spec's `matchSignature`). Adding returns a new store, so a Faust table entry
 or a replay dict is always reassigned, never mutated.
+
+Versions (§4.4 rule 1, §5.3 steps 1-2 "filter by version"): the asked version and a pattern's
+`qualifiers.version` are compared with a fact's version in canonical form (`omega.answers.versions`), by plain
+equality: `v2.0` finds `2.0`, but `2` never finds `2.0` (no numeric or duration reading, unlike objects).
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from typing import Any
 
 from omega.answers.evaluators import duration_minutes, timestamp_ms
 from omega.answers.model import Fact
+from omega.answers.versions import canonical_version, version_key
 
 Bindings = dict[str, Any]
 
@@ -58,12 +63,27 @@ def match_fact(pattern: Mapping[str, Any], fact: Fact, bindings: Bindings | None
         if not _bind(pattern.get(role), getattr(fact, role), out):
             return None
     qualifiers = dict(fact.qualifiers)
-    if fact.version is not None:
-        qualifiers["version"] = fact.version
     for key, wanted in (pattern.get("qualifiers") or {}).items():
-        if key not in qualifiers or not _bind(wanted, qualifiers[key], out):
+        if key == "version":
+            if not _bind_version(wanted, fact.version_key, out):
+                return None
+        elif key not in qualifiers or not _bind(wanted, qualifiers[key], out):
             return None
     return out
+
+
+def _bind_version(pattern: object, version: str | None, bindings: Bindings) -> bool:
+    """A pattern's `qualifiers.version` against a fact's canonical version: a constant matches its canonical
+    form exactly, a variable binds the canonical form (so two facts agree on it whatever their spelling)."""
+    if version is None:
+        return False
+    if pattern is None:
+        return True
+    if is_variable(pattern):
+        name = str(pattern)
+        bound = bindings.setdefault(name, version)
+        return isinstance(bound, str) and canonical_version(bound) == version
+    return isinstance(pattern, str) and canonical_version(pattern) == version
 
 
 class FactStore:
@@ -101,7 +121,9 @@ class FactStore:
 
     def query(self, subject: str | None = None, predicate: str | None = None,
               version: str | None = None) -> list[Fact]:
-        """Facts with this subject, predicate and version (None: any), in source order."""
+        """Facts with this subject, predicate and version (None: any; compared in canonical form), in source
+        order."""
+        wanted = version_key(version)
         if subject is not None:
             pool: Iterable[Fact] = self._by_subject.get(subject, [])
         elif predicate is not None:
@@ -109,7 +131,7 @@ class FactStore:
         else:
             pool = self._ordered
         return [f for f in pool if (predicate is None or f.predicate == predicate)
-                and (version is None or f.version == version)]
+                and (wanted is None or f.version_key == wanted)]
 
     def match(self, pattern: Mapping[str, Any], version: str | None = None) -> list[tuple[Fact, Bindings]]:
         """Facts matching a pattern whose values are constants, `?variables` or absent, with the bindings."""

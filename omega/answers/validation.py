@@ -3,8 +3,11 @@
 Every refused candidate comes back as a Rejection with all its reasons (never silently dropped). Codes:
 UNPARSEABLE, SCHEMA_INVALID, SOURCE_MISMATCH, UNKNOWN_PREDICATE, ARG_TYPE_MISMATCH, SPAN_OUT_OF_RANGE,
 SUBJECT_NOT_IN_SPAN, NUMBER_NOT_VERBATIM, POLARITY_MISMATCH, CONFIDENCE_OUT_OF_RANGE.
-Choice: a fact without `qualifiers.version` inherits its chunk's (document) version. Manual facts whose chunk
-text is unknown skip the §4.3 checks (they are the gold baseline of §8) but pass §4.1 and §4.2.
+Choice: a fact without `qualifiers.version` inherits its chunk's (document) version (§4.4 "often copied from
+document metadata"). A version is kept as written, the fact's own or the document's (any string passes §4.1);
+it is compared only in canonical form (`Fact.version_key`, `omega.answers.versions`), so a fact written `2.0`
+in a document versioned `v2.0` is in that document's version. Manual facts whose chunk text is unknown skip the
+§4.3 checks (they are the gold baseline of §8) but pass §4.1 and §4.2.
 """
 
 from __future__ import annotations

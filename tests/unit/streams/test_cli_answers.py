@@ -10,6 +10,7 @@ from click.testing import CliRunner
 from streams.cli import main
 
 SUITE = Path(__file__).resolve().parents[2] / "data" / "answers" / "suite.json"
+SPELLINGS = SUITE.with_name("version_spellings.json")
 
 
 def test_check_answers_meets_every_expectation_of_the_suite() -> None:
@@ -19,6 +20,13 @@ def test_check_answers_meets_every_expectation_of_the_suite() -> None:
     assert len(lines) == len(json.loads(SUITE.read_text())["questions"]) >= 25
     verdicts = {line["verdict"] for line in lines}
     assert verdicts == {"supported", "conflicting", "unsupported"}
+    assert '"verdictAccuracy":1.0' in result.stderr
+
+
+def test_check_answers_meets_the_version_spellings_suite() -> None:
+    result = CliRunner().invoke(main, ["check", "answers", str(SPELLINGS)])
+    assert result.exit_code == 0, result.output
+    assert "rejected" not in result.stderr
     assert '"verdictAccuracy":1.0' in result.stderr
 
 

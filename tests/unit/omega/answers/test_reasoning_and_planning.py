@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from omega.answers.answer import answer
 from omega.answers.chunking import chunk
 from omega.answers.consistency import extraction_consistency, jaccard
@@ -76,16 +78,40 @@ def test_missing_parameters_make_the_derived_answer_unsupported() -> None:
 
 def test_planner_reads_versions_and_templates_and_resolves_subjects() -> None:
     plan = plan_question("Is the admin console part of the platform in v2.0?", ["admin_console"])
-    assert plan.version == "v2.0"
+    assert plan.version == "2.0"  # the canonical form; the question text keeps the asker's "v2.0"
     assert plan.goal == {"subject": "admin_console", "predicate": "part_of", "object": "platform"}
     assert plan_question("If a user is inactive for 2 hours, is their session valid?", ["session_token"]).params == {
         "inactivityMinutes": 120.0}
-    assert split_version("Does X require Y (v1.2)?") == ("Does X require Y?", "v1.2")
+    assert split_version("Does X require Y (v1.2)?") == ("Does X require Y?", "1.2")
+
+
+@pytest.mark.parametrize(("question", "rest", "version"), [
+    ("Does X require Y in v2.0?", "Does X require Y?", "2.0"),
+    ("Does X require Y in V2.0?", "Does X require Y?", "2.0"),
+    ("Does X require Y in version 2.0?", "Does X require Y?", "2.0"),
+    ("Does X require Y in Version2.0?", "Does X require Y?", "2.0"),
+    ("Does X require Y in v.2.0?", "Does X require Y?", "2.0"),
+    ("Does X require Y in 2.0?", "Does X require Y?", "2.0"),
+    ("Does X require Y in 2?", "Does X require Y?", "2"),
+    ("Does X require Y in v2?", "Does X require Y?", "2"),
+    ("Does X require Y for v 3.1.4?", "Does X require Y?", "3.1.4"),
+    ("If a user is inactive for 20 minutes in 2.0, is their session valid?",
+     "If a user is inactive for 20 minutes, is their session valid?", "2.0"),
+    ("If a user is inactive for 20 minutes, is their session valid?",
+     "If a user is inactive for 20 minutes, is their session valid?", None),
+    ("Do tokens expire in 20 minutes?", "Do tokens expire in 20 minutes?", None),
+    ("Was the audit log created before 2024-01-01?", "Was the audit log created before 2024-01-01?", None),
+    ("Does X require Y within 2.0?", "Does X require Y within 2.0?", None),
+    ("Does vista require IPv6?", "Does vista require IPv6?", None),
+])
+def test_planner_reads_every_spelling_of_a_version_and_gives_its_canonical_form(question: str, rest: str,
+                                                                               version: str | None) -> None:
+    assert split_version(question) == (rest, version)
 
 
 def test_planner_gives_an_empty_plan_for_unknown_questions() -> None:
     assert plan_question("Who owns the key?").to_dict() == {}
-    assert plan_question("Tell me everything in version 3").to_dict() == {"version": "v3"}
+    assert plan_question("Tell me everything in version 3").to_dict() == {"version": "3"}
 
 
 def test_chunks_are_paragraphs_with_stable_ids() -> None:

@@ -30,6 +30,22 @@ def test_query_by_subject_predicate_and_version() -> None:
     assert STORE.query("nobody") == []
 
 
+def test_a_version_is_queried_in_any_spelling_but_2_is_not_2_0() -> None:
+    assert [f.object for f in STORE.query("t", "expires_after", "V2")] == ["15 minutes"]
+    assert [f.object for f in STORE.query("t", "expires_after", "version 2")] == ["15 minutes"]
+    assert [f.object for f in STORE.query("t", "expires_after", " 1 ")] == ["30 minutes"]
+    assert STORE.query("t", "expires_after", "2.0") == []
+    assert [f.version for f in STORE.query("t", "expires_after", "2")] == ["v2"]  # the spelling is kept
+
+
+def test_a_version_in_a_pattern_matches_in_canonical_form_and_binds_it() -> None:
+    pattern = {"subject": "t", "predicate": "expires_after", "object": "?d"}
+    assert [b["?d"] for _, b in STORE.match({**pattern, "qualifiers": {"version": "Version 2"}})] == ["15 minutes"]
+    assert STORE.match({**pattern, "qualifiers": {"version": "2.0"}}) == []
+    assert sorted(b["?v"] for _, b in STORE.match({**pattern, "qualifiers": {"version": "?v"}})) == ["1", "2"]
+    assert [f.object for f, _ in STORE.match(pattern, "V1")] == ["30 minutes"]
+
+
 def test_pattern_variables_bind_and_must_agree() -> None:
     assert [b["?x"] for _, b in STORE.match({"subject": "a", "predicate": "part_of", "object": "?x"})] == ["b"]
     assert len(STORE.match({"subject": "?x", "predicate": "?p", "object": "?o"})) == 4
@@ -52,12 +68,30 @@ def test_adding_the_same_fact_twice_keeps_one() -> None:
 def test_versions_that_disagree_conflict_when_no_version_is_asked() -> None:
     [(a, b, reason)] = detect_conflicts(STORE, VOCAB)
     assert {a.version, b.version} == {"v1", "v2"}
-    assert reason.startswith("VERSION_DISAGREEMENT")
+    assert reason.startswith("VERSION_DISAGREEMENT: t expires_after is ")
+    assert reason.endswith("; no version was asked")
+    # which fact comes first is source order (here: fact ids); each version shows canonical and as written
+    assert "'15 minutes' in version 2 (written 'v2')" in reason
+    assert "'30 minutes' in version 1 (written 'v1')" in reason
 
 
 def test_a_stated_version_filters_the_other_out() -> None:
     assert detect_conflicts(STORE, VOCAB, "v2") == []
     assert detect_conflicts(STORE, VOCAB, "v1") == []
+
+
+def test_one_version_in_two_spellings_is_one_version_for_conflicts() -> None:
+    same = [fact("t", "valid_for", "2 days", "v1"), fact("t", "valid_for", "2 days", "1", chunk="c1")]
+    assert detect_conflicts(same, VOCAB) == []
+    assert detect_conflicts(same, VOCAB, "V1") == []
+    differ = [fact("t", "valid_for", "2 days", "v1"), fact("t", "valid_for", "3 days", "1", chunk="c1")]
+    [(a, b, reason)] = detect_conflicts(differ, VOCAB, "version 1")
+    assert (a.version, b.version) == ("v1", "1")
+    assert reason == ("VALUE_MISMATCH: t valid_for is '2 days' in c0 and '3 days' in c1 "
+                      "(version 1 (written 'v1' and '1'))")
+    [(_, _, unasked)] = detect_conflicts(differ, VOCAB)
+    assert unasked.startswith("VALUE_MISMATCH")
+    assert detect_conflicts(differ, VOCAB, "1.0") == []
 
 
 def test_polarity_mismatch_is_always_a_conflict() -> None:
