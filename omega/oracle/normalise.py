@@ -3,7 +3,9 @@
 Decisions:
 
 * Normalised text: CRLF and lone CR become LF, then every run of whitespace is one space, trimmed. The
-  match key is the normalised text in lower case (the seed's "case-insensitive, whitespace-normalized").
+  match key is the normalised text in lower case (the seed's "case-insensitive, whitespace-normalized"),
+  with typographic apostrophes (U+2018, U+2019, U+02BC) written "'": LLMs write "isn\u2019t", and a negation
+  word must be one whatever its apostrophe (the polarity guard, RULE-CONT-003, `is_negation`).
 * Segments (the seed's sentences): `.`, `!` or `?` end a segment when followed by whitespace or the end of
   the text, so "3.2 MPa", "1.15" and "john.doe" are not split; a line break also ends one (lists are
   common in outputs). A segment without a letter or digit is not a claim and is dropped.
@@ -26,6 +28,7 @@ _TRAILING = re.compile(r"[\s.!?]+$")
 _NUMBER = re.compile(r"(?<![^\W\d_])(?<![\d.])\d+(?:[.,]\d+)*")
 NEGATIONS = frozenset({"not", "no", "never", "none", "nothing", "neither", "nor", "cannot", "without"})
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?")
+APOSTROPHES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u02bc": "'"})
 
 
 def normalise(text: str) -> str:
@@ -34,8 +37,9 @@ def normalise(text: str) -> str:
 
 
 def match_key(text: str) -> str:
-    """The form every comparison uses: normalised and lower-cased, trailing sentence punctuation removed."""
-    return _TRAILING.sub("", normalise(text).lower())
+    """The form every comparison uses: normalised, lower-cased, apostrophes folded, trailing sentence
+    punctuation removed."""
+    return _TRAILING.sub("", normalise(text).lower().translate(APOSTROPHES))
 
 
 @dataclass(frozen=True)

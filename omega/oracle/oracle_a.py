@@ -3,9 +3,12 @@
 
 Decisions where the seed is incomplete:
 
-* RULE-PREC-001/004 count a sentence as supported when it is sourced by RULE-PREC-004 or by the one
-  derivation rule, DERIV-CONJ-001 (`sourcing`). Both fail when the unsupported count exceeds the case's
-  threshold: RULE-PREC-001 with one violation carrying the count, RULE-PREC-004 with one per sentence.
+* RULE-PREC-001/004 count a sentence as supported when it is sourced by RULE-PREC-004 or by the
+  derivation rules DERIV-CONJ-001 and DERIV-CANON-001 (`sourcing`, `canonical_form`). Both fail when the
+  unsupported count exceeds the case's threshold: RULE-PREC-001 with one violation carrying the count,
+  RULE-PREC-004 with one per sentence. RULE-PREC-004's metrics say how much each derivation did
+  (`sourced_by_conjunction`, `sourced_by_canonical_form`) and how many claims the seed's literal test
+  alone leaves unsourced (`literal_unsourced`); its evidence traces each claim with its canonical form.
 * Contradiction terms are matched as whole words ("valid" is not in "invalid"). A contradiction id of the
   table matches in either order (`never-always` too). An id outside the table names its own pair when it
   is two words joined by one hyphen (`pass-fail`); its terms then also match with a regular inflection
@@ -23,9 +26,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from omega.oracle.canonical_form import CANONICAL_RULE
 from omega.oracle.model import OracleResult, RuleOutcome, Violation, combine, outcome
 from omega.oracle.normalise import has_term, is_negation, words
-from omega.oracle.sourcing import DERIVATION_RULE
+from omega.oracle.sourcing import DERIVATION_RULE, Sourcing
 from omega.oracle.view import CaseView
 
 ORACLE = "oracle_a"
@@ -98,19 +102,29 @@ def rule_prec_003(view: CaseView) -> RuleOutcome:
                    violations, view.timestamp, decided=present, metrics={"must_not_find_present": len(present)})
 
 
+def _sourced_by(s: Sourcing) -> str | None:
+    """How a claim is sourced: on its match key (RULE-PREC-004), on its canonical form, or not at all."""
+    if not s.sourced:
+        return None
+    return CANONICAL_RULE if s.canonical else "RULE-PREC-004"
+
+
 def rule_prec_004(view: CaseView) -> RuleOutcome:
-    """Fact sourcing: each claim traces to input facts (two-way substring, or DERIV-CONJ-001)."""
+    """Fact sourcing: each claim traces to input facts (two-way substring, DERIV-CONJ-001, DERIV-CANON-001)."""
     unsourced = [s for s in view.sourcing if not s.sourced]
     violations = []
     if len(unsourced) > view.unsupported_max:
-        violations = [Violation("Q-INV-01", "RULE-PREC-004", "claim not traceable to any input fact",
-                                s.segment.text) for s in unsourced]
-    trace = [{"claim": s.segment.key, "facts": list(s.facts), "runs": s.runs} for s in view.sourcing]
-    return outcome(ORACLE, "RULE-PREC-004", {"claims": [s.key for s in view.segments], "facts": view.facts},
+        violations = [Violation("Q-INV-01", "RULE-PREC-004", "claim not traceable to any input fact (canonical "
+                                f"form {s.form!r}, {CANONICAL_RULE})", s.segment.text) for s in unsourced]
+    trace = [{"claim": s.segment.key, "form": s.form, "facts": list(s.facts), "runs": s.runs,
+              "literal": s.literal, "by": _sourced_by(s)} for s in view.sourcing]
+    return outcome(ORACLE, "RULE-PREC-004", {"claims": [s.text for s in view.segments],
+                                             "facts": list(view.fact_set.texts)},
                    violations, view.timestamp, decided=trace,
                    metrics={"sourced_by_conjunction": sum(s.by_conjunction for s in view.sourcing),
+                            "sourced_by_canonical_form": sum(s.canonical for s in view.sourcing),
                             "literal_unsourced": sum(not s.literal for s in view.sourcing),
-                            "derivation_rule": DERIVATION_RULE})
+                            "derivation_rule": DERIVATION_RULE, "canonical_form_rule": CANONICAL_RULE})
 
 
 def _pairs(view: CaseView) -> tuple[list[tuple[str, Pair]], list[str]]:

@@ -13,6 +13,10 @@ per check id, each `(view) -> RuleOutcome`.
   unsupported, unnecessary segment; ORB-TRUNC-001 dropping the last segment changes no other segment.
 * ORB-STAB-001 (Q-INV-04): change one input field (a fact's values, or its polarity when it has none); the
   segments whose judgement changes must be <= STABILITY_FACTOR x 1 changed field.
+
+Variants are built from the segments' texts and the facts' texts, case kept, and judged by the same
+sourcing as the output (match keys, then DERIV-CANON-001 canonical forms, which read case), so a variant is
+judged exactly as the output would be; the properties (`expected_props`) are still matched on match keys.
 """
 
 from __future__ import annotations
@@ -21,8 +25,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 
 from omega.oracle.model import OracleResult, RuleOutcome, Violation, combine, outcome
-from omega.oracle.normalise import Segment, has_term
-from omega.oracle.sourcing import Sourcing, source_all, source_segment
+from omega.oracle.normalise import Segment, has_term, match_key
+from omega.oracle.sourcing import FactSet, Sourcing, fact_set, source_all, source_segment
 from omega.oracle.variants import inject, negate, permute, substitute, truncate
 from omega.oracle.view import CaseView
 
@@ -30,12 +34,12 @@ ORACLE = "oracle_b"
 RATIO_DIGITS = 6
 
 
-def _segment(key: str, index: int = 0) -> Segment:
-    return Segment(index, key, key)
+def _segment(text: str, index: int = 0) -> Segment:
+    return Segment(index, text, match_key(text))
 
 
-def _judge(keys: Sequence[str], facts: Sequence[str]) -> list[Sourcing]:
-    return source_all([_segment(k, i) for i, k in enumerate(keys)], facts)
+def _judge(texts: Sequence[str], facts: FactSet) -> list[Sourcing]:
+    return source_all([_segment(t, i) for i, t in enumerate(texts)], facts)
 
 
 def necessary_segments(keys: Sequence[str], props: Sequence[str], sourcing: Sequence[Sourcing]) -> list[bool]:
@@ -71,13 +75,14 @@ def _sensitivity(view: CaseView, rule_id: str, mutate: Callable[[str], str | Non
     """A falsified sourced claim must stop being sourced."""
     exposed, checked = [], 0
     for s in view.sourcing:
-        variant = mutate(s.segment.key) if s.sourced else None
-        if variant is None or variant == s.segment.key:
+        variant = mutate(s.segment.text) if s.sourced else None
+        if variant is None or variant == s.segment.text:
             continue
         checked += 1
-        if source_segment(_segment(variant), view.facts).sourced:
+        if source_segment(_segment(variant), view.fact_set).sourced:
             exposed.append(Violation("Q-INV-04", rule_id, f"{what} of a sourced claim is still sourced", variant))
-    return outcome(ORACLE, rule_id, {"claims": [s.segment.key for s in view.sourcing], "facts": view.facts},
+    return outcome(ORACLE, rule_id, {"claims": [s.segment.text for s in view.sourcing],
+                                     "facts": list(view.fact_set.texts)},
                    exposed, view.timestamp, decided=checked)
 
 
@@ -91,36 +96,37 @@ def orb_sub_001(view: CaseView) -> RuleOutcome:
     return _sensitivity(view, "ORB-SUB-001", substitute, "a value substitution")
 
 
-def _signature(keys: Sequence[str], sourcing: Sequence[Sourcing]) -> Counter[tuple[str, bool]]:
-    return Counter((k, s.sourced) for k, s in zip(keys, sourcing, strict=True))
+def _signature(texts: Sequence[str], sourcing: Sequence[Sourcing]) -> Counter[tuple[str, bool]]:
+    return Counter((t, s.sourced) for t, s in zip(texts, sourcing, strict=True))
 
 
 def orb_perm_001(view: CaseView) -> RuleOutcome:
     """Permutation variant: reversed segments keep every segment's judgement and the properties."""
-    keys = [s.key for s in view.segments]
-    reordered = permute(keys)
-    judged = _judge(reordered, view.facts)
+    texts = [s.text for s in view.segments]
+    reordered = permute(texts)
+    judged = _judge(reordered, view.fact_set)
     violations = []
-    if _signature(reordered, judged) != _signature(keys, view.sourcing):
+    if _signature(reordered, judged) != _signature(texts, view.sourcing):
         violations.append(Violation("Q-INV-04", "ORB-PERM-001", "reordering changed a segment's judgement"))
+    keys = [s.key for s in view.segments]
     before = [has_term(p, " ".join(keys)) for p in view.expected_props]
-    if [has_term(p, " ".join(reordered)) for p in view.expected_props] != before:
+    if [has_term(p, " ".join(permute(keys))) for p in view.expected_props] != before:
         violations.append(Violation("Q-INV-04", "ORB-PERM-001", "reordering changed the properties"))
     return outcome(ORACLE, "ORB-PERM-001", {"segments": reordered}, violations, view.timestamp)
 
 
 def orb_inj_001(view: CaseView) -> RuleOutcome:
     """Injection variant: an appended unsupported claim is one more unsupported, unnecessary segment."""
-    keys = [s.key for s in view.segments]
-    variant = inject(keys, view.case.case_hash)
-    judged = _judge(variant, view.facts)
+    variant = inject([s.text for s in view.segments], view.case.case_hash)
+    judged = _judge(variant, view.fact_set)
     before = sum(not s.sourced for s in view.sourcing)
     after = sum(not s.sourced for s in judged)
     violations = []
     if after != before + 1:
         violations.append(Violation("Q-INV-04", "ORB-INJ-001", f"injected claim not isolated: unsupported "
                                     f"{before} -> {after}", variant[-1]))
-    if necessary_segments(variant, view.expected_props, judged)[-1]:
+    keys = inject([s.key for s in view.segments], view.case.case_hash)
+    if necessary_segments(keys, view.expected_props, judged)[-1]:
         violations.append(Violation("Q-INV-04", "ORB-INJ-001", "injected claim counted as necessary", variant[-1]))
     return outcome(ORACLE, "ORB-INJ-001", {"segments": variant}, violations, view.timestamp,
                    decided=[before, after])
@@ -128,11 +134,11 @@ def orb_inj_001(view: CaseView) -> RuleOutcome:
 
 def orb_trunc_001(view: CaseView) -> RuleOutcome:
     """Truncation variant: dropping the last segment changes no other segment's judgement."""
-    keys = [s.key for s in view.segments]
-    variant = truncate(keys)
+    texts = [s.text for s in view.segments]
+    variant = truncate(texts)
     violations = []
-    if len(keys) > 1:
-        judged = _judge(variant, view.facts)
+    if len(texts) > 1:
+        judged = _judge(variant, view.fact_set)
         changed = sum(a.sourced != b.sourced for a, b in zip(view.sourcing, judged, strict=False))
         if changed:
             violations.append(Violation("Q-INV-04", "ORB-TRUNC-001",
@@ -147,19 +153,20 @@ def perturb_fact(fact: str) -> str:
 
 def orb_stab_001(view: CaseView) -> RuleOutcome:
     """Local stability: changing one input fact changes <= STABILITY_FACTOR x 1 segments' judgements."""
-    keys = [s.key for s in view.segments]
+    texts = [s.text for s in view.segments]
+    given = view.fact_set.texts
     worst, violations = 0, []
-    for index, fact in enumerate(view.facts):
+    for index, fact in enumerate(given):
         if not fact:
             continue
-        facts = [*view.facts[:index], perturb_fact(fact), *view.facts[index + 1:]]
-        changed = sum(a.sourced != b.sourced for a, b in zip(view.sourcing, _judge(keys, facts), strict=True))
+        facts = fact_set([*given[:index], perturb_fact(fact), *given[index + 1:]])
+        changed = sum(a.sourced != b.sourced for a, b in zip(view.sourcing, _judge(texts, facts), strict=True))
         worst = max(worst, changed)
         if changed > view.config.stability_factor * 1:
             violations.append(Violation("Q-INV-04", "ORB-STAB-001", f"changing input fact {index + 1} changed "
                                         f"{changed} segments > STABILITY_FACTOR={view.config.stability_factor} x 1",
                                         view.case.facts[index]))
-    return outcome(ORACLE, "ORB-STAB-001", {"segments": keys, "facts": view.facts}, violations, view.timestamp,
+    return outcome(ORACLE, "ORB-STAB-001", {"segments": texts, "facts": list(given)}, violations, view.timestamp,
                    decided=worst, metrics={"max_changed_segments_per_field": worst})
 
 

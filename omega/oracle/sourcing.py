@@ -1,4 +1,5 @@
-"""Fact sourcing (RULE-PREC-004) and the one derivation rule the oracles allow, DERIV-CONJ-001.
+"""Fact sourcing (RULE-PREC-004) and the two derivation rules the oracles allow, DERIV-CONJ-001 and
+DERIV-CANON-001.
 
 RULE-PREC-004 as published: a claim is sourced when its text is a substring of an input fact, or an input
 fact is a substring of it (case-insensitive, whitespace-normalised, word boundaries; see `normalise`).
@@ -15,6 +16,19 @@ sentence equal to or inside a fact stays sourced, and a sentence that adds a cla
 Polarity guard (part of both): a run that contains a fact must not add a negation word ("not 350 degrees"
 adds "not"), and a run found inside a fact must not follow a negation word of that fact ("open" is not
 sourced by "the valve is not open"). Without it a negated claim would be "sourced" by its own denial.
+
+DERIV-CANON-001, canonical wording (`canonical_form`): when the match keys do not source a claim, the same
+test (containment both ways, DERIV-CONJ-001, polarity guard) runs again on the canonical forms of the
+claim and of every fact, which drop articles and forms of "be" and respell units through one table. It
+only adds support, as a derivation rule does (seed, RULE-PREC-001 "Definition", item 2): a claim the
+match keys source stays sourced, so no claim loses the support RULE-PREC-004 gives it as published. The
+canonical form reads case (a capital "A" is kept as a label, a lower-case article "a" is dropped), so on
+its own it would refuse a claim whose case differs from its fact's ("tank a" against "Tank A"), which the
+case-insensitive match keys source. The price: a negation that only the canonical form brings next to a
+claim is still missed, as before this rule ("centrifugal pump" is sourced by "the pump is not a
+centrifugal pump", whose match key has "a" between the two). A claim sourced only on the canonical forms
+is flagged (`Sourcing.canonical`), counted in RULE-PREC-004's metrics and traced with its canonical form
+in the evidence, so the tolerance is never silent.
 """
 
 from __future__ import annotations
@@ -22,8 +36,10 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
-from omega.oracle.normalise import Segment, has_negation, is_negation, match_key, term_pattern, words
+from omega.oracle.canonical_form import canonical_form
+from omega.oracle.normalise import Segment, has_negation, is_negation, match_key, normalise, term_pattern, words
 
 DERIVATION_RULE = "DERIV-CONJ-001"
 _CONNECTIVES = re.compile(
@@ -40,7 +56,9 @@ class Sourcing:
     sourced: bool
     facts: tuple[int, ...]
     runs: int
-    literal: bool  # the seed's two-way substring test on the whole sentence, without the derivation
+    literal: bool  # the seed's two-way substring test on the whole sentence, without the derivations
+    canonical: bool  # sourced only on the canonical forms (DERIV-CANON-001): the match keys do not source it
+    form: str  # the claim's canonical form
 
     @property
     def by_conjunction(self) -> bool:
@@ -48,9 +66,19 @@ class Sourcing:
         return self.sourced and self.runs > 1
 
 
-def fact_keys(facts: Sequence[str]) -> tuple[str, ...]:
-    """The facts' match keys, index-aligned with the input facts (an empty fact sources nothing)."""
-    return tuple(match_key(f) for f in facts)
+@dataclass(frozen=True)
+class FactSet:
+    """The input facts in the three forms sourcing reads, index-aligned (an empty fact sources nothing)."""
+
+    texts: tuple[str, ...]  # normalised, case kept: what the canonical form is computed from
+    keys: tuple[str, ...]  # match keys: RULE-PREC-004 as published
+    forms: tuple[str, ...]  # canonical forms: DERIV-CANON-001
+
+
+def fact_set(facts: Sequence[str]) -> FactSet:
+    """The facts' normalised texts, match keys and canonical forms."""
+    return FactSet(tuple(normalise(f) for f in facts), tuple(match_key(f) for f in facts),
+                   tuple(canonical_form(f) for f in facts))
 
 
 def clause_spans(key: str) -> list[tuple[int, int]]:
@@ -66,9 +94,21 @@ def clause_spans(key: str) -> list[tuple[int, int]]:
     return spans or [(0, len(key))]
 
 
+@lru_cache(maxsize=8192)
+def _term_key(term: str) -> str:
+    return match_key(term)
+
+
+def _pattern(term: str, haystack: str) -> re.Pattern[str] | None:
+    """The term's word-boundary pattern (`term_pattern`), or None when it cannot occur in `haystack`: the
+    term's match key is not even a plain substring of it. That condition is necessary for a match, and it is
+    checked first because most runs tried are not sourced and compiling their patterns is the main cost."""
+    return term_pattern(term) if _term_key(term) in haystack else None
+
+
 def _inside(text: str, fact: str) -> bool:
     """`text` occurs in `fact`, not right after one of the fact's negation words."""
-    pattern = term_pattern(text)
+    pattern = _pattern(text, fact)
     if pattern is None:
         return False
     for found in pattern.finditer(fact):
@@ -80,7 +120,7 @@ def _inside(text: str, fact: str) -> bool:
 
 def _contains(key: str, fact: str, lo: int, first_end: int, last_start: int, hi: int) -> bool:
     """`fact` occurs in key[lo:hi], reaching into the first and the last clause, adding no negation."""
-    pattern = term_pattern(fact)
+    pattern = _pattern(fact, key[lo:hi])
     if pattern is None:
         return False
     for found in pattern.finditer(key, lo, hi):
@@ -109,13 +149,13 @@ def literal_prec_004(key: str, facts: Sequence[str]) -> bool:
 
 
 def _found(needle: str, haystack: str) -> bool:
-    pattern = term_pattern(needle)
+    pattern = _pattern(needle, haystack)
     return pattern is not None and pattern.search(haystack) is not None
 
 
-def source_segment(segment: Segment, facts: Sequence[str]) -> Sourcing:
-    """Source one segment against the facts' match keys: the fewest runs, earliest facts first."""
-    key = segment.key
+def _cover(key: str, facts: Sequence[str]) -> tuple[int, ...] | None:
+    """The fewest runs (earliest facts first) sourcing the clauses of `key`, or None: two-way containment,
+    DERIV-CONJ-001 and the polarity guard, on whichever form `key` and `facts` are both written in."""
     spans = clause_spans(key)
     best: list[tuple[int, ...] | None] = [None] * (len(spans) + 1)
     best[0] = ()
@@ -128,13 +168,24 @@ def source_segment(segment: Segment, facts: Sequence[str]) -> Sourcing:
             if found is not None:
                 best[j + 1] = (*previous, found)
                 break
-    cover = best[len(spans)]
-    literal = literal_prec_004(key, facts)
+    return best[len(spans)]
+
+
+def source_segment(segment: Segment, facts: FactSet) -> Sourcing:
+    """Source one segment: on the match keys, else on the canonical forms (DERIV-CANON-001)."""
+    key = segment.key
+    form = canonical_form(segment.text)
+    literal = literal_prec_004(key, facts.keys)
+    cover = _cover(key, facts.keys)
+    canonical = False
+    if cover is None and (form != key or facts.forms != facts.keys):
+        cover = _cover(form, facts.forms)
+        canonical = cover is not None
     if cover is None:
-        return Sourcing(segment, False, (), 0, literal)
-    return Sourcing(segment, True, tuple(sorted(set(cover))), len(cover), literal)
+        return Sourcing(segment, False, (), 0, literal, False, form)
+    return Sourcing(segment, True, tuple(sorted(set(cover))), len(cover), literal, canonical, form)
 
 
-def source_all(segments: Sequence[Segment], facts: Sequence[str]) -> list[Sourcing]:
+def source_all(segments: Sequence[Segment], facts: FactSet) -> list[Sourcing]:
     """Source every segment of an output."""
     return [source_segment(s, facts) for s in segments]

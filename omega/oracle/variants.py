@@ -1,5 +1,7 @@
-"""Oracle-B's deterministic adversarial variants of an output (match keys in, match keys out): negation,
-permutation, injection, truncation, substitution. No randomness: the same output gives the same variants."""
+"""Oracle-B's deterministic adversarial variants of an output: negation, permutation, injection, truncation,
+substitution. They take segment texts with their case (DERIV-CANON-001 reads case: a capital "A" is a
+label) and match words case-insensitively, so a variant's match key is the variant of the match key. No
+randomness: the same output gives the same variants."""
 
 from __future__ import annotations
 
@@ -9,38 +11,39 @@ from collections.abc import Sequence
 from omega.oracle.normalise import NEGATIONS, number_spans
 
 _AUXILIARY = re.compile(r"(?<![^\W\d_])(?:is|are|was|were|has|have|had|can|will|does|do|did|shall|should|must|may)"
-                        r"(?![^\W\d_])")
-_NEGATION = re.compile(r"(?<![^\W\d_])(?:" + "|".join(sorted(NEGATIONS)) + r"|[^\W\d_]+n't)(?![^\W\d_])")
+                        r"(?![^\W\d_])", re.IGNORECASE)
+_NEGATION = re.compile(r"(?<![^\W\d_])(?:" + "|".join(sorted(NEGATIONS)) + r"|[^\W\d_]+n['\u2019]t)(?![^\W\d_])",
+                       re.IGNORECASE)
 
 
-def negate(key: str) -> str:
+def negate(text: str) -> str:
     """Flip the claim's polarity: drop its first negation word, else add "not" after the first auxiliary,
     else put "not" in front."""
-    found = _NEGATION.search(key)
+    found = _NEGATION.search(text)
     if found:
-        return " ".join((key[:found.start()] + key[found.end():]).split())
-    aux = _AUXILIARY.search(key)
+        return " ".join((text[:found.start()] + text[found.end():]).split())
+    aux = _AUXILIARY.search(text)
     if aux:
-        return f"{key[:aux.end()]} not{key[aux.end():]}"
-    return f"not {key}"
+        return f"{text[:aux.end()]} not{text[aux.end():]}"
+    return f"not {text}"
 
 
-def substitute(key: str) -> str | None:
+def substitute(text: str) -> str | None:
     """Change every numeric value (last digit + 1, mod 10); None when the text has no number."""
-    spans = number_spans(key)
+    spans = number_spans(text)
     if not spans:
         return None
     out, last = [], 0
     for _, end in spans:
-        digit = int(key[end - 1])
-        out.append(key[last:end - 1] + str((digit + 1) % 10))
+        digit = int(text[end - 1])
+        out.append(text[last:end - 1] + str((digit + 1) % 10))
         last = end
-    return "".join(out) + key[last:]
+    return "".join(out) + text[last:]
 
 
-def permute(keys: Sequence[str]) -> list[str]:
+def permute(texts: Sequence[str]) -> list[str]:
     """The segments in reverse order."""
-    return list(reversed(keys))
+    return list(reversed(texts))
 
 
 def injected_sentence(seed: str) -> str:
@@ -49,16 +52,16 @@ def injected_sentence(seed: str) -> str:
     return f"unverified record {token} confirms an unlisted value"
 
 
-def inject(keys: Sequence[str], seed: str) -> list[str]:
+def inject(texts: Sequence[str], seed: str) -> list[str]:
     """The segments with an unsupported claim appended."""
-    return [*keys, injected_sentence(seed)]
+    return [*texts, injected_sentence(seed)]
 
 
-def truncate(keys: Sequence[str]) -> list[str]:
+def truncate(texts: Sequence[str]) -> list[str]:
     """Drop the last segment; a single segment is cut to its first half of words."""
-    if len(keys) > 1:
-        return list(keys[:-1])
-    if not keys:
+    if len(texts) > 1:
+        return list(texts[:-1])
+    if not texts:
         return []
-    parts = keys[0].split()
+    parts = texts[0].split()
     return [" ".join(parts[: max(1, len(parts) // 2)])]

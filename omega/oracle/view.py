@@ -1,4 +1,5 @@
-"""What every oracle reads about one case, computed once: normalised output, segments, sourcing, thresholds.
+"""What every oracle reads about one case, computed once: normalised output, segments, facts, sourcing,
+thresholds.
 
 `max_unsupported_claims` of a case: absent means UNSUPPORTED_MAX; `"CONFIG:NAME"` is looked up; a literal
 count may only tighten UNSUPPORTED_MAX (loosening it needs the config's human-signed waiver, so the
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from omega.oracle.case import CaseError, OracleCase
 from omega.oracle.config import ConfigError, OracleConfig
 from omega.oracle.normalise import Segment, match_key, normalise, segments
-from omega.oracle.sourcing import Sourcing, fact_keys, source_all
+from omega.oracle.sourcing import FactSet, Sourcing, fact_set, source_all
 
 
 @dataclass(frozen=True)
@@ -25,9 +26,14 @@ class CaseView:
     normalised: str
     output_key: str
     segments: tuple[Segment, ...]
-    facts: tuple[str, ...]
+    fact_set: FactSet  # the facts' texts, match keys and canonical forms: what sourcing reads
     sourcing: tuple[Sourcing, ...]
     unsupported_max: int
+
+    @property
+    def facts(self) -> tuple[str, ...]:
+        """The facts' match keys."""
+        return self.fact_set.keys
 
     @property
     def must_find(self) -> tuple[str, ...]:
@@ -66,6 +72,6 @@ def _threshold(case: OracleCase, config: OracleConfig) -> int:
 def view_of(case: OracleCase, config: OracleConfig, timestamp: str) -> CaseView:
     """Build the view; raises CaseError when the case's threshold cannot be resolved."""
     segs = tuple(segments(case.candidate_output))
-    facts = fact_keys(case.facts)
+    facts = fact_set(case.facts)
     return CaseView(case, config, timestamp, normalise(case.candidate_output), match_key(case.candidate_output),
                     segs, facts, tuple(source_all(segs, facts)), _threshold(case, config))

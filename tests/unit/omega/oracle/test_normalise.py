@@ -40,3 +40,9 @@ def test_negation_words_and_numbers() -> None:
     assert has_negation("never")
     assert not has_negation("nothingness is known")
     assert numbers("beam c4 at 12.7 kn, 120/80, t+120s, g/cm3") == ["12.7", "120", "80", "120"]
+
+
+def test_typographic_apostrophes_are_folded_so_a_contracted_negation_is_a_negation() -> None:
+    assert match_key("It isn\u2019t open, it\u02bcs shut") == "it isn't open, it's shut"
+    assert has_negation(match_key("The valve isn\u2019t open"))
+    assert normalise("isn\u2019t") == "isn\u2019t"  # the normalised text (Q-INV-05 evidence) keeps the character

@@ -68,6 +68,7 @@ def test_rule_prec_004_sources_claims_both_ways_and_by_conjunction_only() -> Non
 def test_rule_prec_004_keeps_the_polarity_of_the_fact() -> None:
     assert rule_prec_004(view("Cooling system is not operational.", FACTS)).verdict == "FAIL"
     assert rule_prec_004(view("It is not true that cooling system is operational.", FACTS)).verdict == "FAIL"
+    assert rule_prec_004(view("It isn\u2019t true that cooling system is operational.", FACTS)).verdict == "FAIL"
     assert rule_prec_004(view("The valve is open.", ["The valve is not open."])).verdict == "FAIL"
     assert rule_prec_004(view("The valve is not open.", ["The valve is not open."])).verdict == "PASS"
 
@@ -115,3 +116,24 @@ def test_rule_cont_003_finds_an_assertion_then_its_denial() -> None:
     by_negation = rule_cont_003(view("The valve is open. The valve is not open.", []))
     assert by_negation.verdict == "FAIL"
     assert rule_cont_003(view("X is true. Z is false.", [], contradiction_ids=["true-false"])).verdict == "PASS"
+
+
+def test_rule_prec_004_sources_on_the_canonical_form_and_says_so_in_its_metrics() -> None:
+    verbatim = rule_prec_004(view("The reactor core temperature is 350 degrees Celsius.", FACTS))
+    assert (verbatim.metrics["sourced_by_canonical_form"], verbatim.metrics["literal_unsourced"]) == (0, 0)
+    reworded = rule_prec_004(view("Reactor core temperature 350 degrees Celsius. The cooling system was operational.",
+                                  FACTS))
+    assert reworded.verdict == "PASS"
+    assert (reworded.metrics["sourced_by_canonical_form"], reworded.metrics["literal_unsourced"]) == (2, 2)
+    assert (reworded.metrics["canonical_form_rule"], reworded.metrics["derivation_rule"]) == (
+        "DERIV-CANON-001", "DERIV-CONJ-001")
+    assert reworded.step.output_hash != rule_prec_004(view(
+        "Reactor core temperature is 350 degrees Celsius. Cooling system is operational.", FACTS)).step.output_hash
+
+
+def test_rule_prec_004_names_the_canonical_form_of_an_unsourced_claim() -> None:
+    bad = rule_prec_004(view("The cooling system isn't operational.", FACTS))
+    [violation] = bad.violations
+    assert violation.details == "The cooling system isn't operational."
+    assert "'cooling system not operational'" in violation.message
+    assert "DERIV-CANON-001" in violation.message

@@ -19,7 +19,7 @@ from omega.oracle.oracle_b import (
     orb_trunc_001,
     perturb_fact,
 )
-from omega.oracle.sourcing import Sourcing
+from omega.oracle.sourcing import Sourcing, fact_set
 from omega.oracle.variants import inject, injected_sentence, negate, permute, substitute, truncate
 from tests.unit.omega.oracle.support import CONFIG_RAW, view
 
@@ -95,7 +95,7 @@ def test_injection_strategy_appends_one_isolated_unsupported_claim() -> None:
     result = orb_inj_001(v)
     assert result.verdict == "PASS"
     # a fact that happens to hold the injected claim breaks the relation
-    bad = orb_inj_001(replace(v, facts=(*v.facts, injected_sentence(v.case.case_hash))))
+    bad = orb_inj_001(replace(v, fact_set=fact_set([*v.case.facts, injected_sentence(v.case.case_hash)])))
     assert bad.verdict == "FAIL"
 
 
@@ -124,3 +124,36 @@ def test_input_stability_bounds_changed_segments_per_changed_field() -> None:
     bad = orb_stab_001(view(four, FACTS))
     assert bad.verdict == "FAIL"
     assert "STABILITY_FACTOR=3.0" in bad.violations[0].message
+
+
+def test_variants_keep_the_case_of_the_text_and_match_words_case_insensitively() -> None:
+    assert negate("The valve IS open.") == "The valve IS not open."
+    assert negate("No valve is open.") == "valve is open."
+    assert negate("It isn\u2019t open") == "It open"
+    assert perturb_fact("Pressure in tank A is 3.2 MPa.") == "Pressure in tank A is 3.3 MPa."
+    assert truncate(["Tank A is full now"]) == ["Tank A"]
+
+
+REWORDED = "Fuel pressure 3.2 MPa.\n\nOxidizer flow rate 840 kg/s."  # sourced only on the canonical forms
+
+
+def test_variants_of_claims_sourced_on_the_canonical_form_are_still_exposed_when_they_should_be() -> None:
+    v = view(REWORDED, FACTS, expected_props=PROPS)
+    assert all(s.canonical for s in v.sourcing)
+    result = judge_b(v)
+    assert (result.verdict, result.metrics["variants_exposing"]) == ("PASS", 0)
+    # The fact states both polarities: the negated claim is still sourced on the canonical forms.
+    loose = view("The valve is open.", ["Valve open or valve is not open."])
+    assert loose.sourcing[0].canonical
+    assert orb_neg_001(loose).verdict == "FAIL"
+    # The value sits in an addition the fact does not cover, on the canonical forms too.
+    added = view("The cooling is nominal at 0800.", ["Cooling nominal."])
+    assert added.sourcing[0].canonical
+    assert orb_sub_001(added).verdict == "FAIL"
+
+
+def test_input_stability_perturbs_the_facts_texts_and_judges_on_the_canonical_forms() -> None:
+    ok = orb_stab_001(view(REWORDED, FACTS))
+    assert (ok.verdict, ok.metrics["max_changed_segments_per_field"]) == ("PASS", 1)
+    bad = orb_stab_001(view(" ".join(["Fuel pressure 3.2 MPa."] * 4), FACTS))
+    assert bad.verdict == "FAIL"
