@@ -168,8 +168,9 @@ def check_line(emit: Emit) -> dict[str, Any]:
 def check_messages(files: tuple[Path, ...], session_id: str | None, session_per_file: bool) -> None:
     """Check OMEGA-57 agent messages (YAML or JSON; one or many per file; a session's messages in order).
 
-    One JSON line per message {file, agent_id, status, reasons}, then any alert, escalation or termination
-    report as it fires. Exit 1 if any message is rejected."""
+    One JSON line per message {file, agent_id, status, reasons, notes}, then any alert, escalation or
+    termination report as it fires; `notes` says what the reader normalised in an accepted message (a batch
+    reference, bare-id dependencies, ...). Exit 1 if any message is rejected."""
     paths = _existing(files)
     stage = MonitorStage(_pipeline(Settings.from_env()))
     states: dict[str, SessionState | None] = {}
@@ -196,9 +197,9 @@ def message_line(path: Path, event: SessionEvent) -> dict[str, Any]:
     """One message's outcome in `check messages`."""
     if isinstance(event, MessageRejected):
         return {"kind": "message", "file": str(path), "session_id": event.session_id, "message_id": event.message_id,
-                "agent_id": event.agent_id, "status": "REJECTED", "reasons": list(event.reasons)}
+                "agent_id": event.agent_id, "status": "REJECTED", "reasons": list(event.reasons), "notes": []}
     return {"kind": "message", "file": str(path), "session_id": event.session_id, "message_id": event.message_id,
-            "agent_id": event.agent_id, "status": "ACCEPTED", "reasons": []}
+            "agent_id": event.agent_id, "status": "ACCEPTED", "reasons": [], "notes": list(event.notes)}
 
 
 @main.command()

@@ -3,18 +3,25 @@
 Reading the text (YAML 1.2 core / JSON, `---` documents, refusals) is `omega.agents.documents`; checking one
 message is `omega.agents.validation`. Decided here:
 - Each non-empty document is one message; empty documents are skipped, and a text with none is one rejection.
+  A document that is a non-empty list of mappings (agents emitting JSON print several messages as an array) is
+  one message per item, labelled `item <n>`; that is how the messages are packed, not what they say.
 - Shape: `{message: {...}}`, whose sibling keys are read as if inside it (a key in both places is refused),
   or flat: a mapping with `header`, `summary` or `body` at top level is itself the message.
 - message_id: the producer's `message_id` if present, else derived from the session id and the canonical
-  JSON of the document; a rejection's id derives from the session id and the document's raw text. `source`
-  only labels reasons (never ids), so a redelivery read from elsewhere keeps its id.
+  JSON of the document (of the item, for a list); a rejection's id derives from the session id and the
+  document's raw text (and the item number). `source` only labels reasons (never ids), so a redelivery read
+  from elsewhere keeps its id.
 - references are written back at message level, where the Avro record keeps them.
+- notes travel in the record's `notes`; reading a record back keeps them (its values are already normalised,
+  so validating it again would lose what the first read noted). `render_message` writes the normalised
+  values and raw extras, not the notes: a rendered message reads back to the same values.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from omega.agents import roster
@@ -43,33 +50,51 @@ def parse_messages(text: str, session_id: str, *, source: str = "") -> list[Agen
             return [MessageRejected(session_id, derived_id("rej_", session_id, text),
                                     (_label(source, None, "no message: the input holds no document"),))]
         several = len(documents) > 1
-        return [_one(doc, session_id, source, doc.index if several else None) for doc in present]
+        results: list[AgentMessage | MessageRejected] = []
+        for doc in present:
+            index = doc.index if several else None
+            items = _items(doc.value) if not doc.errors else None
+            if items is None:
+                results.append(_one(doc, doc.value, session_id, source, index, None))
+            else:
+                results += [_one(doc, item, session_id, source, index, n) for n, item in enumerate(items, 1)]
+        return results
     except Exception as exc:  # noqa: BLE001 - the contract is "never raise": a bug must not stop the stream
         return [MessageRejected(session_id, derived_id("rej_", session_id, text),
                                 (_label(source, None, f"internal error reading the message: {exc!r}"),))]
 
 
-def _label(source: str, index: int | None, reason: str) -> str:
-    where = " ".join(part for part in (source, f"document {index}" if index else "") if part)
+def _items(value: Any) -> list[dict[str, Any]] | None:
+    """The messages of a document that is a non-empty list of mappings, else None (the document is one)."""
+    if isinstance(value, list) and value and all(isinstance(item, dict) for item in value):
+        return value
+    return None
+
+
+def _label(source: str, index: int | None, reason: str, item: int | None = None) -> str:
+    parts = (source, f"document {index}" if index else "", f"item {item}" if item else "")
+    where = " ".join(part for part in parts if part)
     return f"{where}: {reason}" if where else reason
 
 
-def _one(doc: Document, session_id: str, source: str, index: int | None) -> AgentMessage | MessageRejected:
+def _one(doc: Document, value: Any, session_id: str, source: str, index: int | None,
+         item: int | None) -> AgentMessage | MessageRejected:
     reasons = list(doc.errors)
     block: dict[str, Any] | None = None
     if not reasons:
-        block, reasons = _message_block(doc.value)
+        block, reasons = _message_block(value)
     result: AgentMessage | list[str] = reasons
     if block is not None and not reasons:
-        result = validate_message(block, session_id, lambda: derived_id("msg_", session_id, canonical_json(doc.value)))
+        result = validate_message(block, session_id, lambda: derived_id("msg_", session_id, canonical_json(value)))
     if isinstance(result, AgentMessage):
         return result
     header = block.get("header") if block is not None else None
     header = header if isinstance(header, dict) else {}
+    raw = (doc.raw,) if item is None else (doc.raw, str(item))
     return MessageRejected(
         session_id=session_id,
-        message_id=derived_id("rej_", session_id, doc.raw),
-        reasons=tuple(_label(source, index, r) for r in result),
+        message_id=derived_id("rej_", session_id, *raw),
+        reasons=tuple(_label(source, index, r, item) for r in result),
         agent_id=header.get("agent_id") if roster.is_agent_id(header.get("agent_id")) else None,
         iteration=header.get("iteration") if iteration_problem(header.get("iteration")) is None else None,
         timestamp=header["timestamp"].strip() if timestamp_problem(header.get("timestamp")) is None else None,
@@ -92,7 +117,8 @@ def _message_block(value: Any) -> tuple[dict[str, Any] | None, list[str]]:
 
 # ------------------------------------------------------------------------------ rendering and records
 def render_message(msg: AgentMessage) -> dict[str, Any]:
-    """The §2.1 document of a message (wrapped in `message:`, with its id); `parse_messages` reads it back."""
+    """The §2.1 document of a message (wrapped in `message:`, with its id); `parse_messages` reads it back to
+    the same values (its notes are not written: module docstring)."""
     extras = msg.extras
     block: dict[str, Any] = {
         "message_id": msg.message_id,
@@ -147,6 +173,7 @@ def message_record(msg: AgentMessage) -> dict[str, Any]:
                  "extras": _json_map(extras.get("meta"))},
         "references": [{**_reference_fields(r), "extras": _json_map(r.extras)} for r in msg.references] or None,
         "extras": _json_map(extras.get("message")),
+        "notes": list(msg.notes) or None,
     }
 
 
@@ -160,7 +187,8 @@ def message_from_record(record: Mapping[str, Any]) -> AgentMessage:
     result = validate_message(block, session_id, lambda: derived_id("msg_", session_id, canonical_json(block)))
     if isinstance(result, list):
         raise ValueError("invalid AgentMessage record: " + "; ".join(result))
-    return result
+    notes = record.get("notes")
+    return replace(result, notes=tuple(notes)) if notes else result
 
 
 def _block_of_record(record: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """The validated OMEGA-57 agent message (§2.1, references of §2.2): what every judge of a session reads.
 
 Parsing and validation (`omega.agents.messages`) build it; nothing else does, so a value of this type is
-always in range and consistent with the roster. Unknown keys the producer added are kept per block.
+always in range and consistent with the roster. Unknown keys the producer added are kept per block, and so
+are the raw values of what the reader normalised (`omega.agents.crossrefs`), each with a note in `notes`.
 """
 
 from __future__ import annotations
@@ -16,7 +17,11 @@ REFERENCE_TYPES = ("SUPPORTS", "CONTRADICTS", "EXTENDS", "QUALIFIES", "USES")
 
 @dataclass(frozen=True, slots=True)
 class InputUsed:
-    """One `dependencies.inputs_used` entry; unknown keys the producer added stay in `extras`."""
+    """One `dependencies.inputs_used` entry; unknown keys the producer added stay in `extras`.
+
+    `element` and `how_used` are "" when the producer did not state them (an entry given as a bare agent id
+    or an agent string, or a mapping without them): dependencies are advisory (`omega.agents.crossrefs`).
+    """
 
     agent_id: int
     element: str
@@ -54,7 +59,10 @@ class AgentMessage:
 
     `message_id` is the producer's id when it gave one, else derived from the canonical message, so a
     redelivered message is recognised. `extras` maps a block name ("message", "header", "summary", "body",
-    "dependencies", "meta") to the unknown keys found in that block.
+    "dependencies", "meta") to the unknown keys found in that block, and to the raw values the reader
+    normalised (e.g. `responding_to_raw`). `responding_to` is an agent id, PHI_QUERY, INITIAL, `BATCH_<n>`,
+    `BATCH_<n>_<m>`, `<TIER>_TIER`, or, unresolved, the producer's string as written. `notes` says, one line
+    each (`path: what was done`), what the reader normalised; empty when it took the message as written.
     """
 
     session_id: str
@@ -77,6 +85,7 @@ class AgentMessage:
     processing_notes: str | None = None
     references: tuple[Reference, ...] = ()
     extras: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +93,8 @@ class MessageRejected:
     """A message that failed parsing or validation: its output is QUARANTINED (§4.2.1), never applied.
 
     `agent_id`, `iteration` and `timestamp` are what could be read from the broken message (None when
-    unreadable); `message_id` derives from the raw text, so a redelivery is recognised.
+    unreadable); `message_id` derives from the raw text, so a redelivery is recognised. Every reason is one
+    the spec makes normative (`omega.agents.validation.NORMATIVE`) or a document that cannot be read.
     """
 
     session_id: str

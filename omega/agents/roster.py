@@ -1,12 +1,16 @@
 """The OMEGA-57 roster (Appendix A.1) and the deployment groupings of §1.3: tiers, mandatory agents, GENESIS
 categories.
 
-Matching rule for names and tiers: tolerant of letter case and of whitespace around the text, nothing else.
-"  steelman attacker " names agent 44; "Steelman", "Steelman-Attacker" or "Steelman  Attacker" do not.
+Matching rule for names and tiers: tolerant of letter case, of whitespace around the text and of how the words
+are separated (runs of spaces, `_` and `-` are one separator), nothing else. Agents write names as identifiers
+("steelman_attacker") or drop A.1's hyphens ("Counter Model Seeker"); that is surface wording, not another name
+(issue 18: strict on what the spec makes normative, tolerant on surface wording). "  steelman attacker ",
+"Steelman-Attacker" and "Steelman  Attacker" name agent 44; "Steelman" and "SteelmanAttacker" do not.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -133,12 +137,15 @@ GENESIS_CATEGORIES: tuple[GenesisCategory, ...] = (
 
 _CATEGORY_BY_KEY = {c.key: c for c in GENESIS_CATEGORIES}
 _CATEGORY_OF_AGENT = {a: c for c in GENESIS_CATEGORIES for a in c.agents}
-_BY_NAME = {row[1].casefold(): AGENTS[row[0]] for row in _A1}
+_SEPARATORS = re.compile(r"[\s_-]+")
 
 
 def normalise(text: str) -> str:
-    """The matching key of a name or tier: surrounding whitespace removed, case folded."""
-    return text.strip().casefold()
+    """The matching key of a name or tier: case folded, runs of spaces, `_` and `-` as one space, trimmed."""
+    return _SEPARATORS.sub(" ", text).strip().casefold()
+
+
+_BY_NAME = {normalise(row[1]): AGENTS[row[0]] for row in _A1}
 
 
 def is_agent_id(value: object) -> bool:
@@ -160,7 +167,7 @@ def agent_by_name(name: str) -> Agent | None:
 
 def name_matches(agent_id: int, name: str) -> bool:
     """Whether `name` is the roster name of `agent_id` under the module's matching rule."""
-    return is_agent_id(agent_id) and normalise(name) == AGENTS[agent_id].name.casefold()
+    return is_agent_id(agent_id) and normalise(name) == normalise(AGENTS[agent_id].name)
 
 
 def parse_tier(text: str) -> str | None:

@@ -30,10 +30,12 @@ Mapping of messages to §3.1 content ("content" is body.content when it is a map
   commitments  content.commitment (string or {commitment}); content.invalidates_commitment (statement or id).
   evidence     content.evidence (string or {evidence, supports, contradicts, strength} with hypothesis
                statements or ids); strength defaults from the confidence (>= 0.7 STRONG, >= 0.4 MODERATE).
-  contradictions  flags.contradiction_detected opens one per pair of agents (this one and contradiction_with);
-               a repeat while open keeps it and raises its severity if worse. Severity: the flag extra
-               `contradiction_severity` (FATAL|SERIOUS|MINOR) wins, else blocks_progress -> FATAL,
-               requires_resolution -> SERIOUS, else MINOR. Resolved by the Conflict Resolver (50) or PHI via
+  contradictions  flags.contradiction_detected opens one per pair of agents (this one and contradiction_with,
+               which may be null: the other side's statement is then the producer's contradiction_with
+               text, `omega.agents.crossrefs`); a repeat while open keeps it and raises its severity if worse.
+               Severity: the flag extra `contradiction_severity` (FATAL|SERIOUS|MINOR) wins, else
+               blocks_progress -> FATAL, requires_resolution -> SERIOUS, else MINOR. Resolved by the Conflict
+               Resolver (50) or PHI via
                content.resolves: "ALL" or a list of contradiction ids, agent ids or [a, b] pairs; failing
                that, a [RESOLVED] verdict resolves those of the agent it responds to.
   gates        Quality Controller (52): verdict tag [SHIP] / [SHIP WITH CAVEATS] / [REJECT] (or content.

@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from omega.agents.confidence import apply_message, claim_confidence, claim_key, with_claim
+from omega.agents.crossrefs import CONTRADICTION_WITH_RAW
 from omega.agents.limits import STAKES, Parameters
 from omega.agents.model import AgentMessage
 from omega.agents.roster import AGENTS, MANDATORY_AGENTS
@@ -364,6 +365,10 @@ def contradictions(state: SessionState, message: AgentMessage) -> SessionState:
     other = flags.contradiction_with
     element = next((r.source_element for r in message.references
                     if r.type == "CONTRADICTS" and r.source_agent == other), None)
+    if element is None and other is None:
+        # contradiction_with named no single agent: the producer's text is the best statement of the other side
+        said = flags.extras.get(CONTRADICTION_WITH_RAW)
+        element = said.strip() if isinstance(said, str) and said.strip() else None
     new = Contradiction(derived_id("ctr_", state.session_id, message.message_id),
                         ClaimRef(other, element or f"output of agent {other}"),
                         ClaimRef(message.agent_id, message.verdict), message.timestamp, severity,

@@ -1,25 +1,42 @@
 """A §2.1 message block to a validated `AgentMessage`, or every reason it is not one (§2.1, §2.2, §5.1).
 
+The rule: strict on what the spec makes normative (lengths, ranges, tiers, the formats it defines), tolerant
+and normalising on cross-references and surface wording, and never silent (what was normalised keeps its raw
+value in the block's extras and gets a line in `AgentMessage.notes`). Every reason a message is refused names a
+field of `NORMATIVE`, which cites the spec line the refusal rests on; nothing else refuses a message.
+
 Rules, each decided here:
 - Required: header.{agent_id, agent_name, agent_tier, timestamp, iteration, responding_to},
   summary.{verdict, confidence, confidence_basis}, body.{tier, content} (content may be null, not absent).
   Optional: the dependencies, flags and meta blocks and every field in them; absent or null means nothing
   declared (no inputs, flags false, contradiction_with null, 0 tokens, no notes).
 - Numbers and booleans are strict: no quoted numbers, no bools as ints, only true/false as booleans.
-- agent_name and agent_tier must be the roster's for agent_id (case and surrounding whitespace ignored) and
-  are stored in the roster's spelling; responding_to and reference types are likewise case-tolerant.
+- agent_id: an int 1..57 (strict: it is who spoke). agent_tier: a §2.1 tier (case and surrounding
+  whitespace ignored) and the roster's tier of agent_id (A.1). agent_name: §2.1 `<string>`; the roster name
+  of agent_id under `omega.agents.roster`'s matching (case, separators), or a name that names no agent at
+  all (kept: agent_id says who spoke), is stored in the roster's spelling; a name naming another agent is
+  refused (A.1 binds one name to one id: who spoke would be ambiguous). Name and tier as written, when they
+  differ from the roster's spelling, are kept in the header extras (`agent_name_raw`, `agent_tier_raw`).
+- Cross-references (header.responding_to, dependencies, flags.contradiction_with) are read by
+  `omega.agents.crossrefs` (rules there): normalised, never refused, except a responding_to of the wrong
+  JSON type, empty, or an int outside 1..57. A dependencies value that is not a mapping is kept in the
+  message extras (`dependencies_raw`).
 - timestamp: ISO 8601 extended date and time (`T` separator), offset optional (naive means UTC, as in
   `omega.eventtime`); kept as the producer wrote it, trimmed.
 - iteration: an int >= 0; iterations count from `FIRST_ITERATION` = 0, so A.3's limit of 10 full cycles is
   iterations 0..9. The limit is the termination judge's to enforce, not a reason to refuse a message.
 - summary.verdict: one line, at most 100 characters after trimming. At body.tier 0 it must also be the §5.1
-  verdict line `[VERDICT] <conclusion> | CONF: <X>% | FLAGS: <none or flag names>`, and X must agree with
-  summary.confidence within `CONF_TOLERANCE` (1 percentage point); the FLAGS list is not compared with flags.
+  verdict line `[VERDICT] <conclusion> | CONF: <X>% | FLAGS: <flags>`, and X must agree with
+  summary.confidence within `CONF_TOLERANCE` (1 percentage point). `<flags>` is a placeholder (§5.1 shows
+  `none`, `blocks_progress`, `needs_input`): any non-empty text; it is not compared with the flags block.
 - references (§2.2) are read from the message block and then from body, under `references` or `reference`
-  (one mapping or a list of them); an entry `{reference: {...}}` is unwrapped.
-- Unknown keys are kept: per block in `AgentMessage.extras`, unknown flags in `Flags.extras`. Unknown keys
-  inside an inputs_used entry or a reference are dropped: the model has no place for them.
-- message_id: the block's `message_id` (a non-empty string) if present, else the caller's derived id.
+  (one mapping or a list of them); an entry `{reference: {...}}` is unwrapped. Their type is §2.2's closed
+  list (case ignored; the raw spelling kept as `type_raw` when it differs) and source_agent an int 1..57.
+- Unknown keys are kept: per block in `AgentMessage.extras`, unknown flags in `Flags.extras`, and inside an
+  inputs_used entry or a reference in its own `extras`.
+- message_id: the block's `message_id` when it is a non-empty string, else the caller's derived id; the spec
+  has no message_id, so another value is no reason to refuse: it is kept in the message extras
+  (`message_id_raw`) with a note.
 - Every problem of the message is reported, each as `path: problem`, not only the first.
 """
 
@@ -29,15 +46,17 @@ import math
 import re
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from types import MappingProxyType
 from typing import Any
 
-from omega.agents import roster
-from omega.agents.model import REFERENCE_TYPES, TIERS, AgentMessage, Flags, InputUsed, Reference
+from omega.agents import crossrefs, roster
+from omega.agents.crossrefs import key_free
+from omega.agents.crossrefs import show as _show
+from omega.agents.model import REFERENCE_TYPES, TIERS, AgentMessage, Flags, Reference
 
 FIRST_ITERATION = 0
 MAX_VERDICT_CHARS = 100
 CONF_TOLERANCE = 1.0
-RESPONDING_TO_WORDS = ("PHI_QUERY", "INITIAL")
 MAX_AVRO_INT = 2**31 - 1
 MAX_AVRO_LONG = 2**63 - 1
 
@@ -46,7 +65,6 @@ VERDICT_LINE = re.compile(
     r"(?P<conf>\d+(?:\.\d+)?)\s*%\s*\|\s*FLAGS:\s*(?P<flags>\S.*?)\s*"
 )
 """§5.1 Tier 0 format; whitespace around `|` and after `:` is free, the rest is literal."""
-_FLAG_NAMES = re.compile(r"[a-z][a-z0-9_]*(?:\s*,\s*[a-z][a-z0-9_]*)*")
 _ISO_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}")
 
 MESSAGE_KEYS = frozenset({"message_id", "header", "summary", "body", "dependencies", "flags", "meta",
@@ -60,15 +78,62 @@ FLAG_KEYS = ("contradiction_detected", "contradiction_with", "requires_resolutio
 META_KEYS = frozenset({"tokens_used", "processing_notes"})
 REFERENCE_FIELDS = ("source_element", "relationship", "confidence_impact")
 
+NORMATIVE: Mapping[str, str] = MappingProxyType({
+    "header": "§2.1: every agent output follows the schema; the header block is part of it",
+    "summary": "§2.1: the summary block is part of every message",
+    "body": "§2.1: the body block is part of every message",
+    "header.agent_id": "§2.1 `agent_id: <int 1-57>`",
+    "header.agent_name": "§2.1 `agent_name: <string>`; A.1 binds each name to one id",
+    "header.agent_tier": "§2.1 `agent_tier: <GENESIS|BRIDGE|VERIFICATION|ADVERSARY|META|MEMORY|PHI>`; "
+                         "A.1 tier of the id",
+    "header.timestamp": "§2.1 `timestamp: <ISO 8601>`",
+    "header.iteration": "§2.1 `iteration: <int>` (A.3 counts full cycles)",
+    "header.responding_to": "§2.1 `responding_to: <agent_id or ...>`: only a value that cannot be a reference",
+    "summary.verdict": "§2.1 `<one-line conclusion, max 100 chars>`; §5.1 Tier 0 format and length",
+    "summary.confidence": "§2.1 `confidence: <float 0.0-1.0>`",
+    "summary.confidence_basis": "§2.1 `confidence_basis: <string explaining confidence>`",
+    "body.tier": "§2.1 `tier: <0|1|2>`, §5.1 tiers",
+    "body.content": "§2.1 `content: <structured output per agent's format>`",
+    "flags": "§2.1: the flags block holds the five flags",
+    "flags.contradiction_detected": "§2.1 `contradiction_detected: <bool>`",
+    "flags.requires_resolution": "§2.1 `requires_resolution: <bool>`",
+    "flags.blocks_progress": "§2.1 `blocks_progress: <bool>`",
+    "flags.confidence_critical": "§2.1 `confidence_critical: <bool>`",
+    "meta": "§2.1: the meta block holds tokens_used and processing_notes",
+    "meta.tokens_used": "§2.1 `tokens_used: <int>`",
+    "meta.processing_notes": "§2.1 `processing_notes: <string, optional>`",
+    **{f"{where}{key}{field}": "§2.2 `reference: {type: <SUPPORTS|CONTRADICTS|EXTENDS|QUALIFIES|USES>, "
+       "source_agent: <int>, ...}`"
+       for where in ("", "body.") for key in ("references", "reference")
+       for field in ("", ".type", ".source_agent", *(f".{f}" for f in REFERENCE_FIELDS))},
+})
+"""Every field a message may be refused for, with the spec line the refusal rests on. A reason's path is its
+text before the first `: `, list indices removed. Dependencies and flags.contradiction_with are absent on
+purpose: they are advisory cross-references (`omega.agents.crossrefs`)."""
+
 
 class _Check:
     """Reads the fields of one message, collecting every problem as a `path: problem` reason."""
 
     def __init__(self) -> None:
         self.reasons: list[str] = []
+        self.notes: list[str] = []
+        self.raw: dict[str, dict[str, Any]] = {}
 
     def fail(self, path: str, problem: str) -> None:
         self.reasons.append(f"{path}: {problem}")
+
+    def keep(self, block: str, taken: Mapping[str, Any], key: str, value: Any, note: str) -> None:
+        """Keep a raw value in `block`'s extras under `key` (or the first free variant of it), with its note."""
+        kept = self.raw.setdefault(block, {})
+        kept[key_free({**taken, **kept}, key)] = value
+        self.notes.append(note)
+
+    def read(self, block: str, reading: crossrefs.Reading) -> Any:
+        """Take a cross-reference reading's raw values and notes; return its value (the caller owns refusals)."""
+        self.raw.setdefault(block, {}).update(reading.extras)
+        self.notes += reading.notes
+        return reading.value
 
     def block(self, parent: Mapping[str, Any], name: str, *, required: bool) -> dict[str, Any] | None:
         value = parent.get(name)
@@ -120,42 +185,62 @@ def validate_message(
     header = c.block(block, "header", required=True)
     summary = c.block(block, "summary", required=True)
     body = c.block(block, "body", required=True)
-    deps = c.block(block, "dependencies", required=False) or {}
+    deps = _dependencies_block(c, block)
     flag_block = c.block(block, "flags", required=False) or {}
     meta = c.block(block, "meta", required=False) or {}
     fields = {**_header(c, header), **_summary_and_body(c, summary, body), **_meta(c, meta)}
-    inputs, outputs_for = _dependencies(c, deps)
-    flags = _flags(c, flag_block)
+    inputs, outputs_for = c.read("dependencies", crossrefs.read_dependencies(deps))
+    flags_fields = _flags(c, flag_block)
     references = _references(c, block, "") + _references(c, body or {}, "body.")
-    message_id = block.get("message_id")
-    if message_id is not None:
-        c.text("message_id", message_id)
+    message_id = _message_id(c, block)
     if c.reasons or header is None or summary is None or body is None:
         return c.reasons
     extras = {
         name: unknown for name, found, known in (
             ("message", block, MESSAGE_KEYS), ("header", header, HEADER_KEYS), ("summary", summary, SUMMARY_KEYS),
             ("body", body, BODY_KEYS), ("dependencies", deps, DEPENDENCY_KEYS), ("meta", meta, META_KEYS),
-        ) if (unknown := {k: v for k, v in found.items() if k not in known})
+        ) if (unknown := {**{k: v for k, v in found.items() if k not in known}, **c.raw.get(name, {})})
     }
+    flag_extras = {**{k: v for k, v in flag_block.items() if k not in FLAG_KEYS}, **c.raw.get("flags", {})}
     return AgentMessage(
         session_id=session_id, message_id=message_id if message_id is not None else default_id(), **fields,
-        content=body["content"], inputs_used=inputs, outputs_for=outputs_for, flags=flags, references=references,
-        extras=extras,
+        content=body["content"], inputs_used=inputs, outputs_for=outputs_for,
+        flags=Flags(**flags_fields, extras=flag_extras), references=references, extras=extras,
+        notes=tuple(c.notes),
     )
+
+
+def _dependencies_block(c: _Check, block: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The dependencies mapping; any other value is advisory text, kept in the message extras."""
+    deps = block.get("dependencies")
+    if deps is None or isinstance(deps, dict):
+        return deps or {}
+    c.keep("message", block, "dependencies_raw", deps,
+           f"dependencies: {kind_of(deps)}, not a mapping: no inputs or outputs read; kept in the message extras")
+    return {}
+
+
+def _message_id(c: _Check, block: Mapping[str, Any]) -> str | None:
+    """The producer's id when it is a non-empty string; the spec defines no message_id, so nothing else refuses."""
+    message_id = block.get("message_id")
+    if message_id is None or (isinstance(message_id, str) and message_id.strip()):
+        return message_id
+    c.keep("message", block, "message_id_raw", message_id,
+           f"message_id: {_show(message_id)} is not a non-empty string: a derived id is used")
+    return None
 
 
 def _header(c: _Check, header: Mapping[str, Any] | None) -> dict[str, Any]:
     agent_id = c.required(header, "header", "agent_id")
     name = c.required(header, "header", "agent_name")
-    agent_name, agent_tier = _identity(c, agent_id, name, c.required(header, "header", "agent_tier"))
+    agent_name, agent_tier = _identity(c, header or {}, agent_id, name, c.required(header, "header", "agent_tier"))
     timestamp = c.required(header, "header", "timestamp")
     if timestamp is not None:
         c.check("header.timestamp", timestamp_problem(timestamp))
     iteration = c.required(header, "header", "iteration")
     if iteration is not None:
         c.check("header.iteration", iteration_problem(iteration))
-    responding_to = _responding_to(c, c.required(header, "header", "responding_to"))
+    responding_to = _responding_to(c, header or {}, c.required(header, "header", "responding_to"))
     return {"agent_id": agent_id, "agent_name": agent_name, "agent_tier": agent_tier,
             "timestamp": timestamp.strip() if isinstance(timestamp, str) else "", "iteration": iteration,
             "responding_to": responding_to}
@@ -191,40 +276,51 @@ def _meta(c: _Check, meta: Mapping[str, Any]) -> dict[str, Any]:
     return {"tokens_used": tokens or 0, "processing_notes": notes}
 
 
-def _identity(c: _Check, agent_id: Any, name: Any, tier_text: Any) -> tuple[str, str]:
-    """Roster spelling of name and tier, checking both against the roster row of agent_id."""
+def _identity(c: _Check, header: Mapping[str, Any], agent_id: Any, name: Any, tier_text: Any) -> tuple[str, str]:
+    """Roster spelling of name and tier, checking both against the roster row of agent_id (module docstring)."""
     known_id = agent_id is not None and c.check("header.agent_id", agent_id_problem(agent_id))
     row = roster.AGENTS[agent_id] if known_id else None
     agent_name = agent_tier = ""
-    if name is not None and c.text("header.agent_name", name).strip():
-        if row is None:
-            if roster.agent_by_name(name) is None:
-                c.fail("header.agent_name", f"{_show(name)} is not the name of any agent of the roster")
-        elif roster.name_matches(row.id, name):
+    if name is not None and c.text("header.agent_name", name).strip() and row is not None:
+        others = sorted(crossrefs.agents_named(name) - {row.id})
+        if roster.name_matches(row.id, name):
             agent_name = row.name
+            if name != row.name:
+                c.keep("header", header, "agent_name_raw", name,
+                       f"header.agent_name: {_show(name)} read as the roster name {row.name!r}")
+        elif others:
+            named = ", ".join(f"{a} ({roster.AGENTS[a].name})" for a in others)
+            c.fail("header.agent_name", f"{_show(name)} names agent {named}, not agent {row.id} ({row.name}): "
+                                        "A.1 gives each agent one name")
         else:
-            c.fail("header.agent_name", f"{_show(name)} is not the roster name {row.name!r} of agent {row.id}")
+            agent_name = row.name
+            c.keep("header", header, "agent_name_raw", name,
+                   f"header.agent_name: {_show(name)} is not the roster name of agent {row.id}: "
+                   f"stored as {row.name!r}")
     if isinstance(tier_text, str):
         tier = roster.parse_tier(tier_text)
         if tier is None:
             c.fail("header.agent_tier", f"{_show(tier_text)} is not a tier ({'|'.join(TIERS)})")
         elif row is not None and tier != row.tier:
             c.fail("header.agent_tier", f"{tier} is not the roster tier {row.tier} of agent {row.id}")
+        elif tier != tier_text:
+            c.keep("header", header, "agent_tier_raw", tier_text,
+                   f"header.agent_tier: {_show(tier_text)} read as {tier}")
         agent_tier = tier or ""
     elif tier_text is not None:
         c.fail("header.agent_tier", f"must be a string, got {kind_of(tier_text)}")
     return agent_name, agent_tier
 
 
-def _responding_to(c: _Check, value: Any) -> int | str:
+def _responding_to(c: _Check, header: Mapping[str, Any], value: Any) -> int | str:
     if value is None:
         return ""
-    if isinstance(value, str) and value.strip().upper() in RESPONDING_TO_WORDS:
-        return value.strip().upper()
-    if roster.is_agent_id(value):
-        return int(value)
-    c.fail("header.responding_to", f"must be an agent id 1..57, PHI_QUERY or INITIAL, got {_show(value)}")
-    return ""
+    unknown = {k: v for k, v in header.items() if k not in HEADER_KEYS}
+    reading = crossrefs.read_responding_to(value, {**unknown, **c.raw.get("header", {})})
+    if reading.problem is not None:
+        c.fail("header.responding_to", reading.problem)
+    result: int | str = c.read("header", reading)
+    return result
 
 
 def _verdict(c: _Check, value: Any) -> str:
@@ -247,38 +343,12 @@ def _verdict_line(c: _Check, verdict: str, confidence: float | None) -> None:
     if line is None:
         c.fail("summary.verdict", "at body.tier 0 must be `[VERDICT] <conclusion> | CONF: <X>% | FLAGS: <flags>`")
         return
-    flags = line.group("flags")
-    if flags.casefold() != "none" and not _FLAG_NAMES.fullmatch(flags):
-        c.fail("summary.verdict", f"FLAGS must be `none` or comma-separated flag names, got {flags!r}")
     conf = float(line.group("conf"))
     if conf > 100:
         c.fail("summary.verdict", f"CONF {line.group('conf')}% is over 100%")
     elif confidence is not None and abs(conf - 100 * confidence) > CONF_TOLERANCE + 1e-9:
         c.fail("summary.verdict", f"CONF {line.group('conf')}% disagrees with summary.confidence {confidence}: "
                                   f"they must agree within {CONF_TOLERANCE:g} percentage point")
-
-
-def _dependencies(c: _Check, deps: Mapping[str, Any]) -> tuple[tuple[InputUsed, ...], tuple[int, ...]]:
-    inputs: list[InputUsed] = []
-    for i, entry in enumerate(_entries(c, "dependencies.inputs_used", deps.get("inputs_used"))):
-        path = f"dependencies.inputs_used[{i}]"
-        if not isinstance(entry, dict):
-            c.fail(path, f"must be a mapping, got {kind_of(entry)}")
-            continue
-        agent_id = c.required(entry, path, "agent_id")
-        ok = agent_id is None or c.check(f"{path}.agent_id", agent_id_problem(agent_id))
-        element = c.required(entry, path, "element")
-        how_used = c.required(entry, path, "how_used")
-        element = c.text(f"{path}.element", element) if element is not None else ""
-        how_used = c.text(f"{path}.how_used", how_used) if how_used is not None else ""
-        if ok and agent_id is not None:
-            extras = {k: v for k, v in entry.items() if k not in ("agent_id", "element", "how_used")}
-            inputs.append(InputUsed(agent_id, element, how_used, extras))
-    outputs: list[int] = []
-    for i, target in enumerate(_entries(c, "dependencies.outputs_for", deps.get("outputs_for"))):
-        if c.check(f"dependencies.outputs_for[{i}]", agent_id_problem(target)):
-            outputs.append(target)
-    return tuple(inputs), tuple(outputs)
 
 
 def _entries(c: _Check, path: str, value: Any) -> list[Any]:
@@ -290,18 +360,16 @@ def _entries(c: _Check, path: str, value: Any) -> list[Any]:
     return value
 
 
-def _flags(c: _Check, block: Mapping[str, Any]) -> Flags:
-    with_ = block.get("contradiction_with")
-    if with_ is not None:
-        c.check("flags.contradiction_with", agent_id_problem(with_))
-    return Flags(
-        contradiction_detected=c.flag("flags.contradiction_detected", block.get("contradiction_detected")),
-        contradiction_with=with_,
-        requires_resolution=c.flag("flags.requires_resolution", block.get("requires_resolution")),
-        blocks_progress=c.flag("flags.blocks_progress", block.get("blocks_progress")),
-        confidence_critical=c.flag("flags.confidence_critical", block.get("confidence_critical")),
-        extras={k: v for k, v in block.items() if k not in FLAG_KEYS},
-    )
+def _flags(c: _Check, block: Mapping[str, Any]) -> dict[str, Any]:
+    unknown = {k: v for k, v in block.items() if k not in FLAG_KEYS}
+    return {
+        "contradiction_detected": c.flag("flags.contradiction_detected", block.get("contradiction_detected")),
+        "contradiction_with": c.read("flags", crossrefs.read_contradiction_with(block.get("contradiction_with"),
+                                                                                 unknown)),
+        "requires_resolution": c.flag("flags.requires_resolution", block.get("requires_resolution")),
+        "blocks_progress": c.flag("flags.blocks_progress", block.get("blocks_progress")),
+        "confidence_critical": c.flag("flags.confidence_critical", block.get("confidence_critical")),
+    }
 
 
 def _references(c: _Check, block: Mapping[str, Any], prefix: str) -> tuple[Reference, ...]:
@@ -337,8 +405,12 @@ def _reference(c: _Check, entry: Mapping[str, Any], path: str) -> Reference | No
     if len(c.reasons) > before:
         return None
     extras = {k: v for k, v in entry.items() if k not in ("type", "source_agent", *REFERENCE_FIELDS)}
+    canonical = kind.strip().upper()
+    if canonical != kind:
+        extras[key_free(extras, "type_raw")] = kind
+        c.notes.append(f"{path}.type: {_show(kind)} read as {canonical}")
     element, relationship, impact = texts
-    return Reference(kind.strip().upper(), source, element, relationship, impact, extras)
+    return Reference(canonical, source, element, relationship, impact, extras)
 
 
 # ----------------------------------------------------------------------------- single-field problems
@@ -406,8 +478,3 @@ def kind_of(value: Any) -> str:
         return "a number"
     names: dict[type, str] = {str: "a string", list: "a list", dict: "a mapping"}
     return names.get(type(value), type(value).__name__)
-
-
-def _show(value: Any) -> str:
-    shown = repr(value)
-    return shown if len(shown) <= 60 else shown[:57] + "..."

@@ -74,6 +74,7 @@ def message(session_id: str, seq: int, agent_id: int, verdict: str, *, confidenc
              "relationship": r.get("relationship", "builds on"), "confidence_impact": r.get("impact", "+0.05"),
              "extras": None} for r in references],
         "extras": _extras(extras),
+        "notes": None,
     }
 
 

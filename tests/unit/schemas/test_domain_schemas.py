@@ -456,6 +456,30 @@ def test_responding_to_keeps_an_agent_id_as_int() -> None:
     assert round_trip("omega.agents.AgentMessage", msg)["header"]["responding_to"] == 48
 
 
+def _agent_message_before_notes() -> Any:
+    """The AgentMessage schema as it was before the optional `notes` field (added for issue 18)."""
+    current = load("omega.agents.AgentMessage")
+    before = {k: v for k, v in current.items() if not k.startswith("__")}
+    before["fields"] = [f for f in current["fields"] if f["name"] != "notes"]
+    return fastavro.parse_schema(before)
+
+
+def test_agent_message_notes_evolve_both_ways() -> None:
+    # Old writer, new reader: a record written before `notes` existed reads with notes null. New writer, old
+    # reader: the notes are skipped and everything else reads unchanged.
+    old, new = _agent_message_before_notes(), load("omega.agents.AgentMessage")
+    msg = agent_message()
+    buf = io.BytesIO()
+    fastavro.schemaless_writer(buf, old, msg)
+    buf.seek(0)
+    assert fastavro.schemaless_reader(buf, old, new) == {**msg, "notes": None}
+    noted = {**msg, "notes": ["header.responding_to: 'batch 3' read as 'BATCH_3' (a §1.3.3 batch)"]}
+    buf = io.BytesIO()
+    fastavro.schemaless_writer(buf, new, noted)
+    buf.seek(0)
+    assert fastavro.schemaless_reader(buf, new, old) == msg
+
+
 def test_our_own_verdicts_are_closed_enums() -> None:
     verdict = oracle_verdict()
     verdict["verdict"] = "MAYBE"

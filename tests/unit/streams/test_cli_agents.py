@@ -34,6 +34,14 @@ def test_check_messages_accepts_a_clean_session_and_prints_its_success_report() 
     assert not [line for line in lines if line["kind"] == "alert"]
 
 
+def test_check_messages_accepts_a_batch_reference_and_prints_what_it_normalised() -> None:
+    result = _invoke("check", "messages", str(SESSIONS / "real_shapes" / "batch_split_spaced.yaml"))
+    [message] = [line for line in _lines(result) if line["kind"] == "message"]
+    assert result.exit_code == EXIT_OK
+    assert (message["status"], message["reasons"]) == ("ACCEPTED", [])
+    assert message["notes"] == ["header.responding_to: 'Batch 4 - 2' read as 'BATCH_4_2' (a §1.3.3 batch)"]
+
+
 def test_check_messages_exits_1_and_names_the_reasons_when_a_message_is_rejected(tmp_path: Path) -> None:
     docs = [d for d in yaml.safe_load_all((SESSIONS / "clean_success.yaml").read_text()) if d]
     docs[1]["message"]["header"]["agent_id"] = 58

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import io
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ from hypothesis import strategies as st
 from omega.agents import roster
 from omega.agents.messages import message_from_record, message_record, parse_messages, render_message
 from omega.agents.model import AgentMessage, Flags, InputUsed, MessageRejected, Reference
-from omega.agents.validation import FLAG_KEYS, MESSAGE_KEYS
+from omega.agents.validation import FLAG_KEYS, MESSAGE_KEYS, NORMATIVE
 from omega.canonical import canonical_json, derived_id
 
 SCHEMA_DIR = Path(__file__).resolve().parents[4] / "schemas_avro"
@@ -185,6 +186,15 @@ def test_a_bad_document_among_good_ones_is_rejected_alone_and_labelled_with_its_
     assert reasons == ("agent-44.yaml document 2: summary.confidence: 7.5 is outside [0, 1]",)
 
 
+def test_a_json_array_of_messages_gives_one_message_per_item_labelled_with_its_number() -> None:
+    text = json.dumps([valid_block(), changed("summary.confidence", 7.5)])
+    results = parse_messages(text, SESSION, source="out.json")
+    assert [type(r) for r in results] == [AgentMessage, MessageRejected]
+    assert results[0].message_id == derived_id("msg_", SESSION, canonical_json(valid_block()))
+    assert results[1].reasons == ("out.json item 2: summary.confidence: 7.5 is outside [0, 1]",)  # type: ignore[union-attr]
+    assert results[1].message_id == derived_id("rej_", SESSION, text, "2")
+
+
 def test_a_yaml_syntax_error_is_one_rejection_naming_line_and_column() -> None:
     text = "message:\n  header:\n    agent_id: [44\n  summary: {}\n"
     result = rejected(text)
@@ -224,16 +234,131 @@ def test_optional_blocks_may_be_absent() -> None:
         (), (), Flags(), 0, None)
 
 
-def test_names_tiers_and_words_are_case_tolerant_and_stored_in_roster_spelling() -> None:
+def test_names_tiers_and_words_are_case_tolerant_stored_in_roster_spelling_and_the_raw_kept() -> None:
     block = changed("header.agent_name", "  steelman ATTACKER ", changed("header.agent_tier", "adversary"))
     block = changed("header.responding_to", "initial", block)
     msg = accepted(as_yaml(block))
     assert (msg.agent_name, msg.agent_tier, msg.responding_to) == ("Steelman Attacker", "ADVERSARY", "INITIAL")
+    assert msg.extras == {"header": {"agent_name_raw": "  steelman ATTACKER ", "agent_tier_raw": "adversary",
+                                     "responding_to_raw": "initial"}}
+    assert [n.split(":")[0] for n in msg.notes] == ["header.agent_name", "header.agent_tier", "header.responding_to"]
 
 
-@pytest.mark.parametrize("responding_to", [48, "PHI_QUERY", "INITIAL"])
-def test_responding_to_accepts_an_agent_id_or_the_two_words(responding_to: Any) -> None:
-    assert accepted(as_yaml(changed("header.responding_to", responding_to))).responding_to == responding_to
+def test_a_message_taken_as_written_has_no_notes_and_no_raw_extras() -> None:
+    msg = accepted(SPEC_YAML)
+    assert (msg.notes, msg.extras) == ((), {})
+
+
+@pytest.mark.parametrize(
+    ("responding_to", "stored"),
+    [(48, 48), ("PHI_QUERY", "PHI_QUERY"), ("INITIAL", "INITIAL"), ("BATCH_3", "BATCH_3"), ("BATCH_4_2", "BATCH_4_2"),
+     ("ADVERSARY_TIER", "ADVERSARY_TIER"), ("phi query", "PHI_QUERY"), ("Batch 4-2", "BATCH_4_2"),
+     ("batch1", "BATCH_1"), ("verification", "VERIFICATION_TIER"), ("PHI", "PHI_TIER"), ("Meta tier", "META_TIER"),
+     ("agent_32_empirical_tester", 32), ("44", 44), ("Steelman Attacker", 44)],
+)
+def test_responding_to_is_a_reference_read_case_and_separator_tolerant(responding_to: Any, stored: Any) -> None:
+    msg = accepted(as_yaml(changed("header.responding_to", responding_to)))
+    assert msg.responding_to == stored
+    kept = {} if stored == responding_to else {"header": {"responding_to_raw": responding_to}}
+    assert msg.extras == kept
+    assert len(msg.notes) == (0 if stored == responding_to else 1)
+
+
+@pytest.mark.parametrize("responding_to", ["BATCH_6", "BATCH_0", "BATCH_2_0", "the Steelman's second objection",
+                                           "user follow-up"])
+def test_any_other_responding_to_string_is_kept_as_an_unresolved_reference_with_a_note(responding_to: str) -> None:
+    msg = accepted(as_yaml(changed("header.responding_to", responding_to)))
+    assert msg.responding_to == responding_to
+    assert msg.extras == {}
+    assert msg.notes == (f"header.responding_to: {responding_to!r} is not an agent id, PHI_QUERY, INITIAL, a §1.3.3 "
+                         "batch or a §2.1 tier: kept as an unresolved reference",)
+
+
+def test_an_agent_name_naming_no_agent_is_kept_raw_and_the_roster_name_stored() -> None:
+    msg = accepted(as_yaml(changed("header.agent_name", "Steelman")))
+    assert (msg.agent_id, msg.agent_name) == (44, "Steelman Attacker")
+    assert msg.extras == {"header": {"agent_name_raw": "Steelman"}}
+    assert msg.notes == ("header.agent_name: 'Steelman' is not the roster name of agent 44: stored as "
+                         "'Steelman Attacker'",)
+
+
+def test_dependencies_are_advisory_bare_ids_and_agent_strings_become_entries_and_the_rest_moves_to_extras() -> None:
+    block = changed("dependencies", {
+        "inputs_used": [17, "agent_19_boundary_mapper", {"agent_id": "agent_32", "element": "trial data"},
+                        {"agent_id": 99, "element": "e", "how_used": "h"}, "prior literature"],
+        "outputs_for": [57, "PHI", 0, "all ADVERSARY agents", "agent_46_survivor_synthesizer"],
+    })
+    msg = accepted(as_yaml(block))
+    assert msg.inputs_used == (
+        InputUsed(17, "", ""),
+        InputUsed(19, "", "", {"agent_id_raw": "agent_19_boundary_mapper"}),
+        InputUsed(32, "trial data", "", {"agent_id_raw": "agent_32"}),
+    )
+    assert msg.outputs_for == (57, 57, 46)
+    assert msg.extras == {"dependencies": {
+        "inputs_used_unresolved": [{"agent_id": 99, "element": "e", "how_used": "h"}, "prior literature"],
+        "outputs_for_unresolved": [0, "all ADVERSARY agents"],
+    }}
+    assert [n.split(":")[0] for n in msg.notes] == [
+        "dependencies.inputs_used[0]", "dependencies.inputs_used[1]", "dependencies.inputs_used[1]",
+        "dependencies.inputs_used[2]", "dependencies.inputs_used[2]", "dependencies.inputs_used[3]",
+        "dependencies.inputs_used[4]", "dependencies.outputs_for[1]", "dependencies.outputs_for[2]",
+        "dependencies.outputs_for[3]", "dependencies.outputs_for[4]",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("value", "outputs", "extras", "notes"),
+    [(57, (57,), {}, 1), ("PHI", (57,), {}, 2),
+     ("everyone", (), {"dependencies": {"outputs_for_unresolved": ["everyone"]}}, 2)],
+)
+def test_a_single_outputs_for_entry_is_read_as_a_list_of_one(
+    value: Any, outputs: tuple[int, ...], extras: dict[str, Any], notes: int,
+) -> None:
+    msg = accepted(as_yaml(changed("dependencies.outputs_for", value)))
+    assert (msg.outputs_for, msg.extras, len(msg.notes)) == (outputs, extras, notes)
+    assert msg.notes[0] == f"dependencies.outputs_for: {value!r} is not a list: read as a list of one entry"
+
+
+def test_a_dependencies_value_that_is_not_a_mapping_is_kept_in_the_message_extras() -> None:
+    msg = accepted(as_yaml(changed("dependencies", [17, 32])))
+    assert (msg.inputs_used, msg.outputs_for) == ((), ())
+    assert msg.extras == {"message": {"dependencies_raw": [17, 32]}}
+
+
+@pytest.mark.parametrize(
+    ("value", "stored"),
+    [("Skeptic", 35), ("Agent 37 (Historian): base rates contradict", 37), ("37", 37), ([37], 37),
+     ("agents 33 and 39 disagree on the confounders", None), (0, None), (58, None),
+     ("a confounder the trial ignored", None), ("Causal Verifier (33)", 33)],
+)
+def test_contradiction_with_names_one_agent_or_is_null_and_the_raw_is_kept_in_flag_extras(
+    value: Any, stored: int | None,
+) -> None:
+    block = changed("flags.contradiction_detected", True, changed("flags.contradiction_with", value))
+    msg = accepted(as_yaml(block))
+    assert msg.flags.contradiction_with == stored
+    assert msg.flags.contradiction_detected is True
+    assert msg.flags.extras == {"contradiction_with_raw": value}
+    assert [n.split(":")[0] for n in msg.notes] == ["flags.contradiction_with"]
+
+
+def test_a_raw_key_the_producer_already_used_is_not_overwritten() -> None:
+    block = changed("header.responding_to", "batch 3", changed("header.responding_to_raw", "mine"))
+    msg = accepted(as_yaml(block))
+    assert msg.extras == {"header": {"responding_to_raw": "mine", "responding_to_raw_2": "batch 3"}}
+
+
+def test_a_message_id_that_is_not_a_non_empty_string_is_kept_raw_and_a_derived_id_used() -> None:
+    doc = changed("message_id", 17)
+    msg = accepted(as_yaml(doc))
+    assert msg.message_id == derived_id("msg_", SESSION, canonical_json(doc))
+    assert msg.extras == {"message": {"message_id_raw": 17}}
+
+
+def test_verdict_line_flags_are_a_placeholder_any_text_is_accepted() -> None:
+    verdict = "[SUPPORTS] Causal link confirmed | CONF: 73% | FLAGS: Blocks Progress!"
+    assert accepted(as_yaml(changed("summary.verdict", verdict))).verdict == verdict
 
 
 def test_iterations_count_from_zero() -> None:
@@ -264,8 +389,9 @@ def test_references_are_read_from_the_message_and_from_body_in_that_order() -> N
     block["body"]["references"] = [{"reference": {**ref, "type": "USES", "source_agent": 21}}]
     msg = accepted(as_yaml(wrapped(block)))
     assert [(r.type, r.source_agent) for r in msg.references] == [("SUPPORTS", 32), ("USES", 21), ("QUALIFIES", 33)]
-    assert msg.references[0] == Reference("SUPPORTS", 32, "effect size", "agrees", "+0.1")
+    assert msg.references[0] == Reference("SUPPORTS", 32, "effect size", "agrees", "+0.1", {"type_raw": "supports"})
     assert "body" not in msg.extras
+    assert msg.notes == ("references[0].type: 'supports' read as SUPPORTS",)
 
 
 def test_keys_beside_message_are_read_as_inside_it() -> None:
@@ -305,8 +431,9 @@ OUT_OF_RANGE = [
     ("header.agent_id", 58, "header.agent_id: 58 is outside the agent ids 1..57"),
     ("header.agent_id", "44", "header.agent_id: must be an agent id (an integer 1..57), got '44'"),
     ("header.agent_id", True, "header.agent_id: must be an agent id (an integer 1..57), got True"),
-    ("header.agent_name", "Steelman",
-     "header.agent_name: 'Steelman' is not the roster name 'Steelman Attacker' of agent 44"),
+    ("header.agent_name", "Skeptic",
+     "header.agent_name: 'Skeptic' names agent 35 (Skeptic), not agent 44 (Steelman Attacker): A.1 gives each agent "
+     "one name"),
     ("header.agent_name", 44, "header.agent_name: must be a string, got a number"),
     ("header.agent_tier", "META", "header.agent_tier: META is not the roster tier ADVERSARY of agent 44"),
     ("header.agent_tier", "WIZARD", "header.agent_tier: 'WIZARD' is not a tier (GENESIS|BRIDGE|VERIFICATION|ADVERSARY|"
@@ -319,8 +446,12 @@ OUT_OF_RANGE = [
     ("header.iteration", 1.5, "header.iteration: must be a non-negative integer, got 1.5 (iterations count from 0)"),
     ("header.iteration", "2", "header.iteration: must be a non-negative integer, got '2'"),
     ("header.iteration", 2**31, f"header.iteration: {2**31} is over the limit of {2**31 - 1}"),
-    ("header.responding_to", 58, "header.responding_to: must be an agent id 1..57, PHI_QUERY or INITIAL, got 58"),
-    ("header.responding_to", "PHI", "header.responding_to: must be an agent id 1..57, PHI_QUERY or INITIAL, got 'PHI'"),
+    ("header.responding_to", 58, "header.responding_to: 58 is outside the agent ids 1..57"),
+    ("header.responding_to", 0, "header.responding_to: 0 is outside the agent ids 1..57"),
+    ("header.responding_to", " - ", "header.responding_to: must not be empty"),
+    ("header.responding_to", [44, 46], "header.responding_to: must be an agent id 1..57 or a reference string "
+                                       "(PHI_QUERY, INITIAL, a §1.3.3 batch, a §2.1 tier), got [44, 46]"),
+    ("header.responding_to", 44.0, "header.responding_to: must be an agent id 1..57 or a reference string"),
     ("summary.confidence", 1.2, "summary.confidence: 1.2 is outside [0, 1]"),
     ("summary.confidence", -0.1, "summary.confidence: -0.1 is outside [0, 1]"),
     ("summary.confidence", 73, "summary.confidence: 73 is outside [0, 1] (a percentage? write 0.73 for 73%)"),
@@ -334,22 +465,13 @@ OUT_OF_RANGE = [
     ("summary.verdict", "[SUPPORTS] Causal link | CONF: 50% | FLAGS: none",
      "summary.verdict: CONF 50% disagrees with summary.confidence 0.73: they must agree within 1 percentage point"),
     ("summary.verdict", "[SUPPORTS] Causal link | CONF: 173% | FLAGS: none", "summary.verdict: CONF 173% is over 100%"),
-    ("summary.verdict", "[SUPPORTS] Causal link | CONF: 73% | FLAGS: Blocks Progress!",
-     "summary.verdict: FLAGS must be `none` or comma-separated flag names, got 'Blocks Progress!'"),
+    ("summary.verdict", "[SUPPORTS] Causal link | CONF: 73% | FLAGS:",
+     "summary.verdict: at body.tier 0 must be `[VERDICT] <conclusion> | CONF: <X>% | FLAGS: <flags>`"),
     ("summary.confidence_basis", " ", "summary.confidence_basis: must not be empty"),
     ("body.tier", 3, "body.tier: must be 0, 1 or 2 (§5 output tier), got 3"),
     ("body.tier", "0", "body.tier: must be 0, 1 or 2 (§5 output tier), got '0'"),
     ("body.tier", False, "body.tier: must be 0, 1 or 2 (§5 output tier), got False"),
-    ("flags.contradiction_with", 0, "flags.contradiction_with: 0 is outside the agent ids 1..57"),
-    ("flags.contradiction_with", "Skeptic",
-     "flags.contradiction_with: must be an agent id (an integer 1..57), got 'Skeptic'"),
     ("flags.blocks_progress", "yes", "flags.blocks_progress: must be true or false, got 'yes'"),
-    ("dependencies.outputs_for", [57, 0], "dependencies.outputs_for[1]: 0 is outside the agent ids 1..57"),
-    ("dependencies.outputs_for", 57, "dependencies.outputs_for: must be a list, got a number"),
-    ("dependencies.inputs_used", [{"agent_id": 99, "element": "e", "how_used": "h"}],
-     "dependencies.inputs_used[0].agent_id: 99 is outside the agent ids 1..57"),
-    ("dependencies.inputs_used", [{"agent_id": 32, "element": "e"}],
-     "dependencies.inputs_used[0].how_used: required field is missing"),
     ("meta.tokens_used", -5, "meta.tokens_used: -5 is negative"),
     ("meta.processing_notes", ["a"], "meta.processing_notes: must be a string, got a list"),
     ("references", [{"type": "AGREES", "source_agent": 32, "source_element": "s", "relationship": "r",
@@ -357,7 +479,6 @@ OUT_OF_RANGE = [
                                                  "QUALIFIES|USES, got 'AGREES'"),
     ("references", [{"type": "USES", "source_agent": 60, "source_element": "s", "relationship": "r",
                      "confidence_impact": "c"}], "references[0].source_agent: 60 is outside the agent ids 1..57"),
-    ("message_id", 17, "message_id: must be a string, got a number"),
     ("header.agent_id", DELETE, "header.agent_id: required field is missing"),
     ("header.timestamp", None, "header.timestamp: required field is null"),
     ("summary.confidence", DELETE, "summary.confidence: required field is missing"),
@@ -471,8 +592,32 @@ def test_a_record_validates_against_the_avro_schema_and_round_trips_to_the_same_
 
 def test_a_message_without_references_or_extras_has_null_record_fields(agent_message_schema: Any) -> None:
     record = message_record(accepted(SPEC_YAML))
-    assert (record["references"], record["extras"], record["flags"]["extras"]) == (None, None, None)
+    assert (record["references"], record["extras"], record["flags"]["extras"], record["notes"]) == (
+        None, None, None, None)
     assert avro_round_trip(agent_message_schema, record) == record
+
+
+def test_notes_and_raw_values_travel_in_the_record_and_survive_reading_it_back(agent_message_schema: Any) -> None:
+    block = changed("header.responding_to", "batch 3", changed("dependencies.inputs_used", [17, "nobody"]))
+    msg = accepted(as_yaml(block))
+    record = message_record(msg)
+    assert record["notes"] == [
+        "header.responding_to: 'batch 3' read as 'BATCH_3' (a §1.3.3 batch)",
+        "dependencies.inputs_used[0]: element and how_used unstated",
+        "dependencies.inputs_used[1]: 'nobody' names no single agent 1..57: the entry is kept in the dependencies "
+        "extras under inputs_used_unresolved",
+    ]
+    assert record["header"]["extras"] == {"responding_to_raw": '"batch 3"'}
+    assert record["dependencies"]["extras"] == {"inputs_used_unresolved": '["nobody"]'}
+    assert message_from_record(avro_round_trip(agent_message_schema, record)) == msg
+
+
+def test_a_record_without_notes_is_normalised_and_noted_afresh() -> None:
+    record = message_record(accepted(SPEC_YAML))
+    record["header"] = {**record["header"], "responding_to": "batch 3"}
+    msg = message_from_record(record)
+    assert msg.responding_to == "BATCH_3"
+    assert msg.notes == ("header.responding_to: 'batch 3' read as 'BATCH_3' (a §1.3.3 batch)",)
 
 
 def test_a_record_without_a_message_id_gets_a_derived_one() -> None:
@@ -607,6 +752,27 @@ def test_any_value_in_any_field_gives_a_message_or_readable_reasons(path: str, v
     if isinstance(results[0], MessageRejected):
         assert results[0].reasons
         assert not any("internal error" in r for r in results[0].reasons), results[0].reasons
+        assert all(reason_field(r) in NORMATIVE for r in results[0].reasons), results[0].reasons
+    elif path in _STORED and value is not None and _STORED[path](results[0]) != value:
+        assert results[0].notes, (path, value)  # never silent: a value stored other than written is noted
+
+
+_STORED: dict[str, Any] = {
+    "header.responding_to": lambda m: m.responding_to,
+    "flags.contradiction_with": lambda m: m.flags.contradiction_with,
+    "dependencies.outputs_for": lambda m: list(m.outputs_for),
+}
+
+
+def reason_field(reason: str) -> str:
+    """The field a reason is about: its path before ": ", list indices removed."""
+    return re.sub(r"\[\d+\]", "", reason.split(": ", maxsplit=1)[0])
+
+
+@pytest.mark.parametrize(("path", "value", "reason"), OUT_OF_RANGE, ids=[f"{p}={v!r}"[:60] for p, v, _ in OUT_OF_RANGE])
+def test_every_refusal_rests_on_a_normative_field(path: str, value: Any, reason: str) -> None:
+    assert reason_field(reason) in NORMATIVE
+    assert not reason_field(reason).startswith(("dependencies", "flags.contradiction_with"))
 
 
 def test_unknown_keys_inside_inputs_used_and_references_survive_the_avro_record() -> None:

@@ -74,14 +74,21 @@ def test_genesis_category_refuses_agents_outside_genesis_and_unknown_keys() -> N
 
 
 @pytest.mark.parametrize(
-    "name", ["Steelman Attacker", "steelman attacker", "  STEELMAN ATTACKER\t", "\nSteelman attacker "]
+    "name", ["Steelman Attacker", "steelman attacker", "  STEELMAN ATTACKER\t", "\nSteelman attacker ",
+             "Steelman-Attacker", "Steelman  Attacker", "steelman_attacker", "Steelman _- Attacker"]
 )
-def test_name_matching_ignores_case_and_surrounding_whitespace(name: str) -> None:
+def test_name_matching_ignores_case_surrounding_whitespace_and_word_separators(name: str) -> None:
     assert roster.name_matches(44, name)
     assert roster.agent_by_name(name) == roster.agent(44)
 
 
-@pytest.mark.parametrize("name", ["Steelman", "Steelman-Attacker", "Steelman  Attacker", "SteelmanAttacker", ""])
+@pytest.mark.parametrize(("name", "agent_id"), [("Counter Model Seeker", 30), ("bottom_up_builder", 2),
+                                                ("Cross Domain Connector", 8), ("Counter-Model-Seeker", 30)])
+def test_a_hyphenated_roster_name_matches_with_any_separator(name: str, agent_id: int) -> None:
+    assert roster.agent_by_name(name) == roster.agent(agent_id)
+
+
+@pytest.mark.parametrize("name", ["Steelman", "SteelmanAttacker", "Steelman Attacker 44", "", "_-"])
 def test_name_matching_tolerates_nothing_else(name: str) -> None:
     assert not roster.name_matches(44, name)
     assert roster.agent_by_name(name) is None
