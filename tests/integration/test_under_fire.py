@@ -208,13 +208,17 @@ def paced(bootstrap: str, topic: str, records: list[tuple[bytes, bytes]], rate: 
 
 
 def missing_verdicts(expected: Expected, live: LiveOutputs, limit: int = 3) -> str:
-    """A few verdicts replay gave and live did not, each with what live said about the same packet."""
-    lost = sorted(expected.must[VERDICTS.logical] - live.ids[VERDICTS.logical])[:limit]
+    """A few outputs replay gave and live did not, per topic: a lost verdict with what live said about the same
+    packet, a lost alert or escalation as replay wrote it (with live's outputs about the same source packet)."""
     rows = []
-    for verdict_id in lost:
-        want = expected.lines[VERDICTS.logical][verdict_id]
-        said = [x for x in live.records[VERDICTS.logical] if x["packet_id"] == want["packet_id"]]
-        rows.append(f"replay {json.dumps(want, sort_keys=True)}\nlive   {json.dumps(said, sort_keys=True)}")
+    for logical in (VERDICTS.logical, ALERTS.logical, ESCALATIONS.logical):
+        for output_id in sorted(expected.must[logical] - live.ids[logical])[:limit]:
+            want = expected.lines[logical][output_id]
+            about = want.get("packet_id") or want.get("source_event_id")
+            said = [x for x in live.records[logical]
+                    if about is not None and (x.get("packet_id") or x.get("source_event_id")) == about]
+            rows.append(f"{logical}: replay {json.dumps(want, sort_keys=True)}\n"
+                        f"live   {json.dumps(said, sort_keys=True)}")
     return "\n".join(rows)
 
 
