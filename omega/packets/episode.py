@@ -82,7 +82,6 @@ def apply_usage(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | 
 
 def usage_changes(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None) -> dict[str, Any]:
     """The ledger fields `apply_usage` sets: event times, envelope and usage."""
-    first = ledger.first_event_ms if ledger.first_event_ms is not None else now_ms
     last = now_ms if ledger.last_event_ms is None else max(ledger.last_event_ms, now_ms or ledger.last_event_ms)
     header = get(packet, "header")
     packet_type = get(header, "packet_type")
@@ -93,7 +92,7 @@ def usage_changes(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int 
                       usage.tool_calls + _count(get(meta, "tool_calls_used")),
                       usage.time_seconds + _non_negative(get(meta, "execution_time_ms")) / 1000,
                       usage.risk + _non_negative(get(meta, "risk_spent")))
-    return {"first_event_ms": first, "last_event_ms": last, "usage": usage,
+    return {"last_event_ms": last, "usage": usage,
             "budgets": _envelope(ledger, packet, packet_type, header, usage)}
 
 

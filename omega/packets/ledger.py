@@ -163,7 +163,6 @@ class EpisodeLedger:
     state: str = "S0_IDLE"
     budgets: Budgets | None = None
     usage: Usage = field(default_factory=Usage)
-    first_event_ms: int | None = None
     last_event_ms: int | None = None
     tokens: Mapping[str, Token] = field(default_factory=dict)
     open_directives: Mapping[str, OpenDirective] = field(default_factory=dict)
@@ -222,7 +221,7 @@ class EpisodeLedger:
         with their sequence numbers (see `Judgements`)."""
         verify = data["verify"]
         return cls(
-            # Fields added after a ledger was stored take their defaults.
+            # Fields added after a ledger was stored take their defaults; ones dropped since are ignored.
             **{f: data[f] for f in _SCALARS if f in data},
             budgets=None if data["budgets"] is None else Budgets(**data["budgets"]),
             usage=Usage(**data["usage"]),
@@ -237,7 +236,7 @@ class EpisodeLedger:
 
 
 _SCALARS = (
-    "correlation_id", "state", "first_event_ms", "last_event_ms", "last_decision", "decision_count",
+    "correlation_id", "state", "last_event_ms", "last_decision", "decision_count",
     "belief_updates", "budget_approved", "budget_escalation_open", "escalation_presented", "tools_state",
     "stakes_level", "safe_mode_reason", "accepted", "rejected",
 )
