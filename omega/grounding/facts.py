@@ -96,7 +96,7 @@ def analysed(fact: AtomicFact) -> Analysis:
     if found is None:
         if len(_ANALYSES) > 100_000:
             _ANALYSES.clear()  # a bound, not a policy: a re-analysis is only slower
-        found = _ANALYSES[key] = analyse(fact.statement)
+        found = _ANALYSES[key] = analyse(fact.content, [qualifier_text(v) for v in fact.qualifiers.values()])
     return found
 
 

@@ -15,14 +15,14 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from omega.grounding.quantities import SPELLED, Quantity, quantities
+from omega.grounding.quantities import SPELLED, Quantity, quantities, unit_words
+from omega.grounding.words import IRREGULAR_VERBS, Word, clauses, names, plain, predicate_start, subject_end, words
 
-_WORD = re.compile(r"[a-zµ]+(?:'[a-z]+)?")
 # "drug A", "Treatment X": a capital letter after a lower-case word names an entity; as a word it would be the
 # article "a" (a function word) and "drug A" would cover "drug B".
 _ENTITY_LETTER = re.compile(r"(?<=[a-z] )([A-Z])\b")
 
-IRREGULAR = {
+IRREGULAR = IRREGULAR_VERBS | {
     "was": "be", "were": "be", "is": "be", "are": "be", "been": "be", "being": "be", "am": "be",
     "children": "child", "women": "woman", "men": "man", "led": "lead", "fell": "fall", "fallen": "fall",
     "rose": "rise", "risen": "rise", "grew": "grow", "grown": "grow", "took": "take", "taken": "take",
@@ -65,7 +65,15 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("rate", "incidence"),
     ("average", "mean"),
 )
-NEGATIONS = frozenset({"not", "no", "never", "without", "none", "neither", "nor", "absence", "absent", "lack"})
+NEGATIONS = frozenset({"not", "no", "never", "without", "none", "neither", "nor", "absence", "absent", "lack",
+                       "lacks", "lacked", "lacking", "cannot"})
+# Negation by idiom and predicate (issue 19, rule 2): the phrase is polarity, not a claim token.
+NEGATION_IDIOM = re.compile(
+    r"\b(?:(?:has|have|had|is|are|was|were) yet to|fail(?:s|ed|ing)? to|unable to|insufficient(?: for)?|"
+    r"refus(?:e|es|ed|ing) to|no longer|turn(?:s|ed|ing)? down|declin(?:e|es|ed|ing) to)\b")
+MODALS = frozenset("can could may might must shall should will would".split())
+_NOT_HEDGED_AFTER = frozenset("in on at as with for alongside opposite before under a an the".split())
+
 
 
 def lemma(word: str) -> str:
@@ -93,6 +101,7 @@ def lemma(word: str) -> str:
 
 
 _SYNONYM_OF = {lemma(w): lemma(group[0]) for group in SYNONYM_GROUPS for w in group}
+_UNIT_NORMALS = frozenset(lemma(w) for w in unit_words())
 
 
 def normal(word: str) -> str:
@@ -112,8 +121,18 @@ def lexicon(text: str) -> frozenset[str]:
 
 
 @dataclass(frozen=True, slots=True)
+class Clause:
+    """One clause of a text (see `words.clauses`): its claim-bearing tokens, numbers and polarity."""
+
+    tokens: frozenset[str]
+    quantities: tuple[Quantity, ...]
+    negated: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Analysis:
-    """A text as the checks see it: its lower-cased form, claim-bearing tokens, numbers and polarity."""
+    """A text as the checks see it: its lower-cased form, claim-bearing tokens, numbers and polarity; its clauses,
+    the tokens of its subject, and of the context that qualifies every clause (a fact's qualifiers)."""
 
     lowered: str
     tokens: frozenset[str]
@@ -121,6 +140,12 @@ class Analysis:
     quantities: tuple[Quantity, ...]
     negated: bool
     surface: tuple[tuple[str, str], ...] = ()
+    clauses: tuple[Clause, ...] = ()
+    subject: frozenset[str] = frozenset()
+    context: frozenset[str] = frozenset()
+    names: tuple[tuple[str, ...], ...] = ()
+    units: frozenset[str] = frozenset()
+    subject_quantities: tuple[Quantity, ...] = ()
 
     def spoken(self, tokens: Iterable[str]) -> list[str]:
         """Tokens as the text spelt them (first spelling), for readable reasons."""
@@ -133,13 +158,91 @@ class Analysis:
         return frozenset(format(q.value.normalize(), "f") for q in self.quantities)
 
 
-def analyse(text: str) -> Analysis:
-    """Tokenise and normalise a text: every non-function word's normal form (negations kept apart)."""
-    lowered = _ENTITY_LETTER.sub(lambda m: "entity" + m.group(1), text).lower().replace("\u2212", "-")
-    words = [w for part in _WORD.findall(lowered) for w in part.split("-") if w]
-    negated = any(w in NEGATIONS or w.endswith("n't") for w in words)
-    kept = [w for w in words
-            if w not in FUNCTION_WORDS and w not in NEGATIONS and w not in SPELLED and not w.endswith("n't")]
-    content = tuple(normal(w) for w in kept)
-    surface = tuple(zip(content, kept, strict=True))
-    return Analysis(lowered, frozenset(content), content, quantities(lowered), negated, surface)
+def analyse(text: str, context: Iterable[str] = (), claim: bool = False) -> Analysis:
+    """Tokenise and normalise a text: every non-function word's normal form (negations kept apart), clause by
+    clause. `context` texts (a fact's qualifiers) qualify the whole text: their tokens count in every clause."""
+    marked = plain(_ENTITY_LETTER.sub(lambda m: "entity" + m.group(1), text)).replace("\u2212", "-")
+    pieces = [_tokens_of(c) for c in clauses(marked, claim)] or [_tokens_of(marked)]
+    extra = [_tokens_of(plain(c)) for c in context]
+    kept = [pair for piece in pieces + extra for pair in piece.kept]
+    content = tuple(normal for normal, _ in kept)
+    lowered = " ".join([marked, *context]).lower()
+    subject, subject_text = _subject(marked)
+    return Analysis(
+        lowered, frozenset(content), content, quantities(lowered),
+        any(p.negated for p in pieces + extra), tuple(kept),
+        tuple(Clause(p.tokens, quantities(p.lowered), p.negated) for p in pieces),
+        subject, frozenset().union(*(p.tokens for p in extra)), names(marked),
+        frozenset().union(*(p.units for p in pieces)), quantities(subject_text.lower()))
+
+
+@dataclass(frozen=True, slots=True)
+class _Piece:
+    lowered: str
+    kept: tuple[tuple[str, str], ...]
+    negated: bool
+    units: frozenset[str]
+
+    @property
+    def tokens(self) -> frozenset[str]:
+        return frozenset(normal for normal, _ in self.kept)
+
+
+def _tokens_of(text: str) -> _Piece:
+    """The claim-bearing tokens (normal form, surface) of one clause, and whether it is negated."""
+    lowered = text.lower()
+    idiom = {m.start() for m in NEGATION_IDIOM.finditer(lowered)}
+    found = words(text)
+    spans = [(m.start(), m.end()) for m in NEGATION_IDIOM.finditer(lowered)]
+    negated = bool(idiom)
+    kept: list[tuple[str, str]] = []
+    units: list[str] = []
+    for i, word in enumerate(found):
+        low = word.lower
+        if low in NEGATIONS or low.endswith("n't"):
+            negated = True
+            continue
+        if low in FUNCTION_WORDS or low in SPELLED or any(a <= word.start < b for a, b in spans):
+            continue
+        after = found[i + 1] if i + 1 < len(found) else None
+        if low in MODALS and after is not None and (after.lower in NEGATIONS or after.lower.endswith("n't")):
+            continue  # "could not": the negation carries it; a modal under negation is not a hedge
+        if _unit_of_number(text, word):
+            units.append(normal(low))  # "12 weeks": the numeric check owns the unit
+        kept.append((_literal(word, after, text) or normal(low), low))
+    return _Piece(lowered, tuple(kept), negated, frozenset(units))
+
+
+def _unit_of_number(text: str, word: Word) -> bool:
+    """A unit word written right after a number ("12 weeks", "5-fold")."""
+    if lemma(word.lower) not in _UNIT_NORMALS:
+        return False
+    before = text[:word.start].rstrip(" -")
+    return bool(before) and (before[-1].isdigit() or before[-1] == "%" or
+                             before.lower().rsplit(None, 1)[-1] in SPELLED)
+
+
+def _literal(word: Word, after: Word | None, text: str) -> str | None:
+    """A hedge word in a use that hedges nothing: the month May, "appeared in" (issue 19, rule 5)."""
+    if word.lower == "may":
+        near = text[max(0, word.start - 4):word.start + 8]
+        if (word.capitalised and not word.initial) or re.search(r"\d", near):
+            return "month-may"
+    if normal(word.lower) == "appear" and after is not None \
+            and (after.lower in _NOT_HEDGED_AFTER or after.capitalised):
+        return "appear-in"
+    return None
+
+
+def _subject(text: str) -> tuple[frozenset[str], str]:
+    """The tokens before the first predicate word of the text's first clause (its subject and any fronted
+    adverbial, which qualify the whole sentence), and that text."""
+    first = clauses(text)
+    clause = first[0] if first else text
+    found = words(clause)
+    # a first clause without a predicate word is a fronted phrase ("In a cohort of 25,310 women aged 40 to 65,")
+    end = len(found) if len(first) > 1 and predicate_start(found) is None else subject_end(found)
+    region = clause[:found[end].start] if end < len(found) else clause
+    tokens = frozenset(normal(w.lower) for w in found[:end]
+                       if w.lower not in FUNCTION_WORDS and w.lower not in NEGATIONS)
+    return tokens, region

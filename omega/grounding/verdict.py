@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
+from omega.grounding.binding import clause_local_binding
 from omega.grounding.citations import citation_presence, split_citations, uncited_fact_use
 from omega.grounding.conflicts import conflicting_facts
 from omega.grounding.entailment import semantic_entailment
@@ -28,7 +29,7 @@ from omega.grounding.scope import scope_and_strength_fidelity
 from omega.grounding.tokens import analyse, normals
 
 MAX_SENTENCE_CHARS = 2000
-OWNED_ELSEWHERE = QUALIFIER_OWNED | SCOPE_OWNED | normals(sorted(unit_words()))
+OWNED_ELSEWHERE = QUALIFIER_OWNED | SCOPE_OWNED | normals(sorted(w for w in unit_words() if len(w) <= 2))
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +88,7 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
         return verdict([Failure(INSUFFICIENT_EVIDENCE, f"longer than {MAX_SENTENCE_CHARS} characters: not one sentence",
                                 "the text split into sentences, each with its citations")], "")
     failures = citation_presence(cited, evidence.allowed, evidence.facts)
-    claim = analyse(claim_text)
+    claim = analyse(claim_text, claim=True)
     if not claim.content and not claim.quantities:
         failures.append(Failure(INSUFFICIENT_EVIDENCE, "no claim-bearing token: nothing to verify",
                                 "a sentence stating a claim of the cited facts"))
@@ -97,12 +98,15 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
         return verdict(failures, "")
     failures += conflicting_facts(facts)
     numbers = numerical_accuracy(claim, facts)
-    owned = OWNED_ELSEWHERE | DERIVATION_WORDS if numbers.derivations else OWNED_ELSEWHERE
+    owned = OWNED_ELSEWHERE | claim.units | (DERIVATION_WORDS if numbers.derivations else frozenset())
     coverage = semantic_entailment(claim, facts, owned)
     candidates = {i: f for i, f in evidence.facts.items() if i in evidence.allowed}
     uncited = uncited_fact_use(coverage.uncovered, numbers.unmatched, cited, candidates)
     if uncited is None:
         failures += coverage.failures
+        if not coverage.uncovered:
+            bound = clause_local_binding(claim, facts, owned)
+            failures += [bound] if bound is not None else []
     elif coverage.polarity_failure is not None:
         failures.append(coverage.polarity_failure)
     failures += qualifier_integrity(claim, facts)

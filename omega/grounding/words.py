@@ -1,0 +1,222 @@
+"""Text as words: surface normalisation, the tokeniser, and a text's clauses (issue 19, rules 1 and 4).
+
+Normalised, never silently: the analysis keeps each word's surface spelling for the reasons it prints.
+- Penn Treebank escapes (-LRB- -RRB- -LSB- -RSB- `` '') read as the brackets and quotes they stand for, and
+  typographic apostrophes as "'": sources written by people and by NLP pipelines alike must read the same.
+- Accents are folded (Noël = Noel); letters are Unicode letters, so a non-ASCII name stays one word.
+- The possessive 's is a clitic, not a word ("Bogart's" = "Bogart 's" = Bogart).
+- Dotted abbreviations (U.S., F.C., M.D.) and apostrophe names (O'Neal, L'Oreal) stay whole; the country
+  abbreviations of `ABBREVIATIONS` read as the country's name (U.S. = United States).
+
+Clauses (rule 1): a claim's predicate and arguments must be stated inside one clause of a cited fact. A text is cut
+at ";", ": ", "but", "though", "although", "while", "whereas", at a comma before a new predicate (a verb form or a
+relative word) and at "and"/"or" before a verb form. Enumerations ("A, B and C") are not cut, because no verb
+follows their commas. Parentheticals are set aside: removed from the clause they interrupt and read as clauses of
+their own (a birth date in brackets is a statement about the subject, not part of the sentence around it).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+_PTB = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}", "``": '"', "''": '"'}
+_PTB_RE = re.compile("|".join(re.escape(k) for k in _PTB))
+_POSSESSIVE = re.compile(r"(?<=\w)\s?'s\b|(?<=s)'(?=\s)")
+ABBREVIATIONS = {"u.s.": "United States", "u.s.a.": "United States", "usa": "United States",
+                 "u.k.": "United Kingdom", "uk": "United Kingdom", "u.n.": "United Nations"}
+# A dotted abbreviation (two or more letter-dot pairs), or a word with inner apostrophes (O'Neal, don't, n't).
+WORD = re.compile(r"(?<![^\W_])(?:(?:[^\W\d_]\.){2,}|[^\W\d_]+(?:'[^\W\d_]+)*)")
+_OPEN, _CLOSE = "([{", ")]}"
+_CUT_WORDS = frozenset({"but", "though", "although", "while", "whereas"})
+_RELATIVE = frozenset({"who", "which", "whose", "whom", "where"})
+# Verb forms recognised without a tagger: auxiliaries and modals, irregular past forms and participles.
+AUXILIARIES = frozenset("""is are was were be been being am has have had do does did can could will would shall
+should may might must""".split())
+IRREGULAR_VERBS = {
+    "began": "begin", "begun": "begin", "became": "become", "born": "born", "borne": "bear",
+    "broke": "break", "broken": "break", "brought": "bring", "built": "build", "bought": "buy", "came": "come",
+    "caught": "catch", "chose": "choose", "chosen": "choose", "drew": "draw", "drawn": "draw", "drove": "drive",
+    "driven": "drive", "ate": "eat", "eaten": "eat", "fought": "fight", "found": "find", "flew": "fly",
+    "flown": "fly", "forgot": "forget", "forgotten": "forget", "froze": "freeze", "frozen": "freeze", "got": "get",
+    "gotten": "get", "went": "go", "gone": "go", "held": "hold", "hid": "hide", "hidden": "hide", "knew": "know",
+    "known": "know", "laid": "lay", "left": "left", "lent": "lend", "lost": "lose", "made": "make",
+    "meant": "mean", "paid": "pay", "rode": "ride", "ridden": "ride", "rang": "ring", "rung": "ring",
+    "said": "say", "seen": "see", "sold": "sell", "sent": "send", "shot": "shoot", "sang": "sing",
+    "sung": "sing", "sat": "sit", "slept": "sleep", "spoke": "speak", "spoken": "speak", "spent": "spend",
+    "stood": "stand", "stole": "steal", "stolen": "steal", "struck": "strike", "swore": "swear", "sworn": "swear",
+    "taught": "teach", "told": "tell", "thought": "think", "threw": "throw", "thrown": "throw", "understood":
+    "understand", "woke": "wake", "wore": "wear", "worn": "wear", "won": "win", "wrote": "write",
+    "written": "write", "felt": "feel", "heard": "hear", "sought": "seek", "shown": "show", "spun": "spin",
+    "stuck": "stick", "swam": "swim", "swum": "swim", "tore": "tear", "torn": "tear", "withdrew": "withdraw",
+    "withdrawn": "withdraw", "overtook": "overtake", "undertook": "undertake",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One word: as written (accents folded) and lower-cased, and where it stands."""
+
+    surface: str
+    lower: str
+    start: int
+    initial: bool  # the first word of its clause: its capital says nothing about a name
+
+    @property
+    def capitalised(self) -> bool:
+        """Starts with an upper-case letter (a name, unless it opens the sentence)."""
+        return self.surface[:1].isupper()
+
+
+def plain(text: str) -> str:
+    """PTB escapes read, apostrophes and dashes unified, accents folded, possessive clitics removed."""
+    text = _PTB_RE.sub(lambda m: _PTB[m.group(0)], text).replace("\u2019", "'").replace("\u2018", "'")
+    text = text.replace(" -- ", " \u2013 ")
+    folded = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return _POSSESSIVE.sub("", folded)
+
+
+def words(text: str) -> list[Word]:
+    """The words of a plain text, abbreviations expanded."""
+    out: list[Word] = []
+    for match in WORD.finditer(text):
+        surface = match.group(0)
+        expansion = ABBREVIATIONS.get(surface.lower()) if surface.isupper() or "." in surface else None
+        parts = expansion.split() if expansion else [surface]
+        out += [Word(p, p.lower(), match.start(), not out) for p in parts]
+    return out
+
+
+def set_aside(text: str) -> tuple[str, list[str]]:
+    """The text with the bracketed spans that follow its subject removed (statements about the subject: a birth
+    date, a pronunciation), and those spans; a span later in the text annotates the word before it ("Prism
+    (2013)", "American Broadcasting Company (ABC)") and stays in its clause, brackets dropped."""
+    main: list[str] = []
+    spans: list[str] = []
+    stack: list[list[str]] = []
+    aside: list[bool] = []
+    for char in text:
+        if char in _OPEN:
+            aside.append(bool(stack) and aside[-1] or _in_subject("".join(main)))
+            stack.append([])
+        elif char in _CLOSE and stack:
+            inner, own = "".join(stack.pop()), aside.pop()
+            if own:
+                spans.append(inner)
+            else:
+                (stack[-1] if stack else main).append(f" {inner} ")
+        elif stack:
+            stack[-1].append(char)
+        else:
+            main.append(char)
+    spans += ["".join(s) for s in stack]  # an unclosed bracket: its text is still a statement of the source
+    return "".join(main), spans
+
+
+def _in_subject(before: str) -> bool:
+    """No predicate word yet: a bracket here is about the subject."""
+    found = words(before)
+    return subject_end(found) >= len(found) and not any(verb_form(w) for w in found[1:])
+
+
+def verb_form(word: Word) -> bool:
+    """A word that starts a predicate: an auxiliary, an irregular verb form, or a lower-case -ed form."""
+    if word.lower in AUXILIARIES or word.lower in IRREGULAR_VERBS:
+        return True
+    return not word.capitalised and len(word.lower) > 4 and word.lower.endswith("ed")
+
+
+def _participle(word: Word) -> bool:
+    """A verb form that can open a clause after a comma: -ed and irregular forms, and -ing forms ("starring")."""
+    return verb_form(word) or (not word.capitalised and len(word.lower) > 5 and word.lower.endswith("ing"))
+
+
+def clauses(text: str, claim: bool = False) -> list[str]:
+    """The clauses of a plain text: its main text cut at clause boundaries, then each parenthetical set aside.
+    A claim is also cut before a participle that follows a noun ("a cricketer born in July"): each of its
+    predicates is then bound on its own, which never makes a fact's clause looser."""
+    main, spans = set_aside(text)
+    out = _cut(main, claim)
+    for span in spans:
+        out += _cut_at_words(span, claim)
+    return [c for c in out if WORD.search(c) or re.search(r"\d", c)]
+
+
+def _cut(text: str, claim: bool) -> list[str]:
+    pieces = re.split(r";|:\s|\s[\u2013\u2014]\s", text)
+    out: list[str] = []
+    for piece in pieces:
+        out += _cut_at_words(piece, claim)
+    return out
+
+
+def _cut_at_words(text: str, claim: bool = False) -> list[str]:
+    found = words(text)
+    cuts: list[int] = []
+    for i, word in enumerate(found):
+        if word.lower in _CUT_WORDS and i > 0:
+            cuts.append(word.start)
+            continue
+        after = found[i + 1] if i + 1 < len(found) else None
+        if after is None:
+            continue
+        between = text[word.start + len(word.surface):after.start]
+        if word.lower in ("and", "or") and _participle(after):
+            cuts.append(word.start)
+        elif re.search(r",(?!\d)", between) and (_participle(after) or after.lower in _RELATIVE):
+            cuts.append(after.start)
+        elif claim and not between.strip() and _reduced_relative(word, after):
+            cuts.append(after.start)
+    bounds = [0, *cuts, len(text)]
+    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if text[a:b].strip()]
+
+
+def _reduced_relative(before: Word, word: Word) -> bool:
+    """"a cricketer born in July": a participle right after a lower-case noun (not an auxiliary or adverb)."""
+    return (verb_form(word) and word.lower not in AUXILIARIES and not before.capitalised
+            and before.lower not in AUXILIARIES and not before.lower.endswith("ly") and len(before.lower) > 2)
+
+
+def subject_end(found: list[Word]) -> int:
+    """Where a clause's predicate starts: its first verb form, or a present-tense verb right after a name
+    ("Gross writes"); without either, after the leading run of capitalised words."""
+    end = predicate_start(found)
+    if end is not None:
+        return end
+    run = 0
+    while run < len(found) and found[run].capitalised:
+        run += 1
+    return run
+
+
+def predicate_start(found: list[Word]) -> int | None:
+    """The index of a clause's first predicate word, None when it has none (a fronted phrase)."""
+    for i, word in enumerate(found):
+        if i and (verb_form(word) or _present_after_name(found[i - 1], word)):
+            return i
+    return None
+
+
+def _present_after_name(before: Word, word: Word) -> bool:
+    return (before.capitalised and not word.capitalised and len(word.lower) > 3 and word.lower.endswith("s")
+            and not word.lower.endswith(("ss", "us", "is")))
+
+
+def names(text: str) -> tuple[tuple[str, ...], ...]:
+    """The runs of capitalised words of a plain text (a sentence's first word only when the next is capitalised
+    too), lower-cased: the names a partial name may stand for."""
+    out: list[tuple[str, ...]] = []
+    for clause in [text]:
+        run: list[str] = []
+        found = words(clause)
+        for i, word in enumerate(found):
+            name_like = word.capitalised and (not word.initial or (i + 1 < len(found) and found[i + 1].capitalised))
+            if name_like:
+                run.append(word.lower)
+            elif run:
+                out.append(tuple(run))
+                run = []
+        if run:
+            out.append(tuple(run))
+    return tuple(out)
