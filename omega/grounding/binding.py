@@ -22,6 +22,7 @@ from itertools import product
 
 from omega.grounding.facts import AtomicFact
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
+from omega.grounding.names import name_partners
 from omega.grounding.quantities import Quantity, same_quantity
 from omega.grounding.tokens import Analysis, Clause
 
@@ -32,7 +33,9 @@ def clause_local_binding(claim: Analysis, facts: Sequence[AtomicFact], owned: fr
     """Rule 1: every clause of the sentence stated inside one clause of each cited fact it draws on."""
     if not facts:
         return None
-    options = [[_Option(f.analysis, c) for c in f.analysis.clauses] or [_Option(f.analysis, None)] for f in facts]
+    partners = name_partners(claim, [f.analysis for f in facts])
+    options = [[_Option(f.analysis, c, partners) for c in f.analysis.clauses] or [_Option(f.analysis, None, partners)]
+               for f in facts]
     for clause in claim.clauses:
         words = clause.tokens - claim.subject - owned
         if not words <= frozenset().union(*(o.tokens for fact in options for o in fact)):
@@ -61,9 +64,10 @@ class _Option:
 
     __slots__ = ("numbers", "tokens")
 
-    def __init__(self, fact: Analysis, clause: Clause | None) -> None:
-        own = clause.tokens if clause is not None else fact.tokens
-        self.tokens = own | fact.subject | fact.context
+    def __init__(self, fact: Analysis, clause: Clause | None, partners: dict[str, frozenset[str]]) -> None:
+        own = (clause.tokens | clause.places if clause is not None else fact.tokens | fact.places) \
+            | fact.subject | fact.context
+        self.tokens = own | {t for t, p in partners.items() if p <= own}
         self.numbers = (clause.quantities if clause is not None else fact.quantities) + fact.subject_quantities
 
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 from omega.grounding.facts import AtomicFact
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
+from omega.grounding.names import stated_by_name
 from omega.grounding.tokens import Analysis
 
 UNCERTAIN_MAX_UNCOVERED = 2
@@ -42,7 +43,8 @@ class Coverage:
 def semantic_entailment(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str]) -> Coverage:
     """§6.1 semantic entailment: every claim-bearing token covered by the cited facts, polarity preserved."""
     ids = tuple(f.id for f in facts)
-    covered_by = frozenset().union(*(f.analysis.tokens for f in facts)) if facts else frozenset()
+    stated = frozenset().union(*(f.analysis.tokens | f.analysis.places for f in facts)) if facts else frozenset()
+    covered_by = stated | stated_by_name(claim, [f.analysis for f in facts], stated)
     checked = [t for t in dict.fromkeys(claim.content) if t not in owned]
     uncovered = tuple(t for t in checked if t not in covered_by)
     token_failure = None

@@ -16,7 +16,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from omega.grounding.quantities import SPELLED, Quantity, quantities, unit_words
-from omega.grounding.words import IRREGULAR_VERBS, Word, clauses, names, plain, predicate_start, subject_end, words
+from omega.grounding.words import (
+    DEMONYMS, IRREGULAR_VERBS, Word, clauses, names, place_mark, plain, predicate_start, subject_end, words)
 
 # "drug A", "Treatment X": a capital letter after a lower-case word names an entity; as a word it would be the
 # article "a" (a function word) and "drug A" would cover "drug B".
@@ -127,6 +128,7 @@ class Clause:
     tokens: frozenset[str]
     quantities: tuple[Quantity, ...]
     negated: bool
+    places: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +148,7 @@ class Analysis:
     names: tuple[tuple[str, ...], ...] = ()
     units: frozenset[str] = frozenset()
     subject_quantities: tuple[Quantity, ...] = ()
+    places: frozenset[str] = frozenset()
 
     def spoken(self, tokens: Iterable[str]) -> list[str]:
         """Tokens as the text spelt them (first spelling), for readable reasons."""
@@ -171,9 +174,10 @@ def analyse(text: str, context: Iterable[str] = (), claim: bool = False) -> Anal
     return Analysis(
         lowered, frozenset(content), content, quantities(lowered),
         any(p.negated for p in pieces + extra), tuple(kept),
-        tuple(Clause(p.tokens, quantities(p.lowered), p.negated) for p in pieces),
+        tuple(Clause(p.tokens, quantities(p.lowered), p.negated, p.places) for p in pieces),
         subject, frozenset().union(*(p.tokens for p in extra)), names(marked),
-        frozenset().union(*(p.units for p in pieces)), quantities(subject_text.lower()))
+        frozenset().union(*(p.units for p in pieces)), quantities(subject_text.lower()),
+        frozenset().union(*(p.places for p in pieces + extra)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +186,7 @@ class _Piece:
     kept: tuple[tuple[str, str], ...]
     negated: bool
     units: frozenset[str]
+    places: frozenset[str]
 
     @property
     def tokens(self) -> frozenset[str]:
@@ -210,7 +215,9 @@ def _tokens_of(text: str) -> _Piece:
         if _unit_of_number(text, word):
             units.append(normal(low))  # "12 weeks": the numeric check owns the unit
         kept.append((_literal(word, after, text) or normal(low), low))
-    return _Piece(lowered, tuple(kept), negated, frozenset(units))
+    places = frozenset(place_mark(w.lower) for w, nxt in zip(found, found[1:], strict=False)
+                       if w.lower in DEMONYMS and nxt.surface[:1].islower() and nxt.lower not in FUNCTION_WORDS)
+    return _Piece(lowered, tuple(kept), negated, frozenset(units), places)
 
 
 def _unit_of_number(text: str, word: Word) -> bool:

@@ -54,6 +54,34 @@ IRREGULAR_VERBS = {
 }
 
 
+DEMONYMS: dict[str, tuple[str, ...]] = {
+    "american": ("united", "states"), "british": ("united", "kingdom"), "english": ("england",),
+    "scottish": ("scotland",), "welsh": ("wales",), "irish": ("ireland",), "french": ("france",),
+    "german": ("germany",), "italian": ("italy",), "spanish": ("spain",), "portuguese": ("portugal",),
+    "dutch": ("netherlands",), "belgian": ("belgium",), "swiss": ("switzerland",), "austrian": ("austria",),
+    "swedish": ("sweden",), "norwegian": ("norway",), "danish": ("denmark",), "finnish": ("finland",),
+    "icelandic": ("iceland",), "polish": ("poland",), "czech": ("czech",), "hungarian": ("hungary",),
+    "greek": ("greece",), "turkish": ("turkey",), "russian": ("russia",), "ukrainian": ("ukraine",),
+    "canadian": ("canada",), "mexican": ("mexico",), "brazilian": ("brazil",), "argentine": ("argentina",),
+    "argentinian": ("argentina",), "chilean": ("chile",), "colombian": ("colombia",), "peruvian": ("peru",),
+    "venezuelan": ("venezuela",), "cuban": ("cuba",), "jamaican": ("jamaica",), "australian": ("australia",),
+    "chinese": ("china",), "japanese": ("japan",), "korean": ("korea",), "indian": ("india",),
+    "pakistani": ("pakistan",), "bangladeshi": ("bangladesh",), "iranian": ("iran",), "iraqi": ("iraq",),
+    "israeli": ("israel",), "egyptian": ("egypt",), "nigerian": ("nigeria",), "kenyan": ("kenya",),
+    "ethiopian": ("ethiopia",), "somali": ("somalia",), "libyan": ("libya",), "moroccan": ("morocco",),
+    "filipino": ("philippines",), "indonesian": ("indonesia",), "thai": ("thailand",),
+    "vietnamese": ("vietnam",), "malaysian": ("malaysia",), "singaporean": ("singapore",),
+    "lithuanian": ("lithuania",), "latvian": ("latvia",), "estonian": ("estonia",), "romanian": ("romania",),
+    "bulgarian": ("bulgaria",), "serbian": ("serbia",), "croatian": ("croatia",), "european": ("europe",),
+    "african": ("africa",), "asian": ("asia",),
+}
+
+
+def place_mark(demonym: str) -> str:
+    """The token an attributive demonym adds ("a Chinese university" -> "place:chinese"): it states the country."""
+    return f"place:{demonym}"
+
+
 @dataclass(frozen=True, slots=True)
 class Word:
     """One word: as written (accents folded) and lower-cased, and where it stands."""
@@ -212,6 +240,10 @@ def names(text: str) -> tuple[tuple[str, ...], ...]:
         found = words(clause)
         for i, word in enumerate(found):
             name_like = word.capitalised and (not word.initial or (i + 1 < len(found) and found[i + 1].capitalised))
+            joined = i > 0 and not clause[found[i - 1].start + len(found[i - 1].surface):word.start].strip(" -'\"")
+            if run and not joined:
+                out.append(tuple(run))
+                run = []
             if name_like:
                 run.append(word.lower)
             elif run:
