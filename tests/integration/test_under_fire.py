@@ -74,6 +74,11 @@ SUMMARY = REPO / "out" / "under-fire.json"
 # partitions away (Faust's default is 60 s). The tests shorten it; heartbeats stay well inside it.
 # A worker whose stall watch fires (streams/watchdog.py) exits; the run restarts it as a supervisor would.
 GROUP_ENV = {"BROKER_SESSION_TIMEOUT": "20", "BROKER_HEARTBEAT_INTERVAL": "3", "OMEGA_STALL_SECONDS": "60"}
+# A stall restart recovers from one of Faust's hangs (streams/watchdog.py), which a kill, a bounce or a rebalance
+# can set off now and then; restarting without bound would hide a worker that stalls again after every restart (a
+# hang the restart does not cure) behind the test's whole budget and a timeout that does not name it. Past this
+# many restarts in one run, the run fails and says so.
+MAX_STALL_RESTARTS = 3
 
 
 def env_int(name: str, default: int) -> int:
@@ -112,7 +117,7 @@ class Run:
     events: list[dict[str, Any]] = field(default_factory=list)
     started: float = field(default_factory=time.monotonic)
     runner: asyncio.Runner = field(default_factory=asyncio.Runner)
-    restarts: int = 0  # by `supervise`, after a worker's stall watch fired
+    restarts: int = 0  # by `supervise`, after a worker's stall watch fired (at most MAX_STALL_RESTARTS)
     _consumer: AIOKafkaConsumer | None = None
 
     def worker(self, env: dict[str, str] | None = None) -> WorkerProcess:
@@ -165,12 +170,18 @@ class Run:
         return self.runner.run(ends())
 
     def supervise(self) -> None:
-        """Restart each worker that stopped itself on a stall (`worker_stalled`), as its supervisor would."""
+        """Restart each worker that stopped itself on a stall (`worker_stalled`), as its supervisor would; fail the
+        run on a stall past MAX_STALL_RESTARTS restarts."""
         for index, worker in enumerate(self.workers):
             if worker.process is None or worker.alive():
                 continue
             stalls = [line for line in worker.log_tail(400).splitlines() if "worker_stalled" in line]
             if stalls:
+                if self.restarts >= MAX_STALL_RESTARTS:
+                    raise AssertionError(
+                        f"worker {index + 1} stalled (exit code {worker.process.returncode}) after {self.restarts} "
+                        f"stall restarts in this run, the most allowed (MAX_STALL_RESTARTS = {MAX_STALL_RESTARTS}): "
+                        f"restarting does not cure it\n{stalls[-1][:600]}\nevents: {self.events}")
                 self.note("worker stalled and exited; restarted", worker=index + 1, exit_code=worker.process.returncode,
                           log=stalls[-1][:600])
                 self.restarts += 1
