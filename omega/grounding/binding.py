@@ -94,3 +94,21 @@ def _bound(words: frozenset[str], numbers: list[Quantity],
             best = (missing, tokens, stated)
     assert best is not None  # noqa: S101 - product of non-empty option lists is non-empty
     return best[1], best[2]
+
+
+def copula_binding(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str]) -> Failure | None:
+    """Rule 1 for "S is a N": N must be what a cited fact says its subject is, not a word bound elsewhere ("a city
+    in Yavapai County" does not state "is a county"). Only lower-case words are held to it (a name or demonym in
+    the sentence's description is an argument, bound by `clause_local_binding`), and only against facts that
+    say what something is."""
+    said = frozenset().union(*(f.analysis.nominal for f in facts)) if facts else frozenset()
+    if not said:
+        return None
+    apart = sorted(claim.nominal - owned - said)
+    if not apart:
+        return None
+    what = quoted(claim.spoken(apart))
+    return Failure(NOT_ENTAILED,
+                   f"bound to another relation: the sentence says its subject is {what}; the cited facts state "
+                   f"{what} but say it is {quoted(sorted(said))}",
+                   f"an Atomic Fact stating that the subject is {what}, cited inline", tuple(f.id for f in facts))

@@ -17,11 +17,12 @@ from dataclasses import dataclass
 
 from omega.grounding.quantities import SPELLED, Quantity, quantities, unit_words
 from omega.grounding.words import (
-    DEMONYMS, IRREGULAR_VERBS, Word, clauses, names, place_mark, plain, predicate_start, subject_end, words)
+    DEMONYMS, IRREGULAR_VERBS, Word, clauses, names, nominals, place_mark, plain, predicate_start, set_aside,
+    subject_end, words)
 
 # "drug A", "Treatment X": a capital letter after a lower-case word names an entity; as a word it would be the
 # article "a" (a function word) and "drug A" would cover "drug B".
-_ENTITY_LETTER = re.compile(r"(?<=[a-z] )([A-Z])\b")
+_ENTITY_LETTER = re.compile(r"(?<=[a-z] )([A-Z])(?!['\u2019]?\w)")
 
 IRREGULAR = IRREGULAR_VERBS | {
     "was": "be", "were": "be", "is": "be", "are": "be", "been": "be", "being": "be", "am": "be",
@@ -39,7 +40,7 @@ these those it its their there here which who whom whose what when where while w
 was were am do does did done have has had having can will would shall should must i we you he she they them
 our us his her also then thus therefore however moreover furthermore about after before during between among
 across against along around through throughout toward towards upon up out off so such both each either other
-another same own very just only found find finds report reports reported reporting observe observes observed
+another same own very just found find finds report reports reported reporting observe observes observed
 observing note noted notes show shows showed shown showing indicate indicates indicated study studies studied
 authors investigators researchers researcher analysis whether respectively overall yet compared relative
 """.split())  # noqa: SIM905 - a word list reads best as text
@@ -72,6 +73,8 @@ NEGATIONS = frozenset({"not", "no", "never", "without", "none", "neither", "nor"
 NEGATION_IDIOM = re.compile(
     r"\b(?:(?:has|have|had|is|are|was|were) yet to|fail(?:s|ed|ing)? to|unable to|insufficient(?: for)?|"
     r"refus(?:e|es|ed|ing) to|no longer|turn(?:s|ed|ing)? down|declin(?:e|es|ed|ing) to)\b")
+FRONTING = frozenset("in on at among during after before for from following since until within across by".split())
+_NAMING = frozenset({"called", "named", "known", "titled", "entitled", "nicknamed", "dubbed"})
 MODALS = frozenset("can could may might must shall should will would".split())
 _NOT_HEDGED_AFTER = frozenset("in on at as with for alongside opposite before under a an the".split())
 
@@ -149,6 +152,7 @@ class Analysis:
     units: frozenset[str] = frozenset()
     subject_quantities: tuple[Quantity, ...] = ()
     places: frozenset[str] = frozenset()
+    nominal: frozenset[str] = frozenset()
 
     def spoken(self, tokens: Iterable[str]) -> list[str]:
         """Tokens as the text spelt them (first spelling), for readable reasons."""
@@ -177,7 +181,7 @@ def analyse(text: str, context: Iterable[str] = (), claim: bool = False) -> Anal
         tuple(Clause(p.tokens, quantities(p.lowered), p.negated, p.places) for p in pieces),
         subject, frozenset().union(*(p.tokens for p in extra)), names(marked),
         frozenset().union(*(p.units for p in pieces)), quantities(subject_text.lower()),
-        frozenset().union(*(p.places for p in pieces + extra)))
+        frozenset().union(*(p.places for p in pieces + extra)), _nominal(marked))
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +216,9 @@ def _tokens_of(text: str) -> _Piece:
         after = found[i + 1] if i + 1 < len(found) else None
         if low in MODALS and after is not None and (after.lower in NEGATIONS or after.lower.endswith("n't")):
             continue  # "could not": the negation carries it; a modal under negation is not a hedge
+        if low in _NAMING and after is not None and (after.capitalised or (
+                after.lower == "as" and i + 2 < len(found) and found[i + 2].capitalised)):
+            continue  # "a capital called Mogadishu", "known as El Libertador": naming is identity, not a claim
         if _unit_of_number(text, word):
             units.append(normal(low))  # "12 weeks": the numeric check owns the unit
         kept.append((_literal(word, after, text) or normal(low), low))
@@ -241,14 +248,23 @@ def _literal(word: Word, after: Word | None, text: str) -> str | None:
     return None
 
 
+def _nominal(text: str) -> frozenset[str]:
+    """The lower-case words of what the text says its subject is (`words.nominals`), in normal form."""
+    main, spans = set_aside(text)
+    return frozenset(normal(w.lower) for part in [main, *spans] for region in nominals(part) for w in region
+                     if not w.capitalised and w.lower not in FUNCTION_WORDS and w.lower not in NEGATIONS)
+
+
 def _subject(text: str) -> tuple[frozenset[str], str]:
     """The tokens before the first predicate word of the text's first clause (its subject and any fronted
     adverbial, which qualify the whole sentence), and that text."""
     first = clauses(text)
     clause = first[0] if first else text
     found = words(clause)
-    # a first clause without a predicate word is a fronted phrase ("In a cohort of 25,310 women aged 40 to 65,")
-    end = len(found) if len(first) > 1 and predicate_start(found) is None else subject_end(found)
+    # a first clause without a predicate word, or opening with a preposition, is a fronted phrase that scopes over
+    # the whole sentence ("In a cohort of 25,310 women aged 40 to 65, ...", "Among these respondents, ...")
+    fronted = bool(found) and (predicate_start(found) is None or found[0].lower in FRONTING)
+    end = len(found) if len(first) > 1 and fronted else subject_end(found)
     region = clause[:found[end].start] if end < len(found) else clause
     tokens = frozenset(normal(w.lower) for w in found[:end]
                        if w.lower not in FUNCTION_WORDS and w.lower not in NEGATIONS)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from omega.grounding.binding import clause_local_binding
+from omega.grounding.binding import clause_local_binding, copula_binding
 from omega.grounding.citations import citation_presence, split_citations, uncited_fact_use
 from omega.grounding.conflicts import conflicting_facts
 from omega.grounding.entailment import semantic_entailment
@@ -105,7 +105,7 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     if uncited is None:
         failures += coverage.failures
         if not coverage.uncovered:
-            bound = clause_local_binding(claim, facts, owned)
+            bound = clause_local_binding(claim, facts, owned) or copula_binding(claim, facts, owned)
             failures += [bound] if bound is not None else []
     elif coverage.polarity_failure is not None:
         failures.append(coverage.polarity_failure)

@@ -152,7 +152,7 @@ def verb_form(word: Word) -> bool:
     """A word that starts a predicate: an auxiliary, an irregular verb form, or a lower-case -ed form."""
     if word.lower in AUXILIARIES or word.lower in IRREGULAR_VERBS:
         return True
-    return not word.capitalised and len(word.lower) > 4 and word.lower.endswith("ed")
+    return not word.capitalised and len(word.lower) > 3 and word.lower.endswith("ed") and not word.lower.endswith("eed")
 
 
 def _participle(word: Word) -> bool:
@@ -167,12 +167,29 @@ def clauses(text: str, claim: bool = False) -> list[str]:
     main, spans = set_aside(text)
     out = _cut(main, claim)
     for span in spans:
-        out += _cut_at_words(span, claim)
+        for part in life_dates(span):
+            out += _cut_at_words(part, claim)
     return [c for c in out if WORD.search(c) or re.search(r"\d", c)]
 
 
+_RANGE = re.compile(r"\s[\u2013\u2014\u2212-]\s")
+_YEAR = re.compile(r"\b\d{3,4}\b")
+
+
+def life_dates(span: str) -> list[str]:
+    """A set-aside span cut at its dashes. "(April 14, 1866 -- October 20, 1936)" after a name is the encyclopedic
+    convention for birth and death: the two dates read as "born ..." and "died ..." (a span that says "born"
+    itself keeps its own words)."""
+    parts = _RANGE.split(span)
+    if len(parts) == 2 and all(_YEAR.search(p) for p in parts) and not any(
+            verb_form(w) and w.lower != "born" for p in parts for w in words(p)):
+        first = parts[0] if re.search(r"\bborn\b", parts[0], re.IGNORECASE) else f"born {parts[0]}"
+        return [first, f"died {parts[1]}"]
+    return parts
+
+
 def _cut(text: str, claim: bool) -> list[str]:
-    pieces = re.split(r";|:\s|\s[\u2013\u2014]\s", text)
+    pieces = re.split(r";|:\s|\s[\u2013\u2014\u2212]\s", text)
     out: list[str] = []
     for piece in pieces:
         out += _cut_at_words(piece, claim)
@@ -231,15 +248,21 @@ def _present_after_name(before: Word, word: Word) -> bool:
             and not word.lower.endswith(("ss", "us", "is")))
 
 
+# Capitalised only because they open a sentence: never the start of a name.
+SENTENCE_OPENERS = frozenset("""a an the this that these those it its he she they his her their there here in on at
+by for from of to with as after before during since when while although though but and or if unlike like despite
+following between among among over under one some many several most all each both""".split())
+
+
 def names(text: str) -> tuple[tuple[str, ...], ...]:
-    """The runs of capitalised words of a plain text (a sentence's first word only when the next is capitalised
-    too), lower-cased: the names a partial name may stand for."""
+    """The runs of capitalised words of a plain text (a sentence's first word unless it is an article, pronoun,
+    preposition or the like), lower-cased: the names a partial name may stand for."""
     out: list[tuple[str, ...]] = []
     for clause in [text]:
         run: list[str] = []
         found = words(clause)
         for i, word in enumerate(found):
-            name_like = word.capitalised and (not word.initial or (i + 1 < len(found) and found[i + 1].capitalised))
+            name_like = word.capitalised and (not word.initial or word.lower not in SENTENCE_OPENERS)
             joined = i > 0 and not clause[found[i - 1].start + len(found[i - 1].surface):word.start].strip(" -'\"")
             if run and not joined:
                 out.append(tuple(run))
@@ -252,3 +275,33 @@ def names(text: str) -> tuple[tuple[str, ...], ...]:
         if run:
             out.append(tuple(run))
     return tuple(out)
+
+
+COPULAS = frozenset("is are was were be been being become becomes became remain remains remained".split())
+_DETERMINERS = frozenset("a an the another".split())
+_NOMINAL_STOP = frozenset("""in on at from by for with to into after before during since until under over between
+within about against among through without near outside inside of as like than per via across along around behind
+beyond despite toward towards upon who whom whose which that where when while whereas because""".split())
+
+
+def nominals(text: str) -> list[list[Word]]:
+    """What a text says its subject is: after each copula and its determiner ("is a city", "was the first woman"),
+    the words up to the first preposition, relative word or verb form ("is a city | in Yavapai County")."""
+    found = words(text)
+    out: list[list[Word]] = []
+    for i, word in enumerate(found):
+        if word.lower not in COPULAS:
+            continue
+        j = i + 1
+        while j < len(found) and (found[j].lower in ("also", "still", "now", "currently", "once", "later")
+                                  or found[j].lower.endswith("ly")):
+            j += 1
+        if j >= len(found) or found[j].lower not in _DETERMINERS:
+            continue
+        region: list[Word] = []
+        for later in found[j + 1:]:
+            if later.lower in _NOMINAL_STOP or verb_form(later):
+                break
+            region.append(later)
+        out.append(region)
+    return out
