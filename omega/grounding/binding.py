@@ -92,7 +92,7 @@ def _bound(words: frozenset[str], numbers: list[Quantity],
             return None
         if best is None or missing < best[0]:
             best = (missing, tokens, stated)
-    assert best is not None  # noqa: S101 - product of non-empty option lists is non-empty
+    assert best is not None
     return best[1], best[2]
 
 

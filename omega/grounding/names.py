@@ -30,7 +30,7 @@ def name_partners(claim: Analysis, facts: Sequence[Analysis]) -> dict[str, froze
         rivals = [p for p in fact_names if p & tokens and not p <= tokens]
         if inside and not rivals:
             partner = max(inside, key=len)
-            out.update({t: partner for t in tokens - partner})
+            out.update(dict.fromkeys(tokens - partner, partner))
     for token in claim.tokens:
         place = _DEMONYM_OF.get(token)
         if place is not None:

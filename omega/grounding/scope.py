@@ -7,6 +7,7 @@ Strength (CLAIM_STRENGTHENED):
 - an intensifier the facts do not use ("proves", "significantly", "dramatically", "cures", ...).
 Scope (SCOPE_EXPANSION):
 - a universal quantifier the facts do not use ("all", "always", "never", "every", ...);
+- an exclusive word the facts do not use ("only", "solely", "exclusively", ...);
 - a generic population the facts do not name ("people", "humans", "the general population", ...);
 - a sample generalised to a population: a cited fact speaks of its sample ("participants", "respondents",
   "cohort", ...) and the sentence neither names the sample nor states its size (the fact's largest plain
@@ -26,6 +27,8 @@ from omega.grounding.tokens import Analysis, lexicon
 
 UNIVERSAL = lexicon("""all always never every everyone everybody any universally invariably entire entirely whole
     completely""")
+# Exclusive words narrow the claim to one thing and deny every other: a scope the facts must state (issue 19).
+EXCLUSIVE = lexicon("only solely exclusively purely merely")
 GENERIC_POPULATION = lexicon("""people humans human population populations general public individuals worldwide globally
     society""")
 SAMPLE_MARKERS = lexicon("""sample samples participant participants respondent respondents enrolled cohort volunteers
@@ -41,7 +44,7 @@ STRENGTHENERS = lexicon("""prove proves proved proven demonstrate demonstrates d
     strongly dramatic dramatically marked markedly substantial substantially great greatly
     significant significantly major cure cures cured eliminate eliminates eliminated guarantee
     guarantees conclusive conclusively undoubtedly certainly robust robustly highly""")
-OWNED = UNIVERSAL | GENERIC_POPULATION | CAUSAL | HEDGES | STRENGTHENERS
+OWNED = UNIVERSAL | EXCLUSIVE | GENERIC_POPULATION | CAUSAL | HEDGES | STRENGTHENERS
 _CAUSAL_PHRASE = re.compile(r"\b(?:(lead|leads|led|leading) to|(result|results|resulted|resulting) in|due to|"
                             r"responsible for)\b")
 
@@ -80,6 +83,11 @@ def scope_and_strength_fidelity(claim: Analysis, facts: Sequence[AtomicFact]) ->
         words = quoted(claim.spoken(universal))
         failures.append(Failure(SCOPE_EXPANSION, f"universal quantifier added: {words}",
                                 f"a cited fact stating the claim holds for {words}", ids))
+    exclusive = sorted((claim.tokens & EXCLUSIVE) - stated)
+    if exclusive:
+        words = quoted(claim.spoken(exclusive))
+        failures.append(Failure(SCOPE_EXPANSION, f"exclusive claim added: {words}",
+                                f"a cited fact stating that it holds {words} for this", ids))
     generic = sorted((claim.tokens & GENERIC_POPULATION) - stated)
     if generic:
         words = quoted(claim.spoken(generic))

@@ -14,11 +14,24 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import pairwise
 
 from omega.grounding.quantities import SPELLED, Quantity, quantities, unit_words
 from omega.grounding.words import (
-    DEMONYMS, IRREGULAR_VERBS, Word, clauses, names, nominals, place_mark, plain, predicate_start, set_aside,
-    subject_end, words)
+    DEMONYMS,
+    IRREGULAR_VERBS,
+    Word,
+    clauses,
+    names,
+    nominals,
+    place_mark,
+    plain,
+    predicate_start,
+    set_aside,
+    subject_end,
+    word_set,
+    words,
+)
 
 # "drug A", "Treatment X": a capital letter after a lower-case word names an entity; as a word it would be the
 # article "a" (a function word) and "drug A" would cover "drug B".
@@ -34,7 +47,7 @@ IRREGULAR = IRREGULAR_VERBS | {
     "kept": "keep", "met": "meet", "ran": "run", "bound": "bind", "bred": "breed", "fed": "feed",
 }
 
-FUNCTION_WORDS = frozenset("""
+FUNCTION_WORDS = word_set("""
 a an the and or but of in on at to for from by with within into onto over under than as per via this that
 these those it its their there here which who whom whose what when where while whereas be been being is are
 was were am do does did done have has had having can will would shall should must i we you he she they them
@@ -43,7 +56,7 @@ across against along around through throughout toward towards upon up out off so
 another same own very just found find finds report reports reported reporting observe observes observed
 observing note noted notes show shows showed shown showing indicate indicates indicated study studies studied
 authors investigators researchers researcher analysis whether respectively overall yet compared relative
-""".split())  # noqa: SIM905 - a word list reads best as text
+""")
 
 # The documented synonym table: each group's words count as the same claim-bearing token.
 SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
@@ -66,6 +79,7 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("risk", "hazard"),
     ("rate", "incidence"),
     ("average", "mean"),
+    ("mostly", "mainly", "largely", "primarily", "predominantly", "chiefly"),
 )
 NEGATIONS = frozenset({"not", "no", "never", "without", "none", "neither", "nor", "absence", "absent", "lack",
                        "lacks", "lacked", "lacking", "cannot"})
@@ -73,10 +87,12 @@ NEGATIONS = frozenset({"not", "no", "never", "without", "none", "neither", "nor"
 NEGATION_IDIOM = re.compile(
     r"\b(?:(?:has|have|had|is|are|was|were) yet to|fail(?:s|ed|ing)? to|unable to|insufficient(?: for)?|"
     r"refus(?:e|es|ed|ing) to|no longer|turn(?:s|ed|ing)? down|declin(?:e|es|ed|ing) to)\b")
-FRONTING = frozenset("in on at among during after before for from following since until within across by".split())
+FRONTING = word_set("in on at among during after before for from following since until within across by")
+ORDINALS = word_set("""first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth
+fifteenth twentieth""")
 _NAMING = frozenset({"called", "named", "known", "titled", "entitled", "nicknamed", "dubbed"})
-MODALS = frozenset("can could may might must shall should will would".split())
-_NOT_HEDGED_AFTER = frozenset("in on at as with for alongside opposite before under a an the".split())
+MODALS = word_set("can could may might must shall should will would")
+_NOT_HEDGED_AFTER = word_set("in on at as with for alongside opposite before under a an the")
 
 
 
@@ -106,6 +122,9 @@ def lemma(word: str) -> str:
 
 _SYNONYM_OF = {lemma(w): lemma(group[0]) for group in SYNONYM_GROUPS for w in group}
 _UNIT_NORMALS = frozenset(lemma(w) for w in unit_words())
+FREQUENCY = frozenset(_SYNONYM_OF.get(lemma(w), lemma(w)) for w in word_set("""mostly mainly largely primarily
+predominantly chiefly partly partially rarely occasionally sometimes seldom often usually frequently generally
+typically twice"""))
 
 
 def normal(word: str) -> str:
@@ -153,6 +172,8 @@ class Analysis:
     subject_quantities: tuple[Quantity, ...] = ()
     places: frozenset[str] = frozenset()
     nominal: frozenset[str] = frozenset()
+    ranks: frozenset[tuple[str, str]] = frozenset()
+    modified: tuple[tuple[str, frozenset[str]], ...] = ()
 
     def spoken(self, tokens: Iterable[str]) -> list[str]:
         """Tokens as the text spelt them (first spelling), for readable reasons."""
@@ -181,7 +202,8 @@ def analyse(text: str, context: Iterable[str] = (), claim: bool = False) -> Anal
         tuple(Clause(p.tokens, quantities(p.lowered), p.negated, p.places) for p in pieces),
         subject, frozenset().union(*(p.tokens for p in extra)), names(marked),
         frozenset().union(*(p.units for p in pieces)), quantities(subject_text.lower()),
-        frozenset().union(*(p.places for p in pieces + extra)), _nominal(marked))
+        frozenset().union(*(p.places for p in pieces + extra)), _nominal(marked), _ranks(words(marked)),
+        tuple(m for c in clauses(marked, claim) for m in _modified(c)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,7 +244,7 @@ def _tokens_of(text: str) -> _Piece:
         if _unit_of_number(text, word):
             units.append(normal(low))  # "12 weeks": the numeric check owns the unit
         kept.append((_literal(word, after, text) or normal(low), low))
-    places = frozenset(place_mark(w.lower) for w, nxt in zip(found, found[1:], strict=False)
+    places = frozenset(place_mark(w.lower) for w, nxt in pairwise(found)
                        if w.lower in DEMONYMS and nxt.surface[:1].islower() and nxt.lower not in FUNCTION_WORDS)
     return _Piece(lowered, tuple(kept), negated, frozenset(units), places)
 
@@ -246,6 +268,30 @@ def _literal(word: Word, after: Word | None, text: str) -> str | None:
             and (after.lower in _NOT_HEDGED_AFTER or after.capitalised):
         return "appear-in"
     return None
+
+
+def _modified(clause: str) -> list[tuple[str, frozenset[str]]]:
+    """Each frequency or proportion modifier of a clause with what it modifies: the words after it up to the
+    next comma ("largely | in the United Kingdom", "often | uses self-referential humour")."""
+    out: list[tuple[str, frozenset[str]]] = []
+    for word in words(clause):
+        modifier = normal(word.lower)
+        if modifier in FREQUENCY:
+            scope = clause[word.start + len(word.surface):].split(",", maxsplit=1)[0]
+            out.append((modifier, _tokens_of(scope).tokens))
+    return out
+
+
+def _ranks(found: list[Word]) -> frozenset[tuple[str, str]]:
+    """(ordinal, superlative) pairs: "second largest", "third most popular" (the adjective after "most")."""
+    out: set[tuple[str, str]] = set()
+    for i, word in enumerate(found[:-1]):
+        after = found[i + 1]
+        if word.lower in ORDINALS and after.lower in ("most", "least") and i + 2 < len(found):
+            out.add((normal(word.lower), normal(found[i + 2].lower)))
+        elif word.lower in ORDINALS and len(after.lower) > 4 and after.lower.endswith("est"):
+            out.add((normal(word.lower), normal(after.lower)))
+    return frozenset(out)
 
 
 def _nominal(text: str) -> frozenset[str]:

@@ -20,6 +20,7 @@ from omega.grounding.entailment import semantic_entailment
 from omega.grounding.facts import AtomicFact
 from omega.grounding.judge import EntailmentJudge
 from omega.grounding.model import FAIL, INSUFFICIENT_EVIDENCE, NOT_ENTAILED, NUMERIC_MISMATCH, PASS, Failure
+from omega.grounding.modifiers import rank_and_frequency
 from omega.grounding.numeric import DERIVATION_WORDS, numerical_accuracy
 from omega.grounding.qualifiers import OWNED as QUALIFIER_OWNED
 from omega.grounding.qualifiers import qualifier_integrity
@@ -111,6 +112,7 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
         failures.append(coverage.polarity_failure)
     failures += qualifier_integrity(claim, facts)
     failures += scope_and_strength_fidelity(claim, facts)
+    failures += rank_and_frequency(claim, facts)
     failures += numbers.failures if uncited is None else ()
     failures += [uncited] if uncited is not None else []
     ids = ", ".join(f.id for f in facts)

@@ -20,6 +20,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from itertools import pairwise
+
+
+def word_set(text: str) -> frozenset[str]:
+    """The whitespace-separated words of a word list written as text."""
+    return frozenset(text.split())
+
 
 _PTB = {"-LRB-": "(", "-RRB-": ")", "-LSB-": "[", "-RSB-": "]", "-LCB-": "{", "-RCB-": "}", "``": '"', "''": '"'}
 _PTB_RE = re.compile("|".join(re.escape(k) for k in _PTB))
@@ -32,8 +39,8 @@ _OPEN, _CLOSE = "([{", ")]}"
 _CUT_WORDS = frozenset({"but", "though", "although", "while", "whereas"})
 _RELATIVE = frozenset({"who", "which", "whose", "whom", "where"})
 # Verb forms recognised without a tagger: auxiliaries and modals, irregular past forms and participles.
-AUXILIARIES = frozenset("""is are was were be been being am has have had do does did can could will would shall
-should may might must""".split())
+AUXILIARIES = word_set("""is are was were be been being am has have had do does did can could will would shall
+should may might must""")
 IRREGULAR_VERBS = {
     "began": "begin", "begun": "begin", "became": "become", "born": "born", "borne": "bear",
     "broke": "break", "broken": "break", "brought": "bring", "built": "build", "bought": "buy", "came": "come",
@@ -126,7 +133,7 @@ def set_aside(text: str) -> tuple[str, list[str]]:
     aside: list[bool] = []
     for char in text:
         if char in _OPEN:
-            aside.append(bool(stack) and aside[-1] or _in_subject("".join(main)))
+            aside.append((bool(stack) and aside[-1]) or _in_subject("".join(main)))
             stack.append([])
         elif char in _CLOSE and stack:
             inner, own = "".join(stack.pop()), aside.pop()
@@ -209,12 +216,11 @@ def _cut_at_words(text: str, claim: bool = False) -> list[str]:
         between = text[word.start + len(word.surface):after.start]
         if word.lower in ("and", "or") and _participle(after):
             cuts.append(word.start)
-        elif re.search(r",(?!\d)", between) and (_participle(after) or after.lower in _RELATIVE):
-            cuts.append(after.start)
-        elif claim and not between.strip() and _reduced_relative(word, after):
+        elif (re.search(r",(?!\d)", between) and (_participle(after) or after.lower in _RELATIVE)) \
+                or (claim and not between.strip() and _reduced_relative(word, after)):
             cuts.append(after.start)
     bounds = [0, *cuts, len(text)]
-    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False) if text[a:b].strip()]
+    return [text[a:b] for a, b in pairwise(bounds) if text[a:b].strip()]
 
 
 def _reduced_relative(before: Word, word: Word) -> bool:
@@ -249,9 +255,9 @@ def _present_after_name(before: Word, word: Word) -> bool:
 
 
 # Capitalised only because they open a sentence: never the start of a name.
-SENTENCE_OPENERS = frozenset("""a an the this that these those it its he she they his her their there here in on at
+SENTENCE_OPENERS = word_set("""a an the this that these those it its he she they his her their there here in on at
 by for from of to with as after before during since when while although though but and or if unlike like despite
-following between among among over under one some many several most all each both""".split())
+following between among among over under one some many several most all each both""")
 
 
 def names(text: str) -> tuple[tuple[str, ...], ...]:
@@ -277,11 +283,11 @@ def names(text: str) -> tuple[tuple[str, ...], ...]:
     return tuple(out)
 
 
-COPULAS = frozenset("is are was were be been being become becomes became remain remains remained".split())
-_DETERMINERS = frozenset("a an the another".split())
-_NOMINAL_STOP = frozenset("""in on at from by for with to into after before during since until under over between
+COPULAS = word_set("is are was were be been being become becomes became remain remains remained")
+_DETERMINERS = word_set("a an the another")
+_NOMINAL_STOP = word_set("""in on at from by for with to into after before during since until under over between
 within about against among through without near outside inside of as like than per via across along around behind
-beyond despite toward towards upon who whom whose which that where when while whereas because""".split())
+beyond despite toward towards upon who whom whose which that where when while whereas because""")
 
 
 def nominals(text: str) -> list[list[Word]]:
