@@ -35,7 +35,7 @@ from omega.grounding.words import (
 
 # "drug A", "Treatment X": a capital letter after a lower-case word names an entity; as a word it would be the
 # article "a" (a function word) and "drug A" would cover "drug B".
-_ENTITY_LETTER = re.compile(r"(?<=[a-z] )([A-Z])(?!['\u2019]?\w)")
+_ENTITY_LETTER = re.compile(r"(?<=[a-z] )([A-Z])(?!['\u2019.]?\w)")
 
 IRREGULAR = IRREGULAR_VERBS | {
     "was": "be", "were": "be", "is": "be", "are": "be", "been": "be", "being": "be", "am": "be",

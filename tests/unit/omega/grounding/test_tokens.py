@@ -46,3 +46,22 @@ def test_negations_are_polarity_not_tokens() -> None:
     assert analyse("Drug A did not reduce stroke.").negated
     assert analyse("Drug A didn't reduce stroke.").negated
     assert not analyse("Drug A reduced stroke.").negated
+
+
+@pytest.mark.parametrize("text", ["Lena Park has yet to win a medal.", "The council failed to approve it.",
+                                  "She was unable to attend.", "He refused to be a model.", "It lacks a licence.",
+                                  "He never won.", "She no longer works there.", "He turned down the offer.",
+                                  "She declined to model for them."])
+def test_negation_by_idiom_and_predicate_is_polarity(text: str) -> None:
+    analysis = analyse(text)
+    assert analysis.negated
+    assert not analysis.tokens & {"fail", "unabl", "refus", "lack", "yet", "turn", "declin"}
+
+
+def test_may_the_month_and_appeared_in_are_no_hedges_a_modal_under_negation_is_none_either() -> None:
+    from omega.grounding.scope import HEDGES
+    assert not analyse("She was born in May 1970.").tokens & HEDGES
+    assert not analyse("Kutcher appeared in two films.").tokens & HEDGES
+    assert not analyse("The drug could not lower it.").tokens & HEDGES
+    assert analyse("The drug may lower it.").tokens & HEDGES
+    assert analyse("The drug appears to lower it.").tokens & HEDGES

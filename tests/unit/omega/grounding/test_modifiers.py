@@ -1,0 +1,34 @@
+"""Rank, order, frequency and proportion modifiers are content (issue 19, rule 3)."""
+
+from __future__ import annotations
+
+from tests.unit.omega.grounding.support import codes, fact, judge
+
+RANKED = fact("M1", "Brenton is the second-largest city in Calvia.")
+MOSTLY = fact("M2", "Marta Quill mostly paints landscapes in oil, and she teaches in Lyon.")
+
+
+def test_a_rank_before_a_superlative_may_not_be_dropped() -> None:
+    verdict = judge("Brenton is the largest city in Calvia. [M1]", RANKED)
+    assert codes(verdict) == {"NOT_ENTAILED"}
+    assert "second" in verdict.failures[0].reason
+    assert judge("Brenton is the second largest city in Calvia. [M1]", RANKED).passed
+
+
+def test_a_rank_the_fact_does_not_state_is_an_unstated_word() -> None:
+    largest = fact("M3", "Brenton is the largest city in Calvia.")
+    assert codes(judge("Brenton is the second largest city in Calvia. [M3]", largest)) == {"NOT_ENTAILED"}
+
+
+def test_a_unit_word_is_content_unless_it_follows_a_number() -> None:
+    assert not judge("The trial lasted a second year. [M4]", fact("M4", "The trial lasted a year.")).passed
+    assert judge("The trial lasted 2 years. [M5]", fact("M5", "The trial lasted 2 years.")).passed
+
+
+def test_a_frequency_modifier_on_the_claimed_predicate_may_not_be_dropped() -> None:
+    assert codes(judge("Marta Quill paints landscapes in oil. [M2]", MOSTLY)) == {"CLAIM_STRENGTHENED"}
+    assert judge("Marta Quill mainly paints landscapes in oil. [M2]", MOSTLY).passed
+
+
+def test_a_modifier_on_other_words_of_the_fact_is_not_dropped_by_leaving_them_out() -> None:
+    assert judge("Marta Quill teaches in Lyon. [M2]", MOSTLY).passed

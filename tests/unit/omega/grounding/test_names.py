@@ -1,0 +1,34 @@
+"""Names stated in another form (issue 19, rule 5): partial names without a rival, demonyms."""
+
+from __future__ import annotations
+
+from tests.unit.omega.grounding.support import codes, fact, judge
+
+
+def test_a_surname_in_the_fact_covers_the_full_name_when_no_one_else_bears_it() -> None:
+    alone = fact("N1", "Okafor scored the winning goal in the 2019 final.")
+    assert judge("Chidi Okafor scored the winning goal in the 2019 final. [N1]", alone).passed
+
+
+def test_another_bearer_of_the_name_in_the_facts_leaves_the_given_name_unstated() -> None:
+    rivals = fact("N2", "Okafor scored the winning goal in the 2019 final; Ada Okafor coached the team.")
+    verdict = judge("Chidi Okafor scored the winning goal in the 2019 final. [N2]", rivals)
+    assert codes(verdict) == {"NOT_ENTAILED"}
+    assert "'chidi'" in verdict.failures[0].reason
+
+
+def test_a_title_subset_covers_the_full_title() -> None:
+    assert judge("Yale University has graduated five presidents. [N3]",
+                 fact("N3", "Yale has graduated five presidents.")).passed
+
+
+def test_an_attributive_demonym_states_its_country_and_the_country_its_demonym() -> None:
+    cellist = fact("N4", "Ilse Varga is a Hungarian cellist.")
+    assert judge("Ilse Varga is a cellist from Hungary. [N4]", cellist).passed
+    assert not judge("Ilse Varga is a cellist from Austria. [N4]", cellist).passed
+    assert judge("Ilse Varga is an Irish cellist. [N5]", fact("N5", "Ilse Varga is a cellist from Ireland.")).passed
+
+
+def test_a_demonym_naming_a_language_does_not_state_the_country() -> None:
+    school = fact("N6", "The school (known in Chinese as Beida) is located in Thailand.")
+    assert not judge("The school is in China. [N6]", school).passed

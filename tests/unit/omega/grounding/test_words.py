@@ -1,0 +1,68 @@
+"""Text as words (issue 19, rules 1 and 4): tokenisation of names and abbreviations, and where clauses begin."""
+
+from __future__ import annotations
+
+from omega.grounding.words import clauses, life_dates, names, nominals, plain, set_aside, words
+
+
+def _surfaces(text: str) -> list[str]:
+    return [w.surface for w in words(plain(text))]
+
+
+def test_non_ascii_names_stay_one_word_and_accents_fold() -> None:
+    assert _surfaces("Noël Coward met Zoë in Kraków") == ["Noel", "Coward", "met", "Zoe", "in", "Krakow"]
+
+
+def test_the_possessive_is_a_clitic_in_both_spellings() -> None:
+    assert _surfaces("Bogart's film") == _surfaces("Bogart 's film") == ["Bogart", "film"]
+
+
+def test_apostrophe_names_and_dotted_abbreviations_stay_whole() -> None:
+    assert _surfaces("O'Neal joined Leeds F.C.") == ["O'Neal", "joined", "Leeds", "F.C."]
+    assert _surfaces("born in the U.S.") == ["born", "in", "the", "United", "States"]
+
+
+def test_treebank_escapes_read_as_brackets() -> None:
+    assert plain("Prism -LRB- 2013 -RRB-") == "Prism ( 2013 )"
+
+
+def test_an_ordinal_suffix_is_not_a_word() -> None:
+    assert _surfaces("on November 22nd") == ["on", "November"]
+
+
+def test_a_comma_before_a_new_predicate_cuts_an_enumeration_does_not() -> None:
+    assert clauses("X is a film directed by P, written by Q, and produced by R.") == [
+        "X is a film directed by P, ", "written by Q, ", "and produced by R."]
+    assert clauses("She is a singer, songwriter, and actor.") == ["She is a singer, songwriter, and actor."]
+
+
+def test_but_semicolons_and_relative_words_after_a_comma_cut() -> None:
+    assert len(clauses("He won the race but lost the title; later he retired.")) == 3
+    assert len(clauses("Ibsen attended the premiere, which took place in Munich.")) == 2
+
+
+def test_a_claim_is_also_cut_before_a_participle_after_a_noun() -> None:
+    assert clauses("Smith is a cricketer born in July.", claim=True) == ["Smith is a cricketer ", "born in July."]
+    assert clauses("Smith is a cricketer born in July.") == ["Smith is a cricketer born in July."]
+
+
+def test_a_bracket_after_the_subject_is_set_aside_a_later_one_stays_in_its_clause() -> None:
+    assert set_aside("Vick (born 1980) graduated from Prism (2013) college") == (
+        "Vick  graduated from Prism  2013  college", ["born 1980"])
+
+
+def test_a_date_range_after_a_name_reads_as_birth_and_death() -> None:
+    assert life_dates("April 14, 1866 \u2013 October 20, 1936") == ["born April 14, 1866", "died October 20, 1936"]
+    assert life_dates("born 12 June 1875 \u2013 1 December 1947") == ["born 12 June 1875", "died 1 December 1947"]
+    assert life_dates("also called House, M.D.") == ["also called House, M.D."]
+
+
+def test_names_are_runs_of_capitalised_words_broken_by_punctuation() -> None:
+    assert names("Ditko studied under Jerry Robinson, Stan Lee and the Kenneth \"Babyface\" Edmonds band") == (
+        ("ditko",), ("jerry", "robinson"), ("stan", "lee"), ("kenneth", "babyface", "edmonds"))
+    assert names("The film was shot in Sydney") == (("sydney",),)
+
+
+def test_what_a_text_says_its_subject_is_stops_at_the_first_preposition() -> None:
+    assert [[w.lower for w in n] for n in nominals("Prescott is a city in Yavapai County")] == [["city"]]
+    assert [[w.lower for w in n] for n in nominals("It was released in 2001")] == []
