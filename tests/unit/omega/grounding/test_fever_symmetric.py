@@ -37,6 +37,7 @@ def test_the_dev_split_is_the_published_one() -> None:
 
 def test_refuted_claims_pass_at_most_one_time_in_a_hundred_and_supported_ones_at_least_35_in_a_hundred() -> None:
     metrics = contract_metrics(_judged(), [])
-    assert metrics.false_support_rate is not None and metrics.over_refusal_rate is not None
+    assert metrics.false_support_rate is not None
+    assert metrics.over_refusal_rate is not None
     assert metrics.false_support_rate <= 0.01
     assert 1 - metrics.over_refusal_rate >= 0.35
