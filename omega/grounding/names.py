@@ -3,6 +3,8 @@
 - A partial name matches the full name when the cited facts name no other candidate: "Bogart" in a fact covers
   "Humphrey Bogart" in the sentence, and "Yale" covers "Yale University", unless the facts also name another
   "... Bogart" or "Yale ..." (then the sentence's name may be the other one, and it stays unstated).
+- A short given name is the full one when the last name is the same and no other name in the facts ends in it
+  ("Chris Kyle" for "Christopher Scott Kyle", "Tim Roth" for "Timothy Simon Roth").
 - A demonym is its country: "Irish" covers "Ireland", "American" covers "United States"; a country is covered by
   its demonym only in attributive use ("a Chinese university" states China, "known in Chinese as" does not).
 Both only widen what counts as stated; a word they cover must still be bound in its clause like any other
@@ -31,6 +33,8 @@ def name_partners(claim: Analysis, facts: Sequence[Analysis]) -> dict[str, froze
         if inside and not rivals:
             partner = max(inside, key=len)
             out.update(dict.fromkeys(tokens - partner, partner))
+        elif not inside:
+            out.update(_short_forms(run, [r for f in facts for r in f.names]))
     for token in claim.tokens:
         place = _DEMONYM_OF.get(token)
         if place is not None:
@@ -45,6 +49,23 @@ def stated_by_name(claim: Analysis, facts: Sequence[Analysis], stated: frozenset
     """The sentence's tokens not in `stated` whose partner tokens (`name_partners`) are all in it."""
     partners = name_partners(claim, facts)
     return frozenset(t for t, p in partners.items() if t not in stated and p <= stated)
+
+
+def _short_forms(run: tuple[str, ...], fact_runs: list[tuple[str, ...]]) -> dict[str, frozenset[str]]:
+    """"Chris Kyle" for "Christopher Scott Kyle": the same last name, each given name of the sentence the start
+    (three letters or more) of one of the fact's, and no other name in the facts ending in that last name."""
+    if len(run) < 2:
+        return {}
+    same = [r for r in fact_runs if r[-1] == run[-1] and len(r) > 1]
+    if len(same) != 1:
+        return {}
+    out: dict[str, frozenset[str]] = {}
+    for given in run[:-1]:
+        full = next((w for w in same[0][:-1] if len(given) >= 3 and w != given and w.startswith(given)), None)
+        if full is None:
+            return {}
+        out[normal(given)] = frozenset({normal(full)})
+    return out
 
 
 def _name(run: tuple[str, ...]) -> frozenset[str]:

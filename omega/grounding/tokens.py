@@ -80,6 +80,8 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("rate", "incidence"),
     ("average", "mean"),
     ("mostly", "mainly", "largely", "primarily", "predominantly", "chiefly"),
+    ("film", "movie"),
+    ("author", "writer"),
 )
 NEGATIONS = frozenset({"not", "no", "never", "without", "none", "neither", "nor", "absence", "absent", "lack",
                        "lacks", "lacked", "lacking", "cannot"})

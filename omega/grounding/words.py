@@ -164,7 +164,12 @@ def verb_form(word: Word) -> bool:
 
 def _participle(word: Word) -> bool:
     """A verb form that can open a clause after a comma: -ed and irregular forms, and -ing forms ("starring")."""
-    return verb_form(word) or (not word.capitalised and len(word.lower) > 5 and word.lower.endswith("ing"))
+    return verb_form(word) or (not word.capitalised and len(word.lower) > 5 and word.lower.endswith("ing")
+                               and word.lower not in _INTRODUCING)
+
+
+# -ing words that introduce examples or a reference, not a new predicate: "alumni, including five presidents".
+_INTRODUCING = word_set("including excluding according regarding concerning following notwithstanding")
 
 
 def clauses(text: str, claim: bool = False) -> list[str]:
