@@ -29,11 +29,13 @@ from omega.grounding.tokens import Analysis, Clause
 MAX_COMBINATIONS = 4096  # clause choices across cited facts; beyond it the facts' union is used (lenient)
 
 
-def clause_local_binding(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str]) -> Failure | None:
+def clause_local_binding(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str],
+                         partners: dict[str, frozenset[str]] | None = None) -> Failure | None:
     """Rule 1: every clause of the sentence stated inside one clause of each cited fact it draws on."""
     if not facts:
         return None
-    partners = name_partners(claim, [f.analysis for f in facts])
+    if partners is None:
+        partners = name_partners(claim, [f.analysis for f in facts])
     options = [[_Option(f.analysis, c, partners) for c in f.analysis.clauses] or [_Option(f.analysis, None, partners)]
                for f in facts]
     for clause in claim.clauses:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from omega.grounding.facts import AtomicFact
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
-from omega.grounding.names import stated_by_name
+from omega.grounding.names import name_partners, stated_by_name
 from omega.grounding.tokens import Analysis
 
 UNCERTAIN_MAX_UNCOVERED = 2
@@ -40,11 +40,15 @@ class Coverage:
         return tuple(f for f in (self.uncovered_failure, self.polarity_failure) if f is not None)
 
 
-def semantic_entailment(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str]) -> Coverage:
-    """§6.1 semantic entailment: every claim-bearing token covered by the cited facts, polarity preserved."""
+def semantic_entailment(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str],
+                        partners: dict[str, frozenset[str]] | None = None) -> Coverage:
+    """§6.1 semantic entailment: every claim-bearing token covered by the cited facts (a name also through its
+    partners, `names.name_partners`), polarity preserved."""
     ids = tuple(f.id for f in facts)
     stated = frozenset().union(*(f.analysis.tokens | f.analysis.places for f in facts)) if facts else frozenset()
-    covered_by = stated | stated_by_name(claim, [f.analysis for f in facts], stated)
+    if partners is None:
+        partners = name_partners(claim, [f.analysis for f in facts])
+    covered_by = stated | stated_by_name(partners, stated)
     checked = [t for t in dict.fromkeys(claim.content) if t not in owned]
     uncovered = tuple(t for t in checked if t not in covered_by)
     token_failure = None

@@ -89,8 +89,23 @@ class AtomicFact:
 _ANALYSES: dict[tuple[str, str], Analysis] = {}
 
 
+_BY_OBJECT: dict[int, tuple[AtomicFact, Analysis]] = {}
+
+
 def analysed(fact: AtomicFact) -> Analysis:
-    """The fact's analysis, memoised by id and statement (facts are immutable values)."""
+    """The fact's analysis, memoised by id and statement (facts are immutable values); the same fact object,
+    asked again by the next check, is answered without rebuilding its statement."""
+    held = _BY_OBJECT.get(id(fact))
+    if held is not None and held[0] is fact:  # the entry holds the fact, so its id cannot have been reused
+        return held[1]
+    if len(_BY_OBJECT) > 100_000:
+        _BY_OBJECT.clear()
+    found = _by_statement(fact)
+    _BY_OBJECT[id(fact)] = (fact, found)
+    return found
+
+
+def _by_statement(fact: AtomicFact) -> Analysis:
     key = (fact.id, fact.statement)
     found = _ANALYSES.get(key)
     if found is None:

@@ -19,6 +19,7 @@ from omega.grounding.tokens import FUNCTION_WORDS, Analysis, normal
 from omega.grounding.words import DEMONYMS, place_mark
 
 _DEMONYM_OF = {normal(d): tuple(normal(w) for w in place) for d, place in DEMONYMS.items()}
+_PLACES = tuple((place_mark(d), frozenset(normal(w) for w in place)) for d, place in DEMONYMS.items())
 
 
 def name_partners(claim: Analysis, facts: Sequence[Analysis]) -> dict[str, frozenset[str]]:
@@ -36,18 +37,17 @@ def name_partners(claim: Analysis, facts: Sequence[Analysis]) -> dict[str, froze
         elif not inside:
             out.update(_short_forms(run, [r for f in facts for r in f.names]))
     for token in claim.tokens:
-        place = _DEMONYM_OF.get(token)
-        if place is not None:
-            out.setdefault(token, frozenset(place))
-    for demonym, place in DEMONYMS.items():
-        if {normal(w) for w in place} <= claim.tokens:
-            out.update({normal(w): frozenset({place_mark(demonym)}) for w in place if normal(w) not in out})
+        country = _DEMONYM_OF.get(token)
+        if country is not None:
+            out.setdefault(token, frozenset(country))
+    for mark, place in _PLACES:
+        if place <= claim.tokens:
+            out.update({t: frozenset({mark}) for t in place if t not in out})
     return out
 
 
-def stated_by_name(claim: Analysis, facts: Sequence[Analysis], stated: frozenset[str]) -> frozenset[str]:
+def stated_by_name(partners: dict[str, frozenset[str]], stated: frozenset[str]) -> frozenset[str]:
     """The sentence's tokens not in `stated` whose partner tokens (`name_partners`) are all in it."""
-    partners = name_partners(claim, facts)
     return frozenset(t for t, p in partners.items() if t not in stated and p <= stated)
 
 

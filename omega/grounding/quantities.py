@@ -22,6 +22,10 @@ _NUMBER = re.compile(
     r"(?:(?:\s*|-)(%|per ?cent\b|percentage points?\b|[a-zµ]+(?:/[a-z]+)?))?"
 )
 
+_DIGIT = re.compile(r"\d")
+_LETTERS = re.compile(r"[a-z]+")
+_SPELLED_WORDS = frozenset(SPELLED)
+
 # Unit spellings -> one canonical unit; a unit is claim-bearing, so "12 weeks" and "12 months" differ.
 UNITS = {
     "%": "%", "percent": "%", "per cent": "%", "percentage point": "pp", "percentage points": "pp", "pp": "pp",
@@ -54,6 +58,8 @@ class Quantity:
 
 def quantities(lowered: str) -> tuple[Quantity, ...]:
     """Every number of a lower-cased text, with its unit, in order."""
+    if not _DIGIT.search(lowered) and _SPELLED_WORDS.isdisjoint(_LETTERS.findall(lowered)):
+        return ()  # the common case, answered without the spelled-number alternation
     found: list[Quantity] = []
     for match in _NUMBER.finditer(lowered):
         token, unit_text = match.group(1), match.group(2)

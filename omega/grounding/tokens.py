@@ -12,8 +12,9 @@ into their parts ("double-blind" -> double, blind); contractions keep "n't" so t
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 
 from omega.grounding.quantities import SPELLED, Quantity, quantities, unit_words
@@ -98,6 +99,7 @@ _NOT_HEDGED_AFTER = word_set("in on at as with for alongside opposite before und
 
 
 
+@lru_cache(maxsize=65536)
 def lemma(word: str) -> str:
     """The normal form of one lower-case word: irregular forms, then one inflectional suffix, a final 'e' and
     a doubled final consonant removed ("reduced", "reduces", "reduce" -> "reduc")."""
@@ -129,6 +131,7 @@ predominantly chiefly partly partially rarely occasionally sometimes seldom ofte
 typically twice"""))
 
 
+@lru_cache(maxsize=65536)
 def normal(word: str) -> str:
     """Lemma, then the synonym table's representative."""
     stem = lemma(word)
@@ -192,20 +195,23 @@ def analyse(text: str, context: Iterable[str] = (), claim: bool = False) -> Anal
     """Tokenise and normalise a text: every non-function word's normal form (negations kept apart), clause by
     clause. `context` texts (a fact's qualifiers) qualify the whole text: their tokens count in every clause."""
     marked = plain(_ENTITY_LETTER.sub(lambda m: "entity" + m.group(1), text)).replace("\u2212", "-")
-    pieces = [_tokens_of(c) for c in clauses(marked, claim)] or [_tokens_of(marked)]
+    # a claim's subject is read from its own first clause (cut also at participles), a fact's from its first
+    cut = clauses(marked, claim)
+    pieces = [_tokens_of(c) for c in cut] or [_tokens_of(marked)]
     extra = [_tokens_of(plain(c)) for c in context]
     kept = [pair for piece in pieces + extra for pair in piece.kept]
     content = tuple(normal for normal, _ in kept)
     lowered = " ".join([marked, *context]).lower()
-    subject, subject_text = _subject(marked)
+    subject, subject_text = _subject(marked, cut)
     return Analysis(
         lowered, frozenset(content), content, quantities(lowered),
         any(p.negated for p in pieces + extra), tuple(kept),
         tuple(Clause(p.tokens, quantities(p.lowered), p.negated, p.places) for p in pieces),
         subject, frozenset().union(*(p.tokens for p in extra)), names(marked),
         frozenset().union(*(p.units for p in pieces)), quantities(subject_text.lower()),
-        frozenset().union(*(p.places for p in pieces + extra)), _nominal(marked), _ranks(words(marked)),
-        tuple(m for c in clauses(marked, claim) for m in _modified(c)))
+        frozenset().union(*(p.places for p in pieces + extra)), _nominal(marked),
+        # what only a cited fact's side is asked for: its ranks and the reach of its modifiers
+        frozenset() if claim else _ranks(words(marked)), () if claim else tuple(m for c in cut for m in _modified(c)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,10 +230,9 @@ class _Piece:
 def _tokens_of(text: str) -> _Piece:
     """The claim-bearing tokens (normal form, surface) of one clause, and whether it is negated."""
     lowered = text.lower()
-    idiom = {m.start() for m in NEGATION_IDIOM.finditer(lowered)}
     found = words(text)
     spans = [(m.start(), m.end()) for m in NEGATION_IDIOM.finditer(lowered)]
-    negated = bool(idiom)
+    negated = bool(spans)
     kept: list[tuple[str, str]] = []
     units: list[str] = []
     for i, word in enumerate(found):
@@ -284,7 +289,7 @@ def _modified(clause: str) -> list[tuple[str, frozenset[str]]]:
     return out
 
 
-def _ranks(found: list[Word]) -> frozenset[tuple[str, str]]:
+def _ranks(found: Sequence[Word]) -> frozenset[tuple[str, str]]:
     """(ordinal, superlative) pairs: "second largest", "third most popular" (the adjective after "most")."""
     out: set[tuple[str, str]] = set()
     for i, word in enumerate(found[:-1]):
@@ -303,10 +308,9 @@ def _nominal(text: str) -> frozenset[str]:
                      if not w.capitalised and w.lower not in FUNCTION_WORDS and w.lower not in NEGATIONS)
 
 
-def _subject(text: str) -> tuple[frozenset[str], str]:
+def _subject(text: str, first: list[str]) -> tuple[frozenset[str], str]:
     """The tokens before the first predicate word of the text's first clause (its subject and any fronted
     adverbial, which qualify the whole sentence), and that text."""
-    first = clauses(text)
     clause = first[0] if first else text
     found = words(clause)
     # a first clause without a predicate word, or opening with a preposition, is a fronted phrase that scopes over

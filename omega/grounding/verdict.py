@@ -21,6 +21,7 @@ from omega.grounding.facts import AtomicFact
 from omega.grounding.judge import EntailmentJudge
 from omega.grounding.model import FAIL, INSUFFICIENT_EVIDENCE, NOT_ENTAILED, NUMERIC_MISMATCH, PASS, Failure
 from omega.grounding.modifiers import rank_and_frequency
+from omega.grounding.names import name_partners
 from omega.grounding.numeric import DERIVATION_WORDS, numerical_accuracy
 from omega.grounding.qualifiers import OWNED as QUALIFIER_OWNED
 from omega.grounding.qualifiers import qualifier_integrity
@@ -100,13 +101,14 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     failures += conflicting_facts(facts)
     numbers = numerical_accuracy(claim, facts)
     owned = OWNED_ELSEWHERE | claim.units | (DERIVATION_WORDS if numbers.derivations else frozenset())
-    coverage = semantic_entailment(claim, facts, owned)
+    partners = name_partners(claim, [f.analysis for f in facts])
+    coverage = semantic_entailment(claim, facts, owned, partners)
     candidates = {i: f for i, f in evidence.facts.items() if i in evidence.allowed}
     uncited = uncited_fact_use(coverage.uncovered, numbers.unmatched, cited, candidates)
     if uncited is None:
         failures += coverage.failures
         if not coverage.uncovered:
-            bound = clause_local_binding(claim, facts, owned) or copula_binding(claim, facts, owned)
+            bound = clause_local_binding(claim, facts, owned, partners) or copula_binding(claim, facts, owned)
             failures += [bound] if bound is not None else []
     elif coverage.polarity_failure is not None:
         failures.append(coverage.polarity_failure)

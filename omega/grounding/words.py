@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from collections.abc import Sequence
+from functools import lru_cache
 from itertools import pairwise
+from typing import NamedTuple
 
 
 def word_set(text: str) -> frozenset[str]:
@@ -34,8 +36,10 @@ _POSSESSIVE = re.compile(r"(?<=\w)\s?'s\b|(?<=s)'(?=\s)")
 ABBREVIATIONS = {"u.s.": "United States", "u.s.a.": "United States", "usa": "United States",
                  "u.k.": "United Kingdom", "uk": "United Kingdom", "u.n.": "United Nations"}
 # A dotted abbreviation (two or more letter-dot pairs), or a word with inner apostrophes (O'Neal, don't, n't).
-WORD = re.compile(r"(?<![^\W_])(?:(?:[^\W\d_]\.){2,}|[^\W\d_]+(?:'[^\W\d_]+)*)")
+WORD = re.compile(r"\b(?:(?:[^\W\d_]\.){2,}|[^\W\d_]+(?:'[^\W\d_]+)*)")
 _OPEN, _CLOSE = "([{", ")]}"
+_BRACKETS = re.compile(r"[()\[\]{}]")
+_COMMA = re.compile(r",(?!\d)")
 _CUT_WORDS = frozenset({"but", "though", "although", "while", "whereas"})
 _RELATIVE = frozenset({"who", "which", "whose", "whom", "where"})
 # Verb forms recognised without a tagger: auxiliaries and modals, irregular past forms and participles.
@@ -89,44 +93,45 @@ def place_mark(demonym: str) -> str:
     return f"place:{demonym}"
 
 
-@dataclass(frozen=True, slots=True)
-class Word:
-    """One word: as written (accents folded) and lower-cased, and where it stands."""
+class Word(NamedTuple):
+    """One word: as written (accents folded) and lower-cased, where it stands, and whether it is capitalised."""
 
     surface: str
     lower: str
     start: int
-    initial: bool  # the first word of its clause: its capital says nothing about a name
-
-    @property
-    def capitalised(self) -> bool:
-        """Starts with an upper-case letter (a name, unless it opens the sentence)."""
-        return self.surface[:1].isupper()
+    initial: bool  # the first word of its text: its capital says nothing about a name
+    capitalised: bool  # starts with an upper-case letter (a name, unless it opens the sentence)
 
 
 def plain(text: str) -> str:
     """PTB escapes read, apostrophes and dashes unified, accents folded, possessive clitics removed."""
     text = _PTB_RE.sub(lambda m: _PTB[m.group(0)], text).replace("\u2019", "'").replace("\u2018", "'")
     text = text.replace(" -- ", " \u2013 ")
-    folded = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    folded = text if text.isascii() else "".join(
+        c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
     return _POSSESSIVE.sub("", folded)
 
 
-def words(text: str) -> list[Word]:
+@lru_cache(maxsize=256)  # one sentence's texts are read by several checks; a bound keeps it to about one sentence
+def words(text: str) -> tuple[Word, ...]:
     """The words of a plain text, abbreviations expanded."""
     out: list[Word] = []
     for match in WORD.finditer(text):
         surface = match.group(0)
         expansion = ABBREVIATIONS.get(surface.lower()) if surface.isupper() or "." in surface else None
-        parts = expansion.split() if expansion else [surface]
-        out += [Word(p, p.lower(), match.start(), not out) for p in parts]
-    return out
+        if expansion is None:
+            out.append(Word(surface, surface.lower(), match.start(), not out, surface[:1].isupper()))
+        else:
+            out += [Word(p, p.lower(), match.start(), not out, True) for p in expansion.split()]
+    return tuple(out)
 
 
 def set_aside(text: str) -> tuple[str, list[str]]:
     """The text with the bracketed spans that follow its subject removed (statements about the subject: a birth
     date, a pronunciation), and those spans; a span later in the text annotates the word before it ("Prism
     (2013)", "American Broadcasting Company (ABC)") and stays in its clause, brackets dropped."""
+    if not _BRACKETS.search(text):
+        return text, []
     main: list[str] = []
     spans: list[str] = []
     stack: list[list[str]] = []
@@ -221,7 +226,7 @@ def _cut_at_words(text: str, claim: bool = False) -> list[str]:
         between = text[word.start + len(word.surface):after.start]
         if word.lower in ("and", "or") and _participle(after):
             cuts.append(word.start)
-        elif (re.search(r",(?!\d)", between) and (_participle(after) or after.lower in _RELATIVE)) \
+        elif ("," in between and _COMMA.search(between) and (_participle(after) or after.lower in _RELATIVE)) \
                 or (claim and not between.strip() and _reduced_relative(word, after)):
             cuts.append(after.start)
     bounds = [0, *cuts, len(text)]
@@ -234,7 +239,7 @@ def _reduced_relative(before: Word, word: Word) -> bool:
             and before.lower not in AUXILIARIES and not before.lower.endswith("ly") and len(before.lower) > 2)
 
 
-def subject_end(found: list[Word]) -> int:
+def subject_end(found: Sequence[Word]) -> int:
     """Where a clause's predicate starts: its first verb form, or a present-tense verb right after a name
     ("Gross writes"); without either, after the leading run of capitalised words."""
     end = predicate_start(found)
@@ -246,7 +251,7 @@ def subject_end(found: list[Word]) -> int:
     return run
 
 
-def predicate_start(found: list[Word]) -> int | None:
+def predicate_start(found: Sequence[Word]) -> int | None:
     """The index of a clause's first predicate word, None when it has none (a fronted phrase)."""
     for i, word in enumerate(found):
         if i and (verb_form(word) or _present_after_name(found[i - 1], word)):

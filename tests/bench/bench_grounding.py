@@ -1,8 +1,9 @@
-"""Per-sentence latency of the deterministic grounding checker over the labelled suite.
+"""Per-sentence latency of the deterministic grounding checker over a labelled set, and its contract metrics.
 
-    python -m tests.bench.bench_grounding [--repeat N]
+    python -m tests.bench.bench_grounding [--repeat N] [--data FILE_OR_DIR]
+    python -m tests.bench.bench_grounding --data ../shared/data/fever-symmetric/dev.grounding.json   # make grounding-eval
 
-Each sentence of tests/data/grounding/*.json is judged `--repeat` times by `verify_sentence` (citations,
+Each sentence of tests/data/grounding/*.json (or of `--data`) is judged `--repeat` times by `verify_sentence` (citations,
 conflicts, entailment, qualifiers, scope, numbers; facts analysed once and memoised, as in a paragraph);
 one `perf_counter` pair per call; nearest-rank percentiles. Pinned to one CPU where the OS allows. It prints
 figures and never asserts on time.
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from omega.grounding.metrics import contract_metrics
 from omega.grounding.request import parse_facts, parse_request
 from omega.grounding.verdict import Evidence, Sentence, verify_sentence
 from tests.bench.pinning import pin_to_one_core
@@ -28,14 +30,15 @@ def _percentile(sorted_values: list[float], p: float) -> float:
     return sorted_values[min(len(sorted_values) - 1, max(0, round(p / 100 * len(sorted_values) + 0.5) - 1))]
 
 
-def _workload() -> list[tuple[Sentence, Evidence]]:
+def _workload(data_path: Path) -> list[tuple[Sentence, Evidence, bool | None]]:
     work = []
-    for path in sorted(SUITE.glob("*.json")):
+    for path in sorted(data_path.glob("*.json")) if data_path.is_dir() else [data_path]:
         data = json.loads(path.read_text(encoding="utf-8"))
         facts = parse_facts(data["facts"])
         for paragraph in data["paragraphs"]:
             request = parse_request(paragraph, facts)
-            work += [(sentence, request.evidence) for sentence in request.sentences]
+            work += list(zip(request.sentences, [request.evidence] * len(request.sentences), request.expected_supported,
+                             strict=True))
     return work
 
 
@@ -44,15 +47,18 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     `per_second` and `p50_us`, `p90_us`, `p99_us`, `p99.9_us`, `max_us`. Leaves the process pinned."""
     parser = argparse.ArgumentParser(prog="python -m tests.bench.bench_grounding", description=__doc__)
     parser.add_argument("--repeat", type=int, default=200, help="judgements of each sentence (default 200)")
+    parser.add_argument("--data", type=Path, default=SUITE, help="a `{facts, paragraphs}` file or a folder of them "
+                                                                   "(default: the labelled suite)")
     args = parser.parse_args(argv)
     pinned = pin_to_one_core()
-    work = _workload()
-    for sentence, evidence in work:  # warm-up: fact analyses memoised, as after a paragraph's first sentence
-        verify_sentence(sentence, evidence)
+    work = _workload(args.data)
+    # warm-up: fact analyses memoised, as after a paragraph's first sentence; the labelled outcomes for the metrics
+    judged = [(verify_sentence(sentence, evidence).passed, label) for sentence, evidence, label in work]
+    metrics = contract_metrics(judged, [])
     times: list[float] = []
     start = time.perf_counter()
     for _ in range(args.repeat):
-        for sentence, evidence in work:
+        for sentence, evidence, _label in work:
             t0 = time.perf_counter()
             verify_sentence(sentence, evidence)
             times.append(time.perf_counter() - t0)
@@ -63,7 +69,13 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
           f"({len(times) / wall:,.0f} sentences/s, {pinned})")
     print("per-sentence latency (µs): " + ", ".join(f"p{p:g} {v:.0f}" for p, v in micro.items())
           + f", max {times[-1] * 1e6:.0f}")
-    return {"sentences": len(work), "count": len(times), "seconds": wall, "per_second": len(times) / wall,
+    recall = None if metrics.over_refusal_rate is None else 1 - metrics.over_refusal_rate
+    if metrics.false_support_rate is not None and recall is not None:
+        false = round(metrics.false_support_rate * metrics.labelled_unsupported)
+        passed = round(recall * metrics.labelled_supported)
+        print(f"{args.data}: false_support_rate {metrics.false_support_rate:.4f} ({false} of "
+              f"{metrics.labelled_unsupported}), support recall {recall:.4f} ({passed} of {metrics.labelled_supported})")
+    return {"false_support_rate": metrics.false_support_rate, "support_recall": recall,"sentences": len(work), "count": len(times), "seconds": wall, "per_second": len(times) / wall,
             **{f"p{p:g}_us": v for p, v in micro.items()}, "max_us": times[-1] * 1e6}
 
 
