@@ -11,6 +11,8 @@ anywhere in the fact:
 A sentence citing several facts may take one clause from each (a conjunction of two facts is allowed, §6.1);
 within one fact, the clause must be one.
 
+Rests on the contract's §5.1 "Combining multiple Atomic Facts only if the resulting sentence is strictly
+entailed" and §5.2 "Hallucination or inference": words of two relations joined in one claim are an inference.
 Reported once, as NOT_ENTAILED, and only when every word is stated somewhere (an unstated word is reported by
 `semantic_entailment`, a changed number by `numerical_accuracy`).
 """

@@ -1,5 +1,8 @@
 """Rank, order, frequency and proportion modifiers are content (issue 19, rule 3).
 
+Rests on the contract's §5.2 "Strengthening claims" and "Scope expansion": "usually" dropped states always,
+"second-largest" dropped states largest.
+
 - Rank: an ordinal the cited fact puts before a superlative ("the second-largest city", "its third most popular
   song") may not be dropped: "largest" is not "second-largest" (NOT_ENTAILED). An ordinal or rank word of the
   sentence is an ordinary claim token, so a rank the facts do not state is reported by `semantic_entailment`.

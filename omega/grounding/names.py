@@ -1,5 +1,8 @@
 """Names a fact states in another form (issue 19, rule 5: recall that is safe).
 
+Rests on the contract's §5.1 "Rephrasing factual content without changing meaning": a name in another form is
+the same referent only when nothing else in the cited facts could be meant (G-5: ambiguous evidence is refused).
+
 - A partial name matches the full name when the cited facts name no other candidate: "Bogart" in a fact covers
   "Humphrey Bogart" in the sentence, and "Yale" covers "Yale University", unless the facts also name another
   "... Bogart" or "Yale ..." (then the sentence's name may be the other one, and it stays unstated).
