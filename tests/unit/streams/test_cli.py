@@ -10,11 +10,13 @@ from typing import Any
 import click
 import pytest
 from click.testing import CliRunner, Result
+from rich.console import Console
 
 from streams.cli import EXIT_OK, EXIT_REJECTED, EXIT_USAGE, main
 from streams.codec import SchemaRegistry
 from streams.pipeline import Pipeline
-from streams.replay import Replayer, read_inputs
+from streams.replay import Replayer, ReplaySummary, read_inputs
+from streams.summary import render_summary
 from tests.factories import packet as factory_packet
 
 
@@ -120,6 +122,35 @@ def test_replay_out_writes_the_jsonl_and_prints_the_summary_table(tmp_path: Path
             for line in result.stdout.splitlines() if line.startswith("│")}
     assert {("events in", "", "3"), ("episodes", "", "1"), ("verdicts", "ACCEPTED", "3"),
             ("alerts", "-", "0"), ("dead letters", "-", "0"), ("escalations", "", "0")} == rows
+
+
+EXAMPLES = Path(__file__).resolve().parents[3] / "examples" / "omen"
+# each of these hand-written episodes raises exactly one escalation (as tests/unit/omega/packets/test_episodes.py pins)
+ONE_ESCALATION_EACH = ("budget_overrun.jsonl", "dangling_directive.jsonl", "degraded_escalation.jsonl")
+
+
+def _summary_rows(text: str) -> set[tuple[str, ...]]:
+    return {tuple(cell.strip() for cell in line.strip("│").split("│")) for line in text.splitlines()
+            if line.startswith("│")}
+
+
+def test_replay_summary_counts_the_escalations_it_wrote(tmp_path: Path) -> None:
+    out = tmp_path / "replay.jsonl"
+    result = _invoke("replay", *(str(EXAMPLES / name) for name in ONE_ESCALATION_EACH), "--out", str(out))
+    written = [json.loads(line)["topic"] for line in out.read_text(encoding="utf-8").splitlines()]
+    assert written.count("omega.escalations") == 3
+    rows = _summary_rows(result.stdout)
+    assert ("escalations", "", "3") in rows, result.stdout
+    assert ("episodes", "", "3") in rows
+
+
+@pytest.mark.parametrize("escalations", [0, 1, 2, 17])
+def test_the_summary_table_prints_the_escalation_count_it_is_given(escalations: int) -> None:
+    buffer = io.StringIO()
+    render_summary(ReplaySummary(events_in=5, escalations=escalations), Console(file=buffer, width=100))
+    rows = _summary_rows(buffer.getvalue())
+    assert ("escalations", "", str(escalations)) in rows
+    assert ("events in", "", "5") in rows
 
 
 def test_replay_twice_writes_identical_files(tmp_path: Path) -> None:

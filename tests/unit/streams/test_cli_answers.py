@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import threading
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from streams.cli import main
@@ -79,3 +84,105 @@ def test_check_extraction_reports_mean_jaccard_per_chunk(tmp_path: Path) -> None
     assert result.exit_code == 0
     assert [json.loads(line)["meanJaccard"] for line in result.stdout.splitlines()] == [1.0, 1.0]
     assert CliRunner().invoke(main, ["check", "extraction", str(doc), "--runs", "0"]).exit_code == 2
+
+
+# ---------------------------------------------------------------------------------- §8 exit codes, --llm-url
+# One paragraph (one chunk), six sentences, each one valid fact under the default vocabulary.
+SENTENCES = (
+    ("Session tokens expire after 15 minutes.", "session_token", "expires_after", "15 minutes"),
+    ("API keys expire after 30 days.", "api_key", "expires_after", "30 days"),
+    ("Admin accounts require MFA.", "admin_account", "requires", "mfa"),
+    ("Reports contain charts.", "report", "contains", "chart"),
+    ("Widgets are part of dashboards.", "widget", "part_of", "dashboard"),
+    ("Refresh tokens expire after 7 days.", "refresh_token", "expires_after", "7 days"),
+)
+PARAGRAPH = " ".join(s for s, *_ in SENTENCES)
+
+
+def _facts(count: int) -> str:
+    """The LLM's reply: the first `count` sentences' facts as a JSON array (no source: the extractor adds it)."""
+    out = []
+    for sentence, subject, predicate, obj in SENTENCES[:count]:
+        start = PARAGRAPH.index(sentence)
+        out.append({"span": {"start": start, "end": start + len(sentence)}, "subject": subject,
+                    "predicate": predicate, "object": obj, "polarity": "affirm"})
+    return json.dumps(out)
+
+
+class _NoisyLLM:
+    """A chat-completions endpoint answering each request with the next scripted reply (a noisy LLM)."""
+
+    def __init__(self, replies: list[str]) -> None:
+        self.replies = list(replies)
+        self.requests = 0
+        llm = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers["Content-Length"]))
+                llm.requests += 1
+                data = json.dumps({"choices": [{"message": {"content": llm.replies.pop(0)}}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+
+
+@pytest.fixture
+def noisy_llm() -> Iterator[Callable[..., _NoisyLLM]]:
+    servers: list[tuple[_NoisyLLM, threading.Thread]] = []
+
+    def start(*counts: int) -> _NoisyLLM:
+        llm = _NoisyLLM([_facts(c) for c in counts])
+        thread = threading.Thread(target=llm.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
+        thread.start()
+        servers.append((llm, thread))
+        return llm
+
+    yield start
+    for llm, thread in servers:
+        llm.httpd.shutdown()
+        llm.httpd.server_close()
+        thread.join()
+
+
+@pytest.mark.parametrize(("counts", "mean", "exit_code"), [
+    ((5, 4), 0.8, 0),  # 4/5: exactly 0.8 is reliable (§8: unreliable only when < 0.8)
+    ((6, 5), 5 / 6, 0),  # just above
+    ((4, 3), 0.75, 1),  # just below: unreliable, exit 1
+    ((6, 2), 1 / 3, 1),
+])
+def test_check_extraction_exits_1_when_the_mean_jaccard_is_below_0_8(
+    tmp_path: Path, noisy_llm: Callable[..., _NoisyLLM], counts: tuple[int, int], mean: float, exit_code: int
+) -> None:
+    doc = tmp_path / "doc.txt"
+    doc.write_text(PARAGRAPH + "\n", encoding="utf-8")
+    llm = noisy_llm(*counts)
+    result = CliRunner().invoke(main, ["check", "extraction", str(doc), "--runs", "2", "--llm-url", llm.url])
+    assert llm.requests == 2
+    [line] = [json.loads(out) for out in result.stdout.splitlines()]
+    assert (line["chunkId"], line["factCounts"]) == ("doc/c0", list(counts))
+    assert line["meanJaccard"] == pytest.approx(mean)
+    assert line["reliable"] is (exit_code == 0)
+    assert result.exit_code == exit_code, result.output
+    assert ("extraction unreliable" in result.stderr) is (exit_code == 1)
+
+
+def test_check_extraction_exits_1_when_any_one_chunk_is_unreliable(
+    tmp_path: Path, noisy_llm: Callable[..., _NoisyLLM]
+) -> None:
+    doc = tmp_path / "doc.txt"
+    doc.write_text(PARAGRAPH + "\n\n" + PARAGRAPH + "\n", encoding="utf-8")
+    llm = noisy_llm(6, 6, 6, 3)  # chunk 0: 1.0, chunk 1: 3/6
+    result = CliRunner().invoke(main, ["check", "extraction", str(doc), "--runs", "2", "--llm-url", llm.url])
+    assert [json.loads(out)["reliable"] for out in result.stdout.splitlines()] == [True, False]
+    assert result.exit_code == 1
+    assert "doc/c1" in result.stderr
+    assert "doc/c0" not in result.stderr
