@@ -8,6 +8,7 @@ from datetime import UTC, datetime
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([a-z]+)\s*$")
 UNIT_MINUTES = {
+    "millisecond": 1 / 60_000, "msec": 1 / 60_000, "ms": 1 / 60_000,
     "second": 1 / 60, "sec": 1 / 60, "s": 1 / 60,
     "minute": 1.0, "min": 1.0, "m": 1.0,
     "hour": 60.0, "hr": 60.0, "h": 60.0,
@@ -30,7 +31,8 @@ def duration_minutes(value: object) -> float | None:
     if not match:
         return None
     unit = match.group(2)
-    unit = unit[:-1] if unit.endswith("s") and unit[:-1] in UNIT_MINUTES else unit
+    # an exact unit first: "ms" is milliseconds, not the plural of "m"
+    unit = unit[:-1] if unit not in UNIT_MINUTES and unit.endswith("s") and unit[:-1] in UNIT_MINUTES else unit
     factor = UNIT_MINUTES.get(unit)
     return None if factor is None else float(match.group(1)) * factor
 
