@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
+
 from omega.grounding.entailment import semantic_entailment
 from omega.grounding.model import NOT_ENTAILED
 from omega.grounding.tokens import analyse
-from tests.unit.omega.grounding.support import DIZZY, DIZZY_PLACEBO, NO_STROKE, TRIAL, codes, judge
+from tests.unit.omega.grounding.support import DIZZY, DIZZY_PLACEBO, NO_STROKE, TRIAL, codes, fact, judge
 
 
 def test_a_rephrasing_with_inflection_word_order_and_synonyms_is_entailed() -> None:
@@ -48,3 +50,17 @@ def test_one_or_two_uncovered_tokens_make_a_sentence_paraphrase_uncertain_but_ma
     far = semantic_entailment(analyse("Vitamin D supplements improved sleep quality in nurses."), [TRIAL], frozenset())
     assert near.paraphrase_uncertain
     assert not far.paraphrase_uncertain
+
+
+@pytest.mark.parametrize(("claim", "stated", "uncertain"), [
+    ("alpha bravo charlie delta echo", "alpha bravo charlie", True),         # 3 of 5 covered: 0.6, at the bound
+    ("alpha bravo charlie delta foxtrot golf", "alpha bravo charlie delta", True),  # 4 of 6: 0.67
+    ("alpha bravo delta echo", "alpha bravo", False),                       # 2 of 4: 0.5, below
+    ("alpha delta echo", "alpha", False),                                   # 1 of 3: 0.33
+    ("alpha bravo charlie delta echo foxtrot golf", "alpha bravo charlie delta", False),  # 3 uncovered: too many
+    ("alpha bravo charlie delta echo foxtrot golf hotel india", "alpha bravo charlie delta echo foxtrot", False),
+])
+def test_paraphrase_uncertain_needs_at_most_two_uncovered_and_at_least_sixty_percent_covered(
+        claim: str, stated: str, uncertain: bool) -> None:
+    coverage = semantic_entailment(analyse(claim, claim=True), [fact("P1", stated)], frozenset())
+    assert coverage.paraphrase_uncertain is uncertain
