@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from streams.cli import main
+from tests.unit.omega.answers.support import PARAGRAPH, first_facts
 
 SUITE = Path(__file__).resolve().parents[2] / "data" / "answers" / "suite.json"
 SPELLINGS = SUITE.with_name("version_spellings.json")
@@ -87,26 +88,9 @@ def test_check_extraction_reports_mean_jaccard_per_chunk(tmp_path: Path) -> None
 
 
 # ---------------------------------------------------------------------------------- §8 exit codes, --llm-url
-# One paragraph (one chunk), six sentences, each one valid fact under the default vocabulary.
-SENTENCES = (
-    ("Session tokens expire after 15 minutes.", "session_token", "expires_after", "15 minutes"),
-    ("API keys expire after 30 days.", "api_key", "expires_after", "30 days"),
-    ("Admin accounts require MFA.", "admin_account", "requires", "mfa"),
-    ("Reports contain charts.", "report", "contains", "chart"),
-    ("Widgets are part of dashboards.", "widget", "part_of", "dashboard"),
-    ("Refresh tokens expire after 7 days.", "refresh_token", "expires_after", "7 days"),
-)
-PARAGRAPH = " ".join(s for s, *_ in SENTENCES)
-
-
 def _facts(count: int) -> str:
     """The LLM's reply: the first `count` sentences' facts as a JSON array (no source: the extractor adds it)."""
-    out = []
-    for sentence, subject, predicate, obj in SENTENCES[:count]:
-        start = PARAGRAPH.index(sentence)
-        out.append({"span": {"start": start, "end": start + len(sentence)}, "subject": subject,
-                    "predicate": predicate, "object": obj, "polarity": "affirm"})
-    return json.dumps(out)
+    return json.dumps(first_facts(count))
 
 
 class _NoisyLLM:

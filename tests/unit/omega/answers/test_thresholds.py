@@ -30,6 +30,7 @@ from omega.answers.retrieval import retrieve
 from omega.answers.rules import Pattern, Rule
 from omega.answers.store import FactStore
 from omega.answers.vocabulary import DEFAULT_VOCABULARY as VOCAB
+from tests.unit.omega.answers.support import PARAGRAPH, first_facts
 
 
 def fact(subject: str, predicate: str, obj: Any, doc: str = "d", chunk: str = "c0", start: int = 0,
@@ -53,28 +54,13 @@ def test_reliability_at_above_and_below_0_8(mean: float, reliable: bool) -> None
     assert Consistency(runs=2, mean_jaccard=mean, fact_counts=(1, 1)).reliable is reliable
 
 
-# One paragraph, six sentences, each one valid fact under the default vocabulary.
-SENTENCES = (
-    ("Session tokens expire after 15 minutes.", "session_token", "expires_after", "15 minutes"),
-    ("API keys expire after 30 days.", "api_key", "expires_after", "30 days"),
-    ("Admin accounts require MFA.", "admin_account", "requires", "mfa"),
-    ("Reports contain charts.", "report", "contains", "chart"),
-    ("Widgets are part of dashboards.", "widget", "part_of", "dashboard"),
-    ("Refresh tokens expire after 7 days.", "refresh_token", "expires_after", "7 days"),
-)
-TEXT = " ".join(s for s, *_ in SENTENCES)
+TEXT = PARAGRAPH
 CHUNK = Chunk("doc/c0", "doc", None, 0, 0, TEXT)
 
 
 def candidates(count: int) -> list[dict[str, Any]]:
     """The first `count` sentences' facts, as an extractor returns them (source filled in)."""
-    out = []
-    for sentence, subject, predicate, obj in SENTENCES[:count]:
-        start = TEXT.index(sentence)
-        out.append({"span": {"start": start, "end": start + len(sentence)}, "subject": subject,
-                    "predicate": predicate, "object": obj, "source": {"docId": "doc", "chunkId": "doc/c0"},
-                    "polarity": "affirm"})
-    return out
+    return first_facts(count, {"docId": "doc", "chunkId": "doc/c0"})
 
 
 def scripted(*counts: int) -> Any:
