@@ -1,12 +1,13 @@
 """Per-sentence latency of the deterministic grounding checker over a labelled set, and its contract metrics.
 
     python -m tests.bench.bench_grounding [--repeat N] [--data FILE_OR_DIR]
-    python -m tests.bench.bench_grounding --data ../shared/data/fever-symmetric/dev.grounding.json   # make grounding-eval
+    python -m tests.bench.bench_grounding --data ../shared/data/fever-symmetric/dev.grounding.json
 
-Each sentence of tests/data/grounding/*.json (or of `--data`) is judged `--repeat` times by `verify_sentence` (citations,
-conflicts, entailment, qualifiers, scope, numbers; facts analysed once and memoised, as in a paragraph);
-one `perf_counter` pair per call; nearest-rank percentiles. Pinned to one CPU where the OS allows. It prints
-figures and never asserts on time.
+(the second is `make grounding-eval`). Each sentence of tests/data/grounding/*.json (or of `--data`) is judged
+`--repeat` times by `verify_sentence` (citations, conflicts, entailment, qualifiers, scope, numbers; facts
+analysed once and memoised, as in a paragraph); one `perf_counter` pair per call; nearest-rank percentiles.
+Pinned to one CPU where the OS allows. It prints figures and never asserts on time; with labels it also prints
+false_support_rate and support recall.
 """
 
 from __future__ import annotations
@@ -74,8 +75,10 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
         false = round(metrics.false_support_rate * metrics.labelled_unsupported)
         passed = round(recall * metrics.labelled_supported)
         print(f"{args.data}: false_support_rate {metrics.false_support_rate:.4f} ({false} of "
-              f"{metrics.labelled_unsupported}), support recall {recall:.4f} ({passed} of {metrics.labelled_supported})")
-    return {"false_support_rate": metrics.false_support_rate, "support_recall": recall,"sentences": len(work), "count": len(times), "seconds": wall, "per_second": len(times) / wall,
+              f"{metrics.labelled_unsupported}), support recall {recall:.4f} "
+              f"({passed} of {metrics.labelled_supported})")
+    return {"false_support_rate": metrics.false_support_rate, "support_recall": recall,
+            "sentences": len(work), "count": len(times), "seconds": wall, "per_second": len(times) / wall,
             **{f"p{p:g}_us": v for p, v in micro.items()}, "max_us": times[-1] * 1e6}
 
 
