@@ -1,11 +1,26 @@
-"""The stall watch: waiting work that does not move for the window is a stall; moving or finished work is not."""
+"""The stall watch: waiting work that does not move for the window is a stall; moving or finished work is not.
+Installed on an app, its timer logs `worker_stalled` and crashes the worker on a stall."""
 
 from __future__ import annotations
 
 import asyncio
-from typing import NamedTuple
+from collections.abc import Callable, Coroutine
+from types import SimpleNamespace
+from typing import Any, NamedTuple
 
-from streams.watchdog import RECOVERY, Progress, StallWatch, Stored, next_offsets, without_empty_tails
+import pytest
+
+from streams import watchdog
+from streams.watchdog import (
+    RECOVERY,
+    Progress,
+    StallWatch,
+    Stored,
+    WorkerStalled,
+    install,
+    next_offsets,
+    without_empty_tails,
+)
 
 
 class TP(NamedTuple):
@@ -99,3 +114,139 @@ def test_a_commit_marker_at_the_end_never_makes_a_stall_once_checked() -> None:
     assert watch.observe(60, progress) != []
     checked = asyncio.run(without_empty_tails(progress, _stored_at({0: None})))
     assert watch.observe(60, checked) == []
+
+
+# --- install: the timer on the app, driven tick by tick ------------------------------------------------------------
+
+
+class FakeApp:
+    """What `install` and `look` use of a Faust app: `timer` records the function it registers (`tick` runs it
+    once), the clock is `now`, the consumer's high waters are `ends`, and `crash` records its reason."""
+
+    def __init__(self, ends: dict[TP, int], inputs: tuple[str, ...] = ("in",)) -> None:
+        self.ends, self.now = ends, 0.0
+        self.timers: list[tuple[float, Callable[[], Coroutine[Any, Any, None]]]] = []
+        self.crashes: list[BaseException] = []
+        self.fail_looks: Exception | None = None
+        self.recovery = SimpleNamespace(in_recovery=False, active_remaining_total=lambda: 0)
+        self.agents = {"validator": SimpleNamespace(channel=SimpleNamespace(topics=inputs))}
+        self.tables = SimpleNamespace(recovery=self.recovery)
+        self.assignor = SimpleNamespace(assigned_actives=lambda: set(self.ends))
+        self.consumer = SimpleNamespace(highwaters=self._highwaters, _committed_offset={})
+        self.loop = SimpleNamespace(time=lambda: self.now)
+
+    async def _highwaters(self, *tps: TP) -> dict[TP, int]:
+        if self.fail_looks is not None:
+            raise self.fail_looks
+        return {tp: self.ends[tp] for tp in tps}
+
+    def timer(self, interval: float) -> Callable[[Callable[[], Coroutine[Any, Any, None]]], Any]:
+        def register(fun: Callable[[], Coroutine[Any, Any, None]]) -> Any:
+            self.timers.append((interval, fun))
+            return fun
+        return register
+
+    async def crash(self, reason: BaseException) -> None:
+        self.crashes.append(reason)
+
+    def tick(self, now: float) -> None:
+        [(_, stall_watch)] = self.timers
+        self.now = now
+        asyncio.run(stall_watch())
+
+
+class Logged:
+    """Stands in for the watchdog's structlog logger: (level, event, fields) per call."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, str, dict[str, Any]]] = []
+
+    def __getattr__(self, level: str) -> Callable[..., None]:
+        return lambda event, **fields: self.lines.append((level, event, fields))
+
+
+@pytest.fixture
+def logged(monkeypatch: pytest.MonkeyPatch) -> Logged:
+    logger = Logged()
+    monkeypatch.setattr(watchdog, "log", logger)
+    return logger
+
+
+def test_install_registers_one_timer_every_interval_and_waiting_work_unmoved_for_the_window_crashes_the_worker(
+    logged: Logged,
+) -> None:
+    app = FakeApp({TP("in", 0): 150})
+    install(app, {("in", 0): 100}, stall_seconds=60, every=10)
+    assert [interval for interval, _ in app.timers] == [10]
+    for now in (0, 30, 59):
+        app.tick(now)
+    assert app.crashes == []
+    assert logged.lines == []
+    app.tick(60)
+    [crash] = app.crashes
+    assert isinstance(crash, WorkerStalled)
+    assert str(crash) == "in[0]: 50 records waiting from offset 100, none processed for 60 s"
+    assert logged.lines == [("error", "worker_stalled", {"stalls": [str(crash)], "stall_seconds": 60})]
+
+
+def test_a_table_recovery_that_reads_nothing_for_the_window_crashes_the_worker(logged: Logged) -> None:
+    app = FakeApp({TP("in", 0): 150})
+    app.recovery.in_recovery, app.recovery.active_remaining_total = True, lambda: 318
+    install(app, {}, stall_seconds=60, every=10)
+    app.tick(0)
+    app.tick(60)
+    assert [str(c) for c in app.crashes] == [f"{RECOVERY}: 318 changelog records still to read, unchanged for 60 s"]
+
+
+def test_waiting_work_that_moves_never_crashes_the_worker(logged: Logged) -> None:
+    app = FakeApp({TP("in", 0): 10_000})
+    processed = {("in", 0): 100}
+    install(app, processed, stall_seconds=60, every=10)
+    for now in range(0, 600, 10):
+        app.tick(now)
+        processed[("in", 0)] += 1  # one record per look: slow, but moving
+    assert app.crashes == []
+    assert logged.lines == []
+
+
+def test_a_stalled_partition_of_a_topic_no_agent_reads_never_crashes_the_worker(logged: Logged) -> None:
+    app = FakeApp({TP("in", 0): 150, TP("elsewhere", 0): 150})
+    install(app, {("in", 0): 150, ("elsewhere", 0): 100}, stall_seconds=60, every=10)
+    for now in range(0, 200, 10):
+        app.tick(now)
+    assert app.crashes == []
+
+
+def test_a_look_that_fails_skips_the_round_and_starts_the_window_afresh(logged: Logged) -> None:
+    app = FakeApp({TP("in", 0): 150})
+    install(app, {("in", 0): 100}, stall_seconds=60, every=10)
+    app.tick(0)
+    app.fail_looks = ConnectionError("broker away")
+    app.tick(30)
+    assert logged.lines == [("info", "stall_watch_skipped", {"error": "ConnectionError: broker away"})]
+    app.fail_looks = None
+    app.tick(60)  # 60 s after the first look, but the window restarted here
+    app.tick(110)
+    assert app.crashes == []
+    app.tick(120)
+    assert len(app.crashes) == 1
+
+
+def test_with_stored_a_waiting_tail_that_holds_no_record_is_not_a_stall_and_one_that_does_is(logged: Logged) -> None:
+    marker_only, has_records = FakeApp({TP("in", 0): 151}), FakeApp({TP("in", 0): 151})
+    install(marker_only, {("in", 0): 150}, stall_seconds=60, every=10, stored=_stored_at({0: None}))
+    install(has_records, {("in", 0): 150}, stall_seconds=60, every=10, stored=_stored_at({0: 150}))
+    for now in (0, 60, 120):
+        marker_only.tick(now)
+    has_records.tick(0)
+    has_records.tick(60)
+    assert marker_only.crashes == []
+    [crash] = has_records.crashes
+    assert str(crash) == "in[0]: 1 records waiting from offset 150, none processed for 60 s"
+
+
+@pytest.mark.parametrize("stall_seconds", [0, -1])
+def test_a_stall_window_of_zero_or_less_installs_no_watch(stall_seconds: float) -> None:
+    app = FakeApp({TP("in", 0): 150})
+    install(app, {("in", 0): 100}, stall_seconds=stall_seconds, every=10)
+    assert app.timers == []
