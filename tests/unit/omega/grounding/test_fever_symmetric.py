@@ -13,7 +13,10 @@ from omega.grounding.metrics import contract_metrics
 from omega.grounding.paragraph import verify_paragraph
 from omega.grounding.request import parse_facts, parse_request
 
-DEV = Path(__file__).resolve().parents[4].parent / "shared" / "data" / "fever-symmetric" / "dev.grounding.json"
+FEVER = Path("shared") / "data" / "fever-symmetric" / "dev.grounding.json"
+# ../shared beside the clone; looked for upwards, so a copy of the tree (a mutation run's mutants/) finds it too
+DEV = next((p / FEVER for p in Path(__file__).resolve().parents if (p / FEVER).is_file()),
+           Path(__file__).resolve().parents[4].parent / FEVER)
 
 
 def _judged() -> list[tuple[bool, bool]]:
