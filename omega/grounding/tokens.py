@@ -7,6 +7,17 @@ a sentence says is claim-bearing and must be covered by its cited facts.
 
 A capital letter after a lower-case word ("drug A") is an entity name, kept as a token. Hyphenated words split
 into their parts ("double-blind" -> double, blind); contractions keep "n't" so the negation is seen.
+
+Issue 19 (claims nobody here wrote), each choice resting on §5.1 "Rephrasing factual content without changing
+meaning" and §5.2 "Strengthening claims":
+- negation by idiom and predicate is polarity, not a token: "has yet to", "failed to", "unable to",
+  "insufficient", "refused to", "lacks", "no longer", "turned down", "declined to" (`NEGATION_IDIOM`);
+- a hedge word is a hedge only in hedging use: "May" the month and "appeared in" are content, a modal under
+  negation ("could not") is neither;
+- a unit word is content unless it follows a number ("second-largest" is not "30 seconds");
+- naming is identity: "a capital called Mogadishu", "known as El Libertador" drop the naming verb;
+- each text is read clause by clause (`words.clauses`), with its subject, its nominal ("is a city") and, for a
+  fact, its ranks and the reach of its frequency modifiers, for `binding` and `modifiers`.
 """
 
 from __future__ import annotations
