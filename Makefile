@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: grounding-eval run test venv lint kafka-up kafka-down bench clean
+.PHONY: mutation grounding-eval run test venv lint kafka-up kafka-down bench clean
 
 venv: $(STAMP)
 
@@ -44,6 +44,10 @@ bench: venv
 # Grounding on claims nobody here wrote (issue 19): false support and support recall on FEVER-Symmetric dev, and the
 # per-sentence latency over the same pairs.
 FEVER_DEV ?= ../shared/data/fever-symmetric/dev.grounding.json
+# Mutation score by module (issue 20; hours for all of omega/ on 2 cores): make mutation MODULES="omega.oracle"
+mutation: venv
+	MODULES="$(MODULES)" bash scripts/mutation.sh
+
 grounding-eval: venv
 	$(BIN)/python -m tests.bench.bench_grounding --data $(FEVER_DEV) --repeat 20
 	$(BIN)/python -m tests.bench.bench_grounding
