@@ -274,22 +274,21 @@ def names(text: str) -> tuple[tuple[str, ...], ...]:
     """The runs of capitalised words of a plain text (a sentence's first word unless it is an article, pronoun,
     preposition or the like), lower-cased: the names a partial name may stand for."""
     out: list[tuple[str, ...]] = []
-    for clause in [text]:
-        run: list[str] = []
-        found = words(clause)
-        for i, word in enumerate(found):
-            name_like = word.capitalised and (not word.initial or word.lower not in SENTENCE_OPENERS)
-            joined = i > 0 and not clause[found[i - 1].start + len(found[i - 1].surface):word.start].strip(" -'\"")
-            if run and not joined:
-                out.append(tuple(run))
-                run = []
-            if name_like:
-                run.append(word.lower)
-            elif run:
-                out.append(tuple(run))
-                run = []
-        if run:
+    run: list[str] = []
+    found = words(text)
+    for i, word in enumerate(found):
+        name_like = word.capitalised and (not word.initial or word.lower not in SENTENCE_OPENERS)
+        joined = i > 0 and not text[found[i - 1].start + len(found[i - 1].surface):word.start].strip(" -'\"")
+        if run and not joined:
             out.append(tuple(run))
+            run = []
+        if name_like:
+            run.append(word.lower)
+        elif run:
+            out.append(tuple(run))
+            run = []
+    if run:
+        out.append(tuple(run))
     return tuple(out)
 
 
