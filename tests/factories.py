@@ -28,12 +28,23 @@ _MCP: dict[str, Any] = {
 }
 
 
-def packet(n: int, episode: int, packet_type: str = "ObservationPacket") -> dict[str, Any]:
-    """Packet number `n` of episode `episode`; event time grows with `n`."""
+_FIRST_PACKET_AT = datetime(2025, 12, 21, 11, 0, 0)
+
+
+def packet(n: int, episode: int, packet_type: str = "ObservationPacket", *,
+           distinct_times: bool = False) -> dict[str, Any]:
+    """Packet number `n` of episode `episode`; event time grows with `n`, one second per packet. With
+    `distinct_times`, episode e's packets sit e milliseconds past each second, so no two of the first 1,000
+    episodes share a timestamp (otherwise every episode has the same timestamps)."""
+    if distinct_times:
+        at = _FIRST_PACKET_AT + timedelta(seconds=n, milliseconds=episode % 1000)
+        created_at = at.isoformat(timespec="milliseconds") + "Z"
+    else:
+        created_at = f"2025-12-21T{11 + n // 3600 % 12:02d}:{n // 60 % 60:02d}:{n % 60:02d}Z"
     header = {
         "packet_id": f"pkt_{episode:05d}_{n:06d}",
         "packet_type": packet_type,
-        "created_at": f"2025-12-21T{11 + n // 3600 % 12:02d}:{n // 60 % 60:02d}:{n % 60:02d}Z",
+        "created_at": created_at,
         "layer_source": 6 if packet_type == "ObservationPacket" else 5,
         "correlation_id": f"corr_ep{episode:05d}",
     }
@@ -49,10 +60,11 @@ def packet(n: int, episode: int, packet_type: str = "ObservationPacket") -> dict
     return {"header": header, "mcp": copy.deepcopy(_MCP), "payload": payloads[packet_type]}
 
 
-def episode_packets(episode: int, count: int) -> list[dict[str, Any]]:
-    """A sense -> model -> decide sequence of `count` packets."""
+def episode_packets(episode: int, count: int, *, distinct_times: bool = False) -> list[dict[str, Any]]:
+    """A sense -> model -> decide sequence of `count` packets (`distinct_times`: see `packet`)."""
     kinds = ("ObservationPacket", "BeliefUpdatePacket", "DecisionPacket")
-    return [packet(n, episode, kinds[min(n, 2)] if n < 3 else "ObservationPacket") for n in range(count)]
+    return [packet(n, episode, kinds[min(n, 2)] if n < 3 else "ObservationPacket", distinct_times=distinct_times)
+            for n in range(count)]
 
 
 # ------------------------------------------------------------------ realistic episodes from the bundled examples

@@ -59,10 +59,13 @@ def percentiles(samples: Sequence[float], points: Sequence[int] = (50, 95, 99)) 
     return {p: ordered[min(len(ordered) - 1, max(0, math.ceil(p / 100 * len(ordered)) - 1))] for p in points}
 
 
-def workload(events: int, episodes: int) -> list[dict[str, Any]]:
-    """`events` factory packets over `episodes` episodes, interleaved round-robin (episode order kept)."""
+def workload(events: int, episodes: int, *, distinct_times: bool = True) -> list[dict[str, Any]]:
+    """`events` factory packets over `episodes` episodes, interleaved round-robin (episode order kept). Each
+    episode has its own timestamps; `distinct_times=False` is the earlier variant where every episode repeats
+    the same 100, so a timestamp cache always hits (kept as a named variant, to show what it flattered)."""
     per, extra = divmod(events, episodes)
-    streams = [episode_packets(ep, per + (1 if ep < extra else 0)) for ep in range(episodes)]
+    streams = [episode_packets(ep, per + (1 if ep < extra else 0), distinct_times=distinct_times)
+               for ep in range(episodes)]
     return [s[n] for n in range(per + 1) for s in streams if n < len(s)]
 
 
@@ -404,6 +407,23 @@ class LiveResult:
     arrived_at: dict[str, float] = field(default_factory=dict)
     statuses: Counter[str] = field(default_factory=Counter)
     duplicates: int = 0
+    cpu_seconds: dict[str, float] = field(default_factory=dict)  # per process role, over the phase
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of process `pid` so far (/proc/PID/stat), or None when it cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime: fields 14, 15
+
+
+def cpu_of(pids: Mapping[str, int]) -> dict[str, float]:
+    """CPU seconds so far of each named process (left out when unreadable)."""
+    read = {role: cpu_seconds(pid) for role, pid in pids.items()}
+    return {role: value for role, value in read.items() if value is not None}
 
 
 def avro_encoder(registry: SchemaRegistry) -> Any:
@@ -414,9 +434,11 @@ def avro_encoder(registry: SchemaRegistry) -> Any:
 
 async def _drive(bootstrap: str, prefix: str, registry: SchemaRegistry, warmup: list[dict[str, Any]],
                  packets: list[dict[str, Any]], per_second: float, timeout: float,
-                 avro: bool = False) -> tuple[LiveResult, LiveResult]:
+                 avro: bool = False, pids: Mapping[str, int] | None = None) -> tuple[LiveResult, LiveResult]:
     """Publish the warm-up, wait for its verdicts, then publish `packets` while a task receives verdicts; as
-    JSON to the ingress topic, or (`avro`) as Avro straight to the packets topic."""
+    JSON to the ingress topic, or (`avro`) as Avro straight to the packets topic. The CPU time of each process
+    in `pids` (and of this one, as "bench") is read at the start and end of each phase."""
+    watched = {**(pids or {}), "bench": os.getpid()}
     from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
     json_topic = topic_name(PACKETS if avro else PACKETS_JSON, prefix)
@@ -441,6 +463,7 @@ async def _drive(bootstrap: str, prefix: str, registry: SchemaRegistry, warmup: 
             raws = [(p["header"]["packet_id"], p["header"]["correlation_id"].encode(), encode(p))
                     for p in batch]
             receiver = asyncio.create_task(_receive(consumer, registry, phase, len(raws)))
+            cpu_before = cpu_of(watched)
             start = clock()
             for n, (packet_id, key, raw) in enumerate(raws, start=1):
                 if per_second:
@@ -456,6 +479,10 @@ async def _drive(bootstrap: str, prefix: str, registry: SchemaRegistry, warmup: 
             except TimeoutError:
                 print(f"  TIMEOUT: {len(phase.arrived_at)}/{len(raws)} verdicts after {timeout:.0f} s")
                 break
+            finally:
+                cpu_after = cpu_of(watched)
+                phase.cpu_seconds = {role: cpu_after[role] - cpu_before[role]
+                                     for role in cpu_before.keys() & cpu_after.keys()}
         return phases
     finally:
         await producer.stop()
@@ -510,10 +537,15 @@ def report_live(label: str, phase: LiveResult) -> dict[str, Any]:
     print(f"    latency publish -> verdict received: p50 {pct[50]:.1f} ms  p95 {pct[95]:.1f} ms"
           f"  p99 {pct[99]:.1f} ms  max {pct[100]:.1f} ms; statuses {dict(phase.statuses)},"
           f" duplicates {phase.duplicates}")
+    cpu_ms = {role: seconds * 1e3 / phase.published for role, seconds in sorted(phase.cpu_seconds.items())}
+    if cpu_ms:
+        print("    CPU per packet (/proc/PID/stat, publish start -> last verdict): "
+              + ", ".join(f"{role} {ms:.3f} ms" for role, ms in cpu_ms.items())
+              + f"; all {sum(cpu_ms.values()):.3f} ms")
     return {"published": phase.published, "publish_seconds": phase.publish_seconds, "verdicts": received,
             "seconds": span, "per_second": received / span if span > 0 else math.nan,
             **{f"p{p}_ms" if p < 100 else "max_ms": pct[p] for p in (50, 95, 99, 100)},
-            "statuses": dict(phase.statuses), "duplicates": phase.duplicates}
+            "statuses": dict(phase.statuses), "duplicates": phase.duplicates, "cpu_ms_per_packet": cpu_ms}
 
 
 def settled(workers: list[WorkerProcess]) -> int | None:
@@ -546,7 +578,7 @@ def bench_live(
     `warmup` and `measured` (see `report_live`, empty when the run failed before them)."""
     app_id = f"bench-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     prefix = f"{app_id}."
-    warmup = [p for ep in range(args.episodes, args.episodes + 4) for p in episode_packets(ep, 10)]
+    warmup = [p for ep in range(args.episodes, args.episodes + 4) for p in episode_packets(ep, 10, distinct_times=True)]
     print(f"  broker {bootstrap}, app id / topic prefix {prefix}, {args.live_partitions} partitions,"
           f" {args.live_workers} worker process(es), {len(packets):,} packets"
           + (f" at {args.live_rate:,.0f}/s" if args.live_rate else " as a burst")
@@ -571,8 +603,11 @@ def bench_live(
                     print("\n".join("    " + t for t in worker.log))
                 return result
             print(f"  group settled at generation {generation} after {clock() - started:.1f} s")
+            pids = {f"worker {n}": w.proc.pid for n, w in enumerate(workers)}
+            if args.broker_pid:
+                pids["broker"] = args.broker_pid
             warm, measured = asyncio.run(_drive(bootstrap, prefix, registry, warmup, packets,
-                                                args.live_rate, args.live_timeout, args.live_avro))
+                                                args.live_rate, args.live_timeout, args.live_avro, pids))
             result["warmup"] = report_live(f"warm-up ({len(warmup)} packets)", warm)
             result["measured"] = report_live("measured", measured)
             result["ok"] = len(measured.arrived_at) == len(packets)
@@ -615,6 +650,8 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--live-workers", type=int, default=1,
                         help="worker processes in the live run, all in one consumer group")
     parser.add_argument("--keep-topics", action="store_true", help="leave the bench-* topics on the broker")
+    parser.add_argument("--broker-pid", type=int, default=0,
+                        help="also report the CPU time of this process (the broker's) per packet")
     parser.add_argument("--core-only", action="store_true",
                         help="only the pure core: validator `evolve` over pre-parsed dicts, pinned to one core"
                              " (factory and mixed workloads; --profile profiles the mixed run)")
@@ -636,8 +673,11 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     figures: dict[str, Any] = {"ok": True}
     if args.core_only:
         print(f"\n2b. pure core ({args.events:,} packets over {args.episodes:,} episodes, pre-parsed dicts)")
-        figures["core"] = bench_core({"factory workload": workload(args.events, args.episodes),
-                                      "mixed workload": mixed_workload(args.events, args.episodes)}, args.profile)
+        figures["core"] = bench_core({
+            "factory workload": workload(args.events, args.episodes),
+            "factory workload, shared timestamps": workload(args.events, args.episodes,
+                                                                             distinct_times=False),
+            "mixed workload": mixed_workload(args.events, args.episodes)}, args.profile)
         return figures
     started = clock()
     registry = SchemaRegistry.from_directory()

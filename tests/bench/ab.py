@@ -1,0 +1,118 @@
+"""A/B run of one benchmark: the code of a base commit against the working tree, alternated, in one run.
+
+    python -m tests.bench.ab --base e11c599 --rounds 3 --figure 'p99 +([0-9.,]+) µs' -- bench_grounding --repeat 100
+
+The base is checked out with `git worktree add --detach` in a temporary directory (removed afterwards) and run
+with this virtualenv; each round runs the base, then the working tree (`python -m tests.bench.<module> ARGS`,
+the same arguments, each side from its own tree). `--figure REGEX` names the figure to compare: the first match
+of its first group in each run's output (thousands separators dropped); the table gives base, new and new/base
+per round and the median ratio. On a shared machine only the ratio of runs beside each other means anything.
+Prints, never asserts; exit 1 when a run failed or the figure was not found.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def parser() -> argparse.ArgumentParser:
+    """The command line of `python -m tests.bench.ab`."""
+    cli = argparse.ArgumentParser(prog="python -m tests.bench.ab", description=__doc__,
+                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+    cli.add_argument("--base", required=True, help="the commit to compare against (any git revision)")
+    cli.add_argument("--rounds", type=int, default=3, help="base/new pairs, alternated (default 3)")
+    cli.add_argument("--figure", required=True, type=re.compile,
+                     help="regular expression whose first group is the figure, e.g. 'factory workload: +([0-9,.]+)'")
+    cli.add_argument("--show", type=re.compile, default=None,
+                     help="also print the output lines matching this expression, per run")
+    cli.add_argument("bench", nargs=argparse.REMAINDER, help="-- MODULE [ARGS...]: a module of tests/bench")
+    return cli
+
+
+def figure_in(output: str, pattern: re.Pattern[str]) -> float | None:
+    """The first match of `pattern`'s first group in `output`, as a number (',' dropped), or None."""
+    match = pattern.search(output)
+    if match is None:
+        return None
+    return float(match.group(1).replace(",", ""))
+
+
+def _run(tree: Path, module: str, args: Sequence[str]) -> tuple[int, str]:
+    done = subprocess.run([sys.executable, "-m", f"tests.bench.{module}", *args], cwd=tree, capture_output=True,
+                          text=True, check=False, env={**os.environ, "PYTHONPATH": str(tree)})
+    return done.returncode, done.stdout + done.stderr
+
+
+def _worktree(base: str, where: Path) -> None:
+    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", "--quiet", str(where), base], check=True)
+    shared = REPO.parent / "shared"
+    if shared.exists() and not (where.parent / "shared").exists():
+        (where.parent / "shared").symlink_to(shared)  # the base's tests find the specs and data at ../shared
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the A/B comparison; prints the table."""
+    cli = parser()
+    args = cli.parse_args(argv)
+    bench = [a for a in args.bench if a != "--"] if args.bench[:1] == ["--"] else list(args.bench)
+    if not bench:
+        cli.error("name the benchmark module after --, e.g. -- bench_grounding --repeat 100")
+    if args.rounds < 1:
+        cli.error("--rounds must be positive")
+    module, bench_args = bench[0], bench[1:]
+    commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", args.base], capture_output=True,
+                            text=True, check=True).stdout.strip()
+    head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
+                           capture_output=True, text=True, check=True).stdout.strip()
+    print(f"A/B: base {commit} against the working tree (HEAD {head}{', with changes' if dirty else ''}),"
+          f" {args.rounds} round(s) of `python -m tests.bench.{module} {' '.join(bench_args)}`")
+    rows: list[tuple[float, float]] = []
+    failed = False
+    with tempfile.TemporaryDirectory(prefix="omega-ab-") as tmp:
+        base_tree = Path(tmp) / "base"
+        _worktree(args.base, base_tree)
+        try:
+            for round_no in range(1, args.rounds + 1):
+                values: list[float | None] = []
+                for side, tree in (("base", base_tree), ("new", REPO)):
+                    code, output = _run(tree, module, bench_args)
+                    value = figure_in(output, args.figure)
+                    if args.show is not None:
+                        for line in output.splitlines():
+                            if args.show.search(line):
+                                print(f"  round {round_no} {side}: {line.strip()}")
+                    if code != 0 or value is None:
+                        failed = True
+                        found = "not found" if value is None else value
+                        print(f"  round {round_no} {side}: exit {code}, figure {found}")
+                        print("\n".join("    " + t for t in output.splitlines()[-15:]))
+                    values.append(value)
+                base_value, new_value = values
+                if base_value is not None and new_value is not None:
+                    rows.append((base_value, new_value))
+        finally:
+            subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(base_tree)], check=False)
+    print("\n| round | base | new | new / base |\n|---|---|---|---|")
+    for n, (base_value, new_value) in enumerate(rows, start=1):
+        ratio = new_value / base_value if base_value else float("nan")
+        print(f"| {n} | {base_value:,.1f} | {new_value:,.1f} | {ratio:.2f} |")
+    if rows:
+        ratios = [new / base for base, new in rows if base]
+        print(f"median new / base over {len(ratios)} round(s): {statistics.median(ratios):.2f}")
+    return 1 if failed or not rows else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
