@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 BIN=.venv/bin
 # mutmut 3.7.0: the newest whose click requirement faust-streaming (click < 8.4) accepts
 "$BIN/pip" install --quiet "mutmut==3.7.0" "click>=8.1,<8.4"
-MODULES=${MODULES:-omega.oracle omega.grounding omega.answers omega.packets omega.agents}
+MODULES=${MODULES:-streams omega.packets omega.agents omega.oracle omega.answers omega.grounding}
 # The tests find the specs and data at ../shared from the tree they run in; in mutants/ that is ./shared here.
 if [ ! -e shared ]; then
     ln -s ../shared shared
