@@ -78,6 +78,7 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
               f"{metrics.labelled_unsupported}), support recall {recall:.4f} "
               f"({passed} of {metrics.labelled_supported})")
     return {"false_support_rate": metrics.false_support_rate, "support_recall": recall,
+            "labelled_supported": metrics.labelled_supported, "labelled_unsupported": metrics.labelled_unsupported,
             "sentences": len(work), "count": len(times), "seconds": wall, "per_second": len(times) / wall,
             **{f"p{p:g}_us": v for p, v in micro.items()}, "max_us": times[-1] * 1e6}
 

@@ -69,6 +69,12 @@ TWO_WORKERS_TARGET = Target("≥ 5,000 packets/s", ">=", 5_000)
 P99_TARGET = Target("p99 ≤ 100 ms at 1,000/s", "<=", 100)
 REBUILD_TARGET = Target("≥ 10,000 events/s", ">=", 10_000)
 GROUNDING_TARGET = Target("< 1 ms per sentence (p99)", "<", 1_000)
+FALSE_SUPPORT_TARGET = Target("≤ 1% (FEVER-Symmetric dev)", "<=", 1.0)  # issue 19
+RECALL_TARGET = Target("≥ 35% (FEVER-Symmetric dev)", ">=", 35.0)  # issue 19
+FEVER_DEV = REPO.parent / "shared" / "data" / "fever-symmetric" / "dev.grounding.json"
+GROUNDING_SETS = (("FEVER-Symmetric dev", FEVER_DEV, "../shared/data/fever-symmetric/dev.grounding.json"),
+                  ("own suite (in-sample)", REPO / "tests" / "data" / "grounding", "tests/data/grounding"),
+                  ("blind half", REPO / "tests" / "data" / "grounding_blind", "tests/data/grounding_blind"))
 
 
 @dataclass(frozen=True)
@@ -336,6 +342,28 @@ def bench_grounding(ctx: Context, out: Outcome) -> None:
                               GROUNDING_TARGET))
 
 
+def bench_grounding_quality(ctx: Context, out: Outcome) -> None:
+    """False support and support recall of the checker on FEVER-Symmetric dev and on both halves of our suite."""
+    from tests.bench import bench_grounding as module
+
+    for name, path, shown in GROUNDING_SETS:
+        if not path.exists():
+            out.figures.append(Figure(out.name, f"grounding on {name}", math.nan, "", "", f"{path} not found"))
+            continue
+        raw = module.run(["--repeat", "1", "--data", str(path)])
+        out.raw[name] = raw
+        command = f"python -m tests.bench.bench_grounding --repeat 1 --data {shown}"
+        fever = path == FEVER_DEV
+        unsupported, supported = raw["labelled_unsupported"], raw["labelled_supported"]
+        out.figures.append(Figure(out.name, f"grounding on {name}: false support rate",
+                                  100 * raw["false_support_rate"], "%", command,
+                                  f"{round(raw['false_support_rate'] * unsupported)} of {unsupported} unsupported"
+                                  " sentences pass", FALSE_SUPPORT_TARGET if fever else None))
+        out.figures.append(Figure(out.name, f"grounding on {name}: support recall", 100 * raw["support_recall"], "%",
+                                  command, f"{round(raw['support_recall'] * supported)} of {supported} supported"
+                                  " sentences pass", RECALL_TARGET if fever else None))
+
+
 # (label, workers, events, rate, quick events, Avro producers): JSON goes through the ingress agent first (two
 # agent hops per packet), Avro straight to the validator, as Avro producers publish.
 LIVE_RUNS = (
@@ -439,6 +467,8 @@ BENCHES = (
     Bench("oracle", "Phase Q oracle, core and `omega check oracle`", bench_oracle),
     Bench("answers", "DS005 ingest and answers over tests/data/answers/suite.json", bench_answers),
     Bench("grounding", "grounding checker per sentence", bench_grounding),
+    Bench("grounding-quality", "grounding false support and recall: FEVER-Symmetric dev, own suite, blind half",
+          bench_grounding_quality),
     Bench("projections", "projection rebuild into SQLite (and PostgreSQL)", bench_projections),
     Bench("e2e", "end to end through a real broker: 1 and 2 workers, burst and paced", bench_e2e),
     Bench("projections-kafka", "projection rebuild from Kafka into SQLite (and PostgreSQL)", bench_projections_kafka),
