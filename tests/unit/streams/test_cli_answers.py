@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
-import threading
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 from streams.cli import main
 from tests.unit.omega.answers.support import PARAGRAPH, first_facts
+from tests.unit.streams.fake_llm import FakeChatLLM, serving
 
 SUITE = Path(__file__).resolve().parents[2] / "data" / "answers" / "suite.json"
 SPELLINGS = SUITE.with_name("version_spellings.json")
@@ -93,48 +92,11 @@ def _facts(count: int) -> str:
     return json.dumps(first_facts(count))
 
 
-class _NoisyLLM:
-    """A chat-completions endpoint answering each request with the next scripted reply (a noisy LLM)."""
-
-    def __init__(self, replies: list[str]) -> None:
-        self.replies = list(replies)
-        self.requests = 0
-        llm = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                self.rfile.read(int(self.headers["Content-Length"]))
-                llm.requests += 1
-                data = json.dumps({"choices": [{"message": {"content": llm.replies.pop(0)}}]}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-
 @pytest.fixture
-def noisy_llm() -> Iterator[Callable[..., _NoisyLLM]]:
-    servers: list[tuple[_NoisyLLM, threading.Thread]] = []
-
-    def start(*counts: int) -> _NoisyLLM:
-        llm = _NoisyLLM([_facts(c) for c in counts])
-        thread = threading.Thread(target=llm.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-        thread.start()
-        servers.append((llm, thread))
-        return llm
-
-    yield start
-    for llm, thread in servers:
-        llm.httpd.shutdown()
-        llm.httpd.server_close()
-        thread.join()
+def noisy_llm() -> Iterator[Callable[..., FakeChatLLM]]:
+    """A noisy LLM: each request answered with the next scripted reply (the first `count` sentences' facts)."""
+    with contextlib.ExitStack() as stack:
+        yield lambda *counts: stack.enter_context(serving(FakeChatLLM([_facts(c) for c in counts])))
 
 
 @pytest.mark.parametrize(("counts", "mean", "exit_code"), [
@@ -144,13 +106,13 @@ def noisy_llm() -> Iterator[Callable[..., _NoisyLLM]]:
     ((6, 2), 1 / 3, 1),
 ])
 def test_check_extraction_exits_1_when_the_mean_jaccard_is_below_0_8(
-    tmp_path: Path, noisy_llm: Callable[..., _NoisyLLM], counts: tuple[int, int], mean: float, exit_code: int
+    tmp_path: Path, noisy_llm: Callable[..., FakeChatLLM], counts: tuple[int, int], mean: float, exit_code: int
 ) -> None:
     doc = tmp_path / "doc.txt"
     doc.write_text(PARAGRAPH + "\n", encoding="utf-8")
     llm = noisy_llm(*counts)
     result = CliRunner().invoke(main, ["check", "extraction", str(doc), "--runs", "2", "--llm-url", llm.url])
-    assert llm.requests == 2
+    assert len(llm.requests) == 2
     [line] = [json.loads(out) for out in result.stdout.splitlines()]
     assert (line["chunkId"], line["factCounts"]) == ("doc/c0", list(counts))
     assert line["meanJaccard"] == pytest.approx(mean)
@@ -160,7 +122,7 @@ def test_check_extraction_exits_1_when_the_mean_jaccard_is_below_0_8(
 
 
 def test_check_extraction_exits_1_when_any_one_chunk_is_unreliable(
-    tmp_path: Path, noisy_llm: Callable[..., _NoisyLLM]
+    tmp_path: Path, noisy_llm: Callable[..., FakeChatLLM]
 ) -> None:
     doc = tmp_path / "doc.txt"
     doc.write_text(PARAGRAPH + "\n\n" + PARAGRAPH + "\n", encoding="utf-8")

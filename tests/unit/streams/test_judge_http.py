@@ -3,10 +3,7 @@
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -14,54 +11,19 @@ import pytest
 from omega.grounding.verdict import Evidence, Sentence, verify_sentence
 from streams.judge_http import OpenAICompatibleJudge, parse_reply
 from tests.unit.omega.grounding.support import TRIAL
+from tests.unit.streams.fake_llm import FakeChatLLM, serving
 
 PARAPHRASE = ("Drug A brought systolic blood pressure down by 12 mmHg over 24 weeks in adults aged 65 or older in a "
               "randomised controlled trial. [F1]")
 
 
-class Server:
-    """A chat-completions endpoint answering with `reply` (a dict -> JSON body; `status` other than 200 -> error)."""
-
-    def __init__(self) -> None:
-        self.reply: Any = {"entailed": True, "reason": "same meaning"}
-        self.status, self.delay, self.requests = 200, 0.0, list[dict[str, Any]]()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
-                if server.delay:
-                    threading.Event().wait(server.delay)
-                content = server.reply if isinstance(server.reply, str) else json.dumps(server.reply)
-                data = json.dumps({"choices": [{"message": {"role": "assistant", "content": content}}]}).encode()
-                self.send_response(server.status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, format: str, *args: Any) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True  # a handler still sleeping for the slow case must not hold the shutdown
-        self.httpd.handle_error = lambda request, address: None  # type: ignore[method-assign]  # client gave up
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-
-
 @pytest.fixture
-def server() -> Iterator[Server]:
-    srv = Server()
-    thread = threading.Thread(target=srv.httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True)
-    thread.start()
-    yield srv
-    srv.httpd.shutdown()
-    srv.httpd.server_close()
-    thread.join()
+def server() -> Iterator[FakeChatLLM]:
+    with serving(FakeChatLLM()) as llm:
+        yield llm
 
 
-def test_the_judge_posts_a_deterministic_chat_completion_and_reads_the_answer(server: Server) -> None:
+def test_the_judge_posts_a_deterministic_chat_completion_and_reads_the_answer(server: FakeChatLLM) -> None:
     judge = OpenAICompatibleJudge(server.url, "judge-model", api_key="k-test", timeout=5)
     answer = judge.entails("X lowered Y.", ["X reduced Y."])
     assert (answer.entailed, answer.reason) == (True, "same meaning")
@@ -73,14 +35,14 @@ def test_the_judge_posts_a_deterministic_chat_completion_and_reads_the_answer(se
     assert sent["auth"] == "Bearer k-test"
 
 
-def test_the_judge_passes_a_paraphrase_uncertain_sentence_end_to_end(server: Server) -> None:
+def test_the_judge_passes_a_paraphrase_uncertain_sentence_end_to_end(server: FakeChatLLM) -> None:
     judge = OpenAICompatibleJudge(server.url, "m", timeout=5)
     verdict = verify_sentence(Sentence(1, PARAPHRASE), Evidence(frozenset({"F1"}), {"F1": TRIAL}), judge)
     assert verdict.outcome == "PASS"
     assert "same meaning" in verdict.rationale
 
 
-def test_a_no_from_the_judge_keeps_the_sentence_fail(server: Server) -> None:
+def test_a_no_from_the_judge_keeps_the_sentence_fail(server: FakeChatLLM) -> None:
     server.reply = {"entailed": False, "reason": "adds a claim"}
     judge = OpenAICompatibleJudge(server.url, "m", timeout=5)
     verdict = verify_sentence(Sentence(1, PARAPHRASE), Evidence(frozenset({"F1"}), {"F1": TRIAL}), judge)
@@ -95,7 +57,7 @@ def test_a_no_from_the_judge_keeps_the_sentence_fail(server: Server) -> None:
     (200, {"entailed": True}, 1.0),  # too slow for the timeout
 ])
 def test_any_failure_of_the_judge_is_unavailable_and_the_sentence_stays_fail(
-    server: Server, status: int, reply: Any, delay: float
+    server: FakeChatLLM, status: int, reply: Any, delay: float
 ) -> None:
     server.status, server.reply, server.delay = status, reply, delay
     judge = OpenAICompatibleJudge(server.url, "m", timeout=0.3)
