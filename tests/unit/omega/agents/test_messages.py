@@ -26,7 +26,16 @@ from omega.canonical import canonical_json, derived_id
 SCHEMA_DIR = Path(__file__).resolve().parents[4] / "schemas_avro"
 SESSION = "sess-1"
 T0 = "2026-01-26T09:00:00Z"
-DELETE = object()
+
+
+class _Delete:
+    """The field is removed (a stable repr, so the test ids are the same in every run)."""
+
+    def __repr__(self) -> str:
+        return "DELETE"
+
+
+DELETE = _Delete()
 
 SPEC_YAML = """\
 message:
