@@ -39,6 +39,15 @@ def configure_logging(level: str = "INFO") -> None:
     )
 
 
+def error_text(exc: BaseException) -> str:
+    """`Type: message` for a log field; aiokafka's errors already start their text with their type's name, so it
+    is not repeated."""
+    text, name = str(exc), type(exc).__name__
+    if not text:
+        return name
+    return text if text.startswith(name) else f"{name}: {text}"
+
+
 def get_logger(name: str) -> structlog.typing.FilteringBoundLogger:
     """A named structlog logger."""
     logger: structlog.typing.FilteringBoundLogger = structlog.get_logger(name)

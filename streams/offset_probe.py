@@ -19,6 +19,8 @@ import structlog
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import KafkaError
 
+from streams.logs import error_text
+
 log = structlog.get_logger("omega.transport")
 
 
@@ -44,7 +46,7 @@ class OffsetProbe:
                 batch = await consumer.getmany(tp, timeout_ms=timeout_ms or self.timeout_ms, max_records=1)
             except KafkaError as exc:
                 log.warning("offset_probe_failed", topic=topic, partition=partition, offset=offset,
-                            error=f"{type(exc).__name__}: {exc}")
+                            error=error_text(exc))
                 return None
         records = batch.get(tp) or []
         return records[0].offset if records else None

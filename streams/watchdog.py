@@ -12,7 +12,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from streams.logs import get_logger
+from streams.logs import error_text, get_logger
 
 log = get_logger(__name__)
 
@@ -136,7 +136,7 @@ def install(app: Any, processed: Mapping[tuple[str, int], int], stall_seconds: f
         try:
             progress = await look(app, processed, inputs)
         except Exception as exc:  # noqa: BLE001 - mid-rebalance or broker away: no judgement this round
-            log.info("stall_watch_skipped", error=f"{type(exc).__name__}: {exc}")
+            log.info("stall_watch_skipped", error=error_text(exc))
             watch.forget()
             return
         stalls = watch.observe(app.loop.time(), progress)

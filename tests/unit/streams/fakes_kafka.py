@@ -155,9 +155,12 @@ class FakeConsumer:
                       max_records: int | None = None) -> dict[TopicPartition, list[FakeRecord]]:
         """The records from each partition's position on (those this isolation level sees); {} when none.
 
-        It yields to the loop first, as a fetch does; a partition no longer assigned by then returns nothing."""
-        tps = [_tp(tp) for tp in partitions] or sorted(self._assigned)
-        self.calls.append(("getmany", tps, timeout_ms, max_records))
+        Without `partitions`, every assigned one (as aiokafka does); the call is recorded with the partitions asked
+        for, [] when none. It yields to the loop first, as a fetch does; a partition no longer assigned by then
+        returns nothing."""
+        asked = [_tp(tp) for tp in partitions]
+        tps = asked or sorted(self._assigned)
+        self.calls.append(("getmany", asked, timeout_ms, max_records))
         if not set(tps) <= self._assigned:
             raise IllegalStateError(f"{set(tps) - self._assigned} not assigned")
         await asyncio.sleep(0)

@@ -63,6 +63,13 @@ def test_a_rewind_is_asked_once_until_it_is_overdue() -> None:
     assert order.rewind_to(TP0, now=105.5) == 10  # they never came: ask again
 
 
+def test_a_rewind_is_asked_again_when_exactly_retry_seconds_have_passed() -> None:
+    order = tracking(p0=10)  # retry_seconds=5.0
+    assert order.rewind_to(TP0, now=100.0) == 10
+    assert order.rewind_to(TP0, now=104.75) is None  # 4.75 s: still on its way
+    assert order.rewind_to(TP0, now=105.0) == 10  # 5 s: overdue
+
+
 def test_a_new_expected_offset_is_rewound_to_at_once() -> None:
     order = tracking(p0=10)
     order.rewind_to(TP0, now=100.0)

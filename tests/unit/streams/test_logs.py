@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import logging
 
-from streams.logs import RepeatFilter, thin_repeats
+from aiokafka.errors import KafkaConnectionError
+
+from streams.logs import RepeatFilter, error_text, thin_repeats
 
 
 class Clock:
@@ -59,3 +61,15 @@ def test_thin_repeats_attaches_one_filter_to_the_client_loggers_only() -> None:
     finally:
         for name in list(logging.Logger.manager.loggerDict):
             logging.getLogger(name).removeFilter(thin)
+
+
+def test_a_plain_exception_is_named_then_its_message() -> None:
+    assert error_text(ValueError("bad offset")) == "ValueError: bad offset"
+
+
+def test_an_aiokafka_error_that_names_itself_is_not_named_twice() -> None:
+    assert error_text(KafkaConnectionError("broker gone")) == "KafkaConnectionError: broker gone"
+
+
+def test_an_exception_without_a_message_is_just_its_type() -> None:
+    assert error_text(TimeoutError()) == "TimeoutError"

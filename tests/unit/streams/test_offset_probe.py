@@ -9,6 +9,7 @@ import asyncio
 import pytest
 from aiokafka import TopicPartition
 from aiokafka.errors import KafkaConnectionError
+from structlog.testing import capture_logs
 
 from streams import offset_probe
 from streams.offset_probe import OffsetProbe
@@ -95,6 +96,38 @@ async def test_one_record_is_fetched_within_the_timeout(cluster: FakeCluster, pr
     [consumer] = cluster.consumers
     fetches = [c for c in consumer.calls if c[0] == "getmany"]
     assert fetches == [("getmany", [TopicPartition(TOPIC, 0)], 250, 1), ("getmany", [TopicPartition(TOPIC, 0)], 40, 1)]
+
+
+async def test_the_fetch_names_the_asked_partition(cluster: FakeCluster, probe: OffsetProbe) -> None:
+    # not "whatever is assigned": the fetch itself says which partition the answer must come from
+    cluster.log(TOPIC, 0, [0, 1, 2])
+    cluster.log(TOPIC, 3, [5, 9])
+    await probe.first_at_or_after(TOPIC, 3, 6)
+    await probe.first_at_or_after(TOPIC, 0, 1)
+
+    [consumer] = cluster.consumers
+    assert [c[1] for c in consumer.calls if c[0] == "getmany"] == [[TopicPartition(TOPIC, 3)],
+                                                                    [TopicPartition(TOPIC, 0)]]
+
+
+async def test_the_broker_is_given_five_seconds_by_default(cluster: FakeCluster) -> None:
+    probe = OffsetProbe("broker:9092", {})  # as the app builds it (streams/app.py)
+    cluster.log(TOPIC, 0, [0])
+    await probe.first_at_or_after(TOPIC, 0, 0)
+
+    [consumer] = cluster.consumers
+    assert [c[2] for c in consumer.calls if c[0] == "getmany"] == [5_000]
+
+
+async def test_a_broker_error_is_logged_with_the_partition_offset_and_error(
+        cluster: FakeCluster, probe: OffsetProbe) -> None:
+    cluster.log(TOPIC, 2, [0, 1])
+    cluster.fail_with = KafkaConnectionError("broker gone")
+    with capture_logs() as logs:
+        await probe.first_at_or_after(TOPIC, 2, 1)
+
+    assert logs == [{"event": "offset_probe_failed", "log_level": "warning", "topic": TOPIC, "partition": 2,
+                     "offset": 1, "error": "KafkaConnectionError: broker gone"}]
 
 
 async def test_a_broker_error_is_answered_none(cluster: FakeCluster, probe: OffsetProbe) -> None:

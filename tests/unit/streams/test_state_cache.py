@@ -138,6 +138,19 @@ def test_the_cache_holds_exactly_its_size() -> None:
     assert decoder.calls == ["k0", "k1"]
 
 
+def test_the_cache_holds_ten_thousand_entries_by_default() -> None:
+    decoder = Decoder()
+    cache: DecodedCache[str] = DecodedCache(decoder)
+    stored = [{"v": i} for i in range(10_001)]
+    for i, value in enumerate(stored):
+        cache.put(f"k{i}", value, f"cached k{i}")
+    assert cache.get("k1", stored[1]) == "cached k1"  # the second one in is still there
+    assert cache.get("k10000", stored[10_000]) == "cached k10000"
+    assert decoder.calls == []
+    assert cache.get("k0", stored[0]) == "decoded k0=0"  # the 10,001st put evicted the first
+    assert decoder.calls == ["k0"]
+
+
 def test_a_small_record_is_not_checked() -> None:
     def value() -> object:
         raise AssertionError("a record under the check threshold must not be serialised")

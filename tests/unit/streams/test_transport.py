@@ -22,6 +22,7 @@ import pytest
 from aiokafka import TopicPartition
 from aiokafka.errors import KafkaConnectionError
 from faust.types import TP
+from structlog.testing import capture_logs
 
 from streams import offset_probe
 from streams.app import create_app
@@ -95,6 +96,24 @@ async def test_the_worker_consumer_reads_only_committed_records(cluster: FakeClu
     kafka = worker.consumer._thread._create_worker_consumer(worker.app.transport)
     await kafka.start()
     assert kafka.started_with["isolation_level"] == "read_committed"  # aborted transactions are never judged
+
+
+async def test_the_consumer_thread_hands_its_results_to_the_consumers_event_loop() -> None:
+    # the thread's answers (fetches, offsets, commits) resolve futures of the consumer's loop, not of whichever
+    # loop is running when the consumer is built
+    app = faust.App("omega-transport-test", broker="kafka://broker:9092", store="memory://", web_enabled=False)
+    consumer_loop = asyncio.new_event_loop()
+    try:
+        app.transport = transport_class(50, OffsetProbe("broker:9092", {}))(app.conf.broker_consumer, app,
+                                                                             loop=consumer_loop)
+        consumer: Any = app.consumer
+        try:
+            assert consumer.loop is consumer_loop
+            assert consumer._thread.parent_loop is consumer_loop
+        finally:
+            consumer._thread.thread_loop.close()
+    finally:
+        consumer_loop.close()
 
 
 async def test_the_worker_consumer_long_polls_for_the_configured_wait_not_fausts(cluster: FakeCluster) -> None:
@@ -180,6 +199,19 @@ async def test_a_rewind_that_brought_nothing_is_asked_again_once_overdue(worker:
     assert worker.kafka.seeks() == [(TopicPartition(TOPIC, 0), 10), (TopicPartition(TOPIC, 0), 10)]
 
 
+async def test_a_rewind_is_logged_with_the_partition_the_expected_offset_and_the_record_got(
+        worker: Worker) -> None:
+    worker.cluster.log(TOPIC, 0, range(0, 20))
+    worker.cluster.committed[TopicPartition(TOPIC, 0)] = 10
+    await worker.assigned(TP0)
+
+    assert await worker.admits(10) == [True]
+    with capture_logs() as logs:
+        assert await worker.admits(13) == [False]  # 11 and 12 passed over
+    assert logs == [{"event": "input_rewound", "log_level": "warning", "topic": TOPIC, "partition": 0,
+                     "expected": 11, "got": 13}]
+
+
 async def test_offsets_holding_no_record_are_passed_without_a_rewind(worker: Worker) -> None:
     worker.cluster.log(TOPIC, 0, [10, 13, 14])  # 11: a commit marker, 12: compacted away
     worker.cluster.committed[TopicPartition(TOPIC, 0)] = 10
@@ -199,6 +231,23 @@ async def test_an_aborted_transactions_records_are_passed_without_a_rewind(worke
 
     assert await worker.admits(10, 13) == [True, True]
     assert worker.kafka.seeks() == []
+
+
+async def test_a_gap_is_logged_with_the_partition_the_expected_offset_and_the_next_stored_one(
+        worker: Worker) -> None:
+    tp3 = TP(TOPIC, 3)
+    worker.cluster.log(TOPIC, 3, [10, 14, 15])  # 11..13 hold nothing
+    worker.cluster.committed[TopicPartition(TOPIC, 3)] = 10
+    await worker.assigned(tp3)
+
+    assert await worker.admits(10, tp=tp3) == [True]
+    with capture_logs() as logs:
+        assert await worker.admits(15, tp=tp3) == [False]  # 14 is stored: passed over, read again
+    assert logs == [
+        {"event": "input_gap", "log_level": "info", "topic": TOPIC, "partition": 3, "expected": 11, "next": 14},
+        {"event": "input_rewound", "log_level": "warning", "topic": TOPIC, "partition": 3, "expected": 14,
+         "got": 15},
+    ]
 
 
 async def test_a_gap_before_a_passed_over_record_is_passed_and_the_record_read_again(worker: Worker) -> None:
@@ -256,6 +305,17 @@ async def test_a_committed_offset_of_zero_reads_from_the_log_start(worker: Worke
     assert await worker.admits(1) == [False]
     assert worker.kafka.seeks() == [(TopicPartition(TOPIC, 0), 0)]
     assert await worker.admits(0, 1) == [True, True]
+
+
+async def test_without_a_committed_offset_or_a_known_log_start_reading_starts_at_the_first_record_read(
+        worker: Worker) -> None:
+    worker.cluster.log(TOPIC, 0, range(0, 20))
+    await worker.assigned(TP0)
+    worker.kafka.beginning_offsets = AsyncMock(return_value={})  # the broker named no start for the partition
+
+    assert await worker.admits(17, 18) == [True, True]
+    assert await worker.admits(16) == [False]  # before the first record read: not this assignment's
+    assert worker.kafka.seeks() == []
 
 
 async def test_without_a_committed_offset_under_latest_reading_starts_at_the_first_record_read(
