@@ -9,7 +9,9 @@ keyed by its corpus. (A GlobalTable would give every worker every fact, but Faus
 reliably replicate writes between workers: faust-streaming issue 283; our two-worker test showed it.)
 Event times come from the record timestamp (the epoch when there is none), and every id is derived from
 content, so a redelivered document or question gives byte-identical outputs. Rejected facts are dead
-letters (FACT_REJECTED, one per rejection), never silently dropped; so is any input that cannot be read.
+letters (FACT_REJECTED, one per rejection), never silently dropped; so is any input that cannot be read, a
+document with nothing to ingest (blank text and no manual facts: INVALID_DOCUMENT) and a document from which
+no fact came (NO_FACTS): every document is answered by at least one record.
 """
 
 from __future__ import annotations
@@ -69,6 +71,10 @@ class AnswersStage:
                                               source.timestamp_ms))
         for index, rejection in enumerate((*done.rejections, *extra.rejections), start=1):
             emits.append(self.pipeline.dead_letter(raw, source, "FACT_REJECTED", _rejected(rejection), part=index))
+        if not emits:  # never silent: a document that adds nothing to its corpus says so
+            emits.append(self.pipeline.dead_letter(
+                raw, source, "NO_FACTS", f"document {doc_id!r}: no fact extracted from its {len(done.chunks)}"
+                " chunk(s) and no manual fact"))
         return emits
 
     def fact(self, raw: bytes, source: Source) -> tuple[Fact | None, list[Emit]]:
@@ -103,7 +109,7 @@ class AnswersStage:
 
 def _document_fields(doc: Mapping[str, Any]) -> tuple[str, str | None, str, list[Any]]:
     doc_id, version, text, manual = doc.get("docId"), doc.get("version"), doc.get("text"), doc.get("facts")
-    if not isinstance(doc_id, str) or not doc_id:
+    if not isinstance(doc_id, str) or not doc_id.strip():
         raise InputRejected("INVALID_DOCUMENT", "docId must be a non-empty string")
     if version is not None and not isinstance(version, str):
         raise InputRejected("INVALID_DOCUMENT", "version must be a string or absent")
@@ -111,6 +117,8 @@ def _document_fields(doc: Mapping[str, Any]) -> tuple[str, str | None, str, list
         raise InputRejected("INVALID_DOCUMENT", "text must be a string")
     if manual is not None and not isinstance(manual, list):
         raise InputRejected("INVALID_DOCUMENT", "facts must be a list of manual facts or absent")
+    if not text.strip() and not manual:
+        raise InputRejected("INVALID_DOCUMENT", "text is empty and there are no manual facts: nothing to ingest")
     return doc_id, version, text, list(manual or [])
 
 

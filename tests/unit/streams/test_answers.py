@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
+
 from omega.answers.ingest import ingest
 from omega.answers.model import fact_from_dict
 from omega.answers.store import FactStore
@@ -57,3 +59,34 @@ def test_a_fact_keeps_its_spelling_through_avro_and_is_compared_in_canonical_for
     assert back == fact
     assert (back.version, back.version_key) == ("V2.0", "2.0")
     assert FactStore([back]).query(version="v2.0") == [back]
+
+
+# ------------------------------------------------------------------ every document is answered by a record
+def _ingest(pipeline: Pipeline, document: dict[str, Any]) -> list[Any]:
+    return AnswersStage(pipeline).document(json.dumps(document).encode(), SOURCE)
+
+
+@pytest.mark.parametrize("document", [
+    {"docId": "d", "text": ""},
+    {"docId": "d", "text": "  \n\t "},
+    {"docId": "d", "text": "", "facts": []},
+], ids=["empty", "blank", "empty-no-manual"])
+def test_a_document_with_nothing_to_ingest_is_refused(pipeline: Pipeline, document: dict[str, Any]) -> None:
+    [emit] = _ingest(pipeline, document)
+    assert emit.topic is DEAD_LETTERS
+    assert emit.record["error_class"] == "INVALID_DOCUMENT"
+    assert emit.record["reason"] == "text is empty and there are no manual facts: nothing to ingest"
+
+
+@pytest.mark.parametrize("doc_id", [" ", "\t", ""], ids=["space", "tab", "empty"])
+def test_a_blank_doc_id_is_refused(pipeline: Pipeline, doc_id: str) -> None:
+    [emit] = _ingest(pipeline, {"docId": doc_id, "text": EXPIRY})
+    assert (emit.topic, emit.record["error_class"]) == (DEAD_LETTERS, "INVALID_DOCUMENT")
+    assert emit.record["reason"] == "docId must be a non-empty string"
+
+
+def test_a_document_from_which_no_fact_comes_says_so(pipeline: Pipeline) -> None:
+    [emit] = _ingest(pipeline, {"docId": "notes", "text": "Hello there."})
+    assert emit.topic is DEAD_LETTERS
+    assert emit.record["error_class"] == "NO_FACTS"
+    assert emit.record["reason"] == "document 'notes': no fact extracted from its 1 chunk(s) and no manual fact"
