@@ -1,13 +1,15 @@
 """A/B run of one benchmark: the code of a base commit against the working tree, alternated, in one run.
 
-    python -m tests.bench.ab --base e11c599 --rounds 3 --figure 'p99 +([0-9.,]+) µs' -- bench_grounding --repeat 100
+    python -m tests.bench.ab --base e11c599 --rounds 3 --figure 'p99 ([0-9.,]+),' -- bench_grounding --repeat 100
+    python -m tests.bench.ab --base e11c599 --figure '"false_support_rate":([0-9.]+)' -- omega check grounding F --eval
 
 The base is checked out with `git worktree add --detach` in a temporary directory (removed afterwards) and run
-with this virtualenv; each round runs the base, then the working tree (`python -m tests.bench.<module> ARGS`,
-the same arguments, each side from its own tree). `--figure REGEX` names the figure to compare: the first match
-of its first group in each run's output (thousands separators dropped); the table gives base, new and new/base
-per round and the median ratio. On a shared machine only the ratio of runs beside each other means anything.
-Prints, never asserts; exit 1 when a run failed or the figure was not found.
+with this virtualenv; each round runs the base, then the working tree (`python -m tests.bench.<module> ARGS`, or
+`python -m streams.cli ARGS` for `omega ARGS`; the same arguments, each side from its own tree). `--figure REGEX`
+names the figure to compare: the first match of its first group in each run's output (thousands separators
+dropped); the table gives base, new and new/base per round and the median ratio. On a shared machine only the
+ratio of runs beside each other means anything. Prints, never asserts; exit 1 when a run's figure was not found
+(its last lines are printed).
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ def parser() -> argparse.ArgumentParser:
                      help="regular expression whose first group is the figure, e.g. 'factory workload: +([0-9,.]+)'")
     cli.add_argument("--show", type=re.compile, default=None,
                      help="also print the output lines matching this expression, per run")
-    cli.add_argument("bench", nargs=argparse.REMAINDER, help="-- MODULE [ARGS...]: a module of tests/bench")
+    cli.add_argument("bench", nargs=argparse.REMAINDER,
+                     help="-- MODULE [ARGS...]: a module of tests/bench, or `omega` and a command of the CLI")
     return cli
 
 
@@ -47,9 +50,16 @@ def figure_in(output: str, pattern: re.Pattern[str]) -> float | None:
     return float(match.group(1).replace(",", ""))
 
 
+def command(module: str, args: Sequence[str]) -> list[str]:
+    """`omega ARGS` runs the CLI of the tree (`python -m streams.cli`); anything else is a tests/bench module."""
+    if module == "omega":
+        return [sys.executable, "-m", "streams.cli", *args]
+    return [sys.executable, "-m", f"tests.bench.{module}", *args]
+
+
 def _run(tree: Path, module: str, args: Sequence[str]) -> tuple[int, str]:
-    done = subprocess.run([sys.executable, "-m", f"tests.bench.{module}", *args], cwd=tree, capture_output=True,
-                          text=True, check=False, env={**os.environ, "PYTHONPATH": str(tree)})
+    done = subprocess.run(command(module, args), cwd=tree, capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": str(tree)})
     return done.returncode, done.stdout + done.stderr
 
 
@@ -76,8 +86,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                           text=True, check=True).stdout.strip()
     dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True, check=True).stdout.strip()
+    shown = " ".join(["omega" if module == "omega" else f"python -m tests.bench.{module}", *bench_args])
     print(f"A/B: base {commit} against the working tree (HEAD {head}{', with changes' if dirty else ''}),"
-          f" {args.rounds} round(s) of `python -m tests.bench.{module} {' '.join(bench_args)}`")
+          f" {args.rounds} round(s) of `{shown}`")
     rows: list[tuple[float, float]] = []
     failed = False
     with tempfile.TemporaryDirectory(prefix="omega-ab-") as tmp:
@@ -93,7 +104,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                         for line in output.splitlines():
                             if args.show.search(line):
                                 print(f"  round {round_no} {side}: {line.strip()}")
-                    if code != 0 or value is None:
+                    if value is None:  # an exit code other than 0 alone is data (a check that found faults)
                         failed = True
                         found = "not found" if value is None else value
                         print(f"  round {round_no} {side}: exit {code}, figure {found}")
@@ -107,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("\n| round | base | new | new / base |\n|---|---|---|---|")
     for n, (base_value, new_value) in enumerate(rows, start=1):
         ratio = new_value / base_value if base_value else float("nan")
-        print(f"| {n} | {base_value:,.1f} | {new_value:,.1f} | {ratio:.2f} |")
+        print(f"| {n} | {base_value:,.6g} | {new_value:,.6g} | {ratio:.3g} |")
     if rows:
         ratios = [new / base for base, new in rows if base]
         print(f"median new / base over {len(ratios)} round(s): {statistics.median(ratios):.2f}")
