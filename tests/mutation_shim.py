@@ -24,11 +24,23 @@ if not hasattr(Node, "_nodeid"):
     Node._nodeid = property(lambda self: self.nodeid)  # type: ignore[attr-defined]
 
 MEMO_DICTS = {"omega.grounding.facts": ("_ANALYSES", "_BY_OBJECT")}
-IMPORT_TIME = frozenset({
-    "omega.agents.crossrefs", "omega.agents.roster", "omega.answers.planner", "omega.answers.rules",
-    "omega.grounding.quantities", "omega.grounding.tokens", "omega.grounding.words", "omega.packets.fsm",
-    "omega.packets.schema", "omega.packets.schema_compile", "omega.packets.schema_rules", "omega.records",
-})
+# module -> the tests that judge what it builds at import time. mutmut picks a mutant's tests by the calls it saw
+# while tests ran; calls made while a module was being imported are credited to whichever test was running, so
+# for these modules their own tests are added to the selection.
+IMPORT_TIME = {
+    "omega.agents.crossrefs": ("tests/unit/omega/agents/test_crossrefs.py",),
+    "omega.agents.roster": ("tests/unit/omega/agents/test_roster.py",),
+    "omega.answers.planner": ("tests/unit/omega/answers",),
+    "omega.answers.rules": ("tests/unit/omega/answers",),
+    "omega.grounding.quantities": ("tests/unit/omega/grounding/test_tokens.py",),
+    "omega.grounding.tokens": ("tests/unit/omega/grounding/test_tokens.py",),
+    "omega.grounding.words": ("tests/unit/omega/grounding/test_words.py",),
+    "omega.packets.fsm": ("tests/unit/omega/packets/test_fsm.py",),
+    "omega.packets.schema": ("tests/unit/omega/packets/test_schema.py",),
+    "omega.packets.schema_compile": ("tests/unit/omega/packets/test_schema.py",),
+    "omega.packets.schema_rules": ("tests/unit/omega/packets/test_schema.py",),
+    "omega.records": ("tests/unit/omega/packets/test_validator.py",),
+}
 FRESH_PACKAGES = ("omega", "streams", "projections", "tests")
 
 
@@ -38,11 +50,20 @@ def _import_afresh() -> None:
         del sys.modules[name]
 
 
+def _mutant_module() -> str:
+    return os.environ.get("MUTANT_UNDER_TEST", "").rpartition(".")[0]
+
+
+def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """A mutant of an import-time module is also judged by that module's own tests."""
+    args.extend(IMPORT_TIME.get(_mutant_module(), ()))
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Empty every functools cache and the known memo tables before the mutant's tests run; import afresh for a
     mutant of a module whose functions run at import time."""
-    if os.environ.get("MUTANT_UNDER_TEST", "").rpartition(".")[0] in IMPORT_TIME:
+    if _mutant_module() in IMPORT_TIME:
         _import_afresh()
     for obj in gc.get_objects():
         if isinstance(obj, functools._lru_cache_wrapper):  # the type has no public name
@@ -53,3 +74,11 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             memo = getattr(module, name, None)
             if isinstance(memo, dict):
                 memo.clear()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """A mutant that breaks the import of a test module is caught: report it as a failure (mutmut reads exit code 2,
+    "interrupted", as undecided)."""
+    if exitstatus == pytest.ExitCode.INTERRUPTED and session.testsfailed:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
