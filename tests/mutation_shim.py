@@ -24,22 +24,26 @@ if not hasattr(Node, "_nodeid"):
     Node._nodeid = property(lambda self: self.nodeid)  # type: ignore[attr-defined]
 
 MEMO_DICTS = {"omega.grounding.facts": ("_ANALYSES", "_BY_OBJECT")}
-# module -> the tests that judge what it builds at import time. mutmut picks a mutant's tests by the calls it saw
-# while tests ran; calls made while a module was being imported are credited to whichever test was running, so
-# for these modules their own tests are added to the selection.
-IMPORT_TIME = {
-    "omega.agents.crossrefs": ("tests/unit/omega/agents/test_crossrefs.py",),
-    "omega.agents.roster": ("tests/unit/omega/agents/test_roster.py",),
-    "omega.answers.planner": ("tests/unit/omega/answers",),
-    "omega.answers.rules": ("tests/unit/omega/answers",),
-    "omega.grounding.quantities": ("tests/unit/omega/grounding/test_tokens.py",),
-    "omega.grounding.tokens": ("tests/unit/omega/grounding/test_tokens.py",),
-    "omega.grounding.words": ("tests/unit/omega/grounding/test_words.py",),
-    "omega.packets.fsm": ("tests/unit/omega/packets/test_fsm.py",),
-    "omega.packets.schema": ("tests/unit/omega/packets/test_schema.py",),
-    "omega.packets.schema_compile": ("tests/unit/omega/packets/test_schema.py",),
-    "omega.packets.schema_rules": ("tests/unit/omega/packets/test_schema.py",),
-    "omega.records": ("tests/unit/omega/packets/test_validator.py",),
+# module -> (its functions called at import time, "*" for all; the tests that judge what they build). mutmut picks
+# a mutant's tests by the calls it saw while tests ran; calls made while a module was being imported are credited
+# to whichever test was running, so these functions' mutants also run their module's own tests. Every mutant of
+# these modules gets a fresh import (a function may serve both import time and run time).
+IMPORT_TIME: dict[str, tuple[frozenset[str] | str, tuple[str, ...]]] = {
+    "omega.agents.crossrefs": (frozenset({"_name_pattern"}), ("tests/unit/omega/agents/test_crossrefs.py",)),
+    "omega.agents.roster": (frozenset({"normalise"}), ("tests/unit/omega/agents/test_roster.py",)),
+    "omega.answers.planner": (frozenset({"_lookup", "_minutes", "_yes_no"}), ("tests/unit/omega/answers",)),
+    "omega.answers.rules": (frozenset({"_comparison", "_inherited_requirement", "_inverse", "_transitive"}),
+                            ("tests/unit/omega/answers",)),
+    "omega.grounding.quantities": (frozenset({"unit_words"}), ("tests/unit/omega/grounding/test_tokens.py",)),
+    "omega.grounding.tokens": (frozenset({"lemma", "lexicon", "normal", "normals"}),
+                               ("tests/unit/omega/grounding/test_tokens.py",)),
+    "omega.grounding.words": (frozenset({"place_mark", "word_set"}), ("tests/unit/omega/grounding/test_words.py",)),
+    "omega.packets.fsm": (frozenset({"_after", "_outcome", "_pending", "_writes"}),
+                          ("tests/unit/omega/packets/test_fsm.py",)),
+    "omega.packets.schema": (frozenset({"_packet_rules"}), ("tests/unit/omega/packets/test_schema.py",)),
+    "omega.packets.schema_compile": ("*", ("tests/unit/omega/packets/test_schema.py",)),
+    "omega.packets.schema_rules": ("*", ("tests/unit/omega/packets/test_schema.py",)),
+    "omega.records": (frozenset({"constructor"}), ("tests/unit/omega/packets/test_validator.py",)),
 }
 FRESH_PACKAGES = ("omega", "streams", "projections", "tests")
 
@@ -54,9 +58,17 @@ def _mutant_module() -> str:
     return os.environ.get("MUTANT_UNDER_TEST", "").rpartition(".")[0]
 
 
+def _mutant_function() -> str:
+    """`f` of `pkg.mod.x_f__mutmut_3` (a method's mangled `xǁClassǁm` is never called at import)."""
+    mangled = os.environ.get("MUTANT_UNDER_TEST", "").rpartition(".")[2].rpartition("__mutmut_")[0]
+    return mangled[2:] if mangled.startswith("x_") else ""
+
+
 def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
-    """A mutant of an import-time module is also judged by that module's own tests."""
-    args.extend(IMPORT_TIME.get(_mutant_module(), ()))
+    """A mutant of a function that runs at import time is also judged by its module's own tests."""
+    functions, tests = IMPORT_TIME.get(_mutant_module(), (frozenset(), ()))
+    if functions == "*" or _mutant_function() in functions:
+        args.extend(tests)
 
 
 @pytest.hookimpl(tryfirst=True)
