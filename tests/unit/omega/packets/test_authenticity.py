@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import copy
+import hashlib
+import hmac
 import json
 from pathlib import Path
 from typing import Any
@@ -16,6 +18,7 @@ from omega.packets.authenticity import (
     AuthPolicy,
     auth_001_authority_requires_signature,
     authority_claims,
+    layer_label,
     sign,
     signing_bytes,
 )
@@ -23,7 +26,7 @@ from omega.packets.ledger import EpisodeLedger
 from omega.packets.schema import check_schema
 from omega.packets.validator import evolve, evolve_single
 from omega.packets.verdict import PacketVerdict, VerdictStatus
-from omega.violations import Severity
+from omega.violations import Severity, Violation
 from tests.factories import episode_packets, packet
 
 SECRET = b"layer-one-secret-0123456789"
@@ -233,3 +236,101 @@ def test_the_same_signed_episode_judged_twice_gives_identical_outputs() -> None:
 
 def test_the_policy_secret_is_not_shown_in_reprs() -> None:
     assert "layer-one-secret" not in repr(POLICY)
+
+
+@pytest.mark.parametrize(("layer", "label"), [(1, "1"), (6, "6"), (0, None), (7, None), (True, None), ("1", None),
+                                              ("Integrity", "Integrity")])
+def test_only_the_six_layers_and_integrity_have_labels(layer: object, label: str | None) -> None:
+    assert layer_label(layer) == label
+
+
+def test_a_token_whose_issuer_layer_is_no_layer_claims_an_authority_no_key_holds() -> None:
+    token = _example("write_act.jsonl", "ToolAuthorizationToken")
+    token["payload"]["issuer_layer"] = 7
+    assert authority_claims(token) == frozenset({"?"})
+    assert auth_001_authority_requires_signature(token, POLICY) == [Violation(
+        "AUTH", Severity.ERROR, "AUTH: ToolAuthorizationToken claims ? authority but carries no _auth signature",
+        "_auth")]
+
+
+def test_the_signature_is_the_hmac_sha256_of_the_canonical_form_under_the_key_s_secret() -> None:
+    p = {"header": {"b": 1, "a": "é"}, "payload": {}}
+    form = '{"_auth":{"alg":"HMAC-SHA256","key_id":"gov"},"header":{"a":"é","b":1},"payload":{}}'.encode()
+    assert sign(p, "gov", SECRET)[AUTH_FIELD] == {
+        "alg": "HMAC-SHA256", "key_id": "gov", "sig": hmac.new(SECRET, form, hashlib.sha256).hexdigest()}
+
+
+def test_the_key_id_is_signed_so_a_key_sharing_the_secret_cannot_take_over_a_signature() -> None:
+    policy = AuthPolicy.of({"gov": AuthKey(SECRET, frozenset({"1"})), "twin": AuthKey(SECRET, frozenset({"1"}))})
+    signed = sign(_layer_one(), "gov", SECRET)
+    signed[AUTH_FIELD]["key_id"] = "twin"
+    assert _messages(signed, policy) == [
+        "AUTH: signature by key 'twin' does not verify (packet altered or wrong secret)"]
+
+
+def test_a_lone_surrogate_from_a_json_escape_is_signed_as_its_raw_utf_8_bytes() -> None:
+    p = json.loads('{"header": {"note": "\\ud800"}}')  # strict JSON admits an unpaired surrogate escape
+    assert signing_bytes(p, "gov") == b'{"_auth":{"alg":"HMAC-SHA256","key_id":"gov"},"header":{"note":"\xed\xa0\x80"}}'
+    assert _messages(sign(p, "gov", SECRET)) == []
+
+
+def test_signing_with_an_empty_key_id_is_refused() -> None:
+    with pytest.raises(ValueError, match=r"^a key id must not be empty$"):
+        sign(_layer_one(), "", SECRET)
+
+
+def _malformed(auth: object) -> list[Violation]:
+    p = _layer_one()
+    p[AUTH_FIELD] = auth
+    return auth_001_authority_requires_signature(p, POLICY)
+
+
+@pytest.mark.parametrize(("auth", "reason"), [
+    ("sig", "expected an object, got str"),
+    ([], "expected an object, got list"),
+    ({"alg": "HMAC-MD5", "key_id": "gov", "sig": "0" * 64}, "alg must be 'HMAC-SHA256', got 'HMAC-MD5'"),
+    ({"key_id": "gov", "sig": "0" * 64}, "alg must be 'HMAC-SHA256', got None"),
+    ({"alg": "HMAC-SHA256", "key_id": "", "sig": "0" * 64}, "key_id must be a non-empty string"),
+    ({"alg": "HMAC-SHA256", "key_id": 7, "sig": "0" * 64}, "key_id must be a non-empty string"),
+    ({"alg": "HMAC-SHA256", "key_id": "gov", "sig": "zz"}, "sig must be 64 hex digits (HMAC-SHA256)"),
+    ({"alg": "HMAC-SHA256", "key_id": "gov", "sig": "0" * 63}, "sig must be 64 hex digits (HMAC-SHA256)"),
+    ({"alg": "HMAC-SHA256", "key_id": "gov", "sig": "0" * 65}, "sig must be 64 hex digits (HMAC-SHA256)"),
+    ({"alg": "HMAC-SHA256", "key_id": "gov", "sig": "X" * 64}, "sig must be 64 hex digits (HMAC-SHA256)"),
+    ({"alg": "HMAC-SHA256", "key_id": "gov", "sig": "g" * 64}, "sig must be 64 hex digits (HMAC-SHA256)"),
+    ({"alg": "HMAC-SHA256", "key_id": "gov", "sig": None}, "sig must be 64 hex digits (HMAC-SHA256)"),
+    ({"alg": "HMAC-SHA256", "key_id": "gov", "sig": "0" * 64, "note": "x"}, "unexpected fields ['note']"),
+])
+def test_a_malformed_auth_object_is_rejected_saying_what_is_wrong(auth: object, reason: str) -> None:
+    assert _malformed(auth) == [Violation("AUTH", Severity.ERROR, f"AUTH: malformed _auth: {reason}", "_auth")]
+
+
+def test_a_signature_in_uppercase_hex_verifies_like_its_lowercase_form() -> None:
+    signed = sign(_layer_one(), "gov", SECRET)
+    signed[AUTH_FIELD]["sig"] = signed[AUTH_FIELD]["sig"].upper()
+    assert _messages(signed) == []
+
+
+def test_each_auth_violation_points_at_the_field_at_fault() -> None:
+    unknown = sign(_layer_one(), "stranger", SECRET)
+    forged = sign(_layer_one(), "gov", b"not-the-governor-secret-000")
+    refused = sign(_layer_one(), "integrity", OTHER_SECRET)
+    assert [auth_001_authority_requires_signature(p, POLICY) for p in (_layer_one(), unknown, forged, refused)] == [
+        [Violation("AUTH", Severity.ERROR,
+                   "AUTH: DecisionPacket claims Layer 1 authority but carries no _auth signature", "_auth")],
+        [Violation("AUTH", Severity.ERROR, "AUTH: unknown signing key id 'stranger'", "_auth.key_id")],
+        [Violation("AUTH", Severity.ERROR,
+                   "AUTH: signature by key 'gov' does not verify (packet altered or wrong secret)", "_auth.sig")],
+        [Violation("AUTH", Severity.ERROR,
+                   "AUTH: key 'integrity' is not authorised for Layer 1 (allowed: Integrity)", "_auth.key_id")],
+    ]
+
+
+def test_authority_labels_are_shown_layers_first_by_number_then_integrity() -> None:
+    token = _example("write_act.jsonl", "ToolAuthorizationToken")
+    token["header"]["layer_source"] = 1
+    token["payload"]["issuer_layer"] = "Integrity"
+    policy = AuthPolicy.of({"both": AuthKey(SECRET, frozenset({"Integrity", "3"}))})
+    assert _messages(sign(token, "exec", b"layer-five-secret-000000000")) == [
+        "AUTH: key 'exec' is not authorised for Layer 1, Integrity (allowed: Layer 5, Layer 6)"]
+    assert _messages(sign(token, "both", SECRET), policy) == [
+        "AUTH: key 'both' is not authorised for Layer 1 (allowed: Layer 3, Integrity)"]

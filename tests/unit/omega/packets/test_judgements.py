@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from omega.packets.judgements import Judgements
 
 
@@ -69,3 +71,30 @@ def test_in_memory_entries_win_over_missing_and_equal_mappings_compare_equal() -
     assert judgements["p"] == "fresh"
     assert Judgements({"a": 1}) == {"a": 1}
     assert Judgements({"a": 1}).with_("b", 2) == Judgements({"a": 1, "b": 2})
+
+
+def test_an_older_version_has_no_sequence_number_for_a_key_added_after_it() -> None:
+    first = Judgements({"a": 1})
+    second = first.with_("b", 2)  # appended in place, in the store `first` shares
+
+    assert first.sequence("b") is None
+    assert second.sequence("b") == 1
+    assert first.sequence("a") == second.sequence("a") == 0
+
+
+def test_sequence_numbers_count_the_judgements_behind_missing_first() -> None:
+    table = {"p0": (0, "j0"), "p1": (1, "j1")}  # p1 was stored, its ledger (which would count 2) was not
+    judgements = Judgements[str](missing=table.get, base=1).with_("p2", "j2")
+
+    assert judgements.sequence("p0") == 0
+    assert judgements.sequence("p1") is None  # at base: not counted by the stored ledger
+    assert judgements.sequence("p2") == 1  # the first in memory comes after the base's one
+    assert judgements.sequence("p9") is None  # unknown to memory and to missing
+
+
+def test_a_key_judged_nowhere_raises_a_key_error_naming_it() -> None:
+    judgements = Judgements[str]({"a": "ja"}, missing=lambda key: None, base=0)
+
+    with pytest.raises(KeyError) as raised:
+        judgements["p9"]
+    assert raised.value.args == ("p9",)
