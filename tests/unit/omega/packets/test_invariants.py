@@ -228,6 +228,13 @@ def test_inv003_the_emergency_may_be_recorded_in_the_chosen_option() -> None:
     assert inv_003_high_stakes_verify_or_escalate(pkt, EMPTY, NOW_MS) == []
 
 
+def test_inv003_the_emergency_may_be_recorded_in_the_payload_rationale() -> None:
+    """The module docstring: "emergency" in `decision_summary`, `chosen_option` or a `payload.rationale`."""
+    pkt = high_act(header__layer_source=1, payload__decision_summary="Undock now",
+                   payload__rationale="Emergency: the station is under siege")
+    assert inv_003_high_stakes_verify_or_escalate(pkt, EMPTY, NOW_MS) == []
+
+
 def test_inv003_par_acting_at_high_stakes_is_an_error_on_the_tier() -> None:
     found = inv_003_high_stakes_verify_or_escalate(high_act(), EMPTY, NOW_MS)
     assert rules(found) == [("INV-003", ERROR, "mcp.quality.quality_tier")]
@@ -899,6 +906,15 @@ def test_inv012_unjustified_levels_warn(pkt: dict[str, Any]) -> None:
     level = pkt["mcp"]["stakes"]["stakes_level"]
     assert f"stakes_level {level} not justified" in found[0].message
     assert f"impact={pkt['mcp']['stakes']['impact']}" in found[0].message
+
+
+def test_inv012_low_stakes_allow_one_medium_axis_but_not_two() -> None:
+    """LOW allows no axis above MEDIUM and at most one MEDIUM (module docstring)."""
+    assert inv_012_stakes_consistency(stakes("LOW", impact="MEDIUM"), EMPTY, NOW_MS) == []
+    found = inv_012_stakes_consistency(stakes("LOW", impact="MEDIUM", irreversibility="PARTIAL"), EMPTY, NOW_MS)
+    assert found == [Violation("INV-012", WARNING, "INV-012: stakes_level LOW not justified by axes (impact=MEDIUM, "
+                               "irreversibility=PARTIAL, uncertainty=LOW, adversariality=BENIGN)",
+                               "mcp.stakes.stakes_level")]
 
 
 @pytest.mark.parametrize("change", [{"impact": "HUGE"}, {"stakes_level": "EXTREME"}, {"uncertainty": ["HIGH"]},

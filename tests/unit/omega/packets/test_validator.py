@@ -8,10 +8,12 @@ from pathlib import Path
 
 from hypothesis import given, settings
 
-from omega.events import Alert
-from omega.packets.ledger import EpisodeLedger
-from omega.packets.validator import evolve
+from omega.events import Alert, Escalation
+from omega.eventtime import to_ms
+from omega.packets.ledger import Budgets, EpisodeLedger, OpenDirective, Usage
+from omega.packets.validator import advance, evolve, evolve_single
 from omega.packets.verdict import VerdictStatus
+from omega.violations import Severity, Violation
 from tests.factories import episode_packets, packet
 from tests.omen_strategies import valid_packets
 
@@ -185,3 +187,112 @@ def test_a_schema_rejected_packet_carries_only_the_errors_of_the_local_invariant
     del broken["mcp"]["routing"]
     _, [verdict] = evolve(None, broken)
     assert {v.rule for v in verdict.violations} == {"SCHEMA"}
+
+
+# --------------------------------------------------------------------------- evolve_single: a lone packet
+def _stale_live_claim(n: int = 0) -> dict:  # type: ignore[type-arg]
+    """An INFERRED claim about REALTIME state whose only evidence is 10 minutes old at the packet's time
+    (11:00:00): INV-004 allows 300 s."""
+    claim = packet(n, 1)
+    claim["mcp"]["epistemics"].update(status="INFERRED", freshness_class="REALTIME")
+    claim["mcp"]["evidence"]["evidence_refs"][0]["timestamp"] = "2025-12-21T10:50:00Z"
+    return claim
+
+
+STALE_CLAIM = Violation("INV-004", Severity.ERROR, "INV-004: INFERRED claim about REALTIME state needs tool_output "
+                        "or user_observation evidence from the last 300 s", "mcp.evidence.evidence_refs")
+
+
+def _read_directive(claim: dict) -> dict:  # type: ignore[type-arg]
+    """`claim` turned into a READ TaskDirective that is no verification (task_class LOOKUP, no episode loop)."""
+    claim["header"]["packet_type"] = "TaskDirectivePacket"
+    claim["payload"] = {"task_id": "task_scan", "task_type": "tool_read", "tool_safety_class": "READ",
+                        "execution_method": {"method": "tool", "tool_id": "market_api", "tool_params": {}}}
+    return claim
+
+
+def test_a_lone_packet_is_judged_at_its_own_created_at() -> None:
+    """Recency (INV-004) is measured from the packet's event time: the same evidence 10 minutes before it is stale."""
+    verdict = evolve_single(_stale_live_claim())
+    assert verdict.status is VerdictStatus.REJECTED
+    assert verdict.violations == (STALE_CLAIM,)
+    assert (verdict.context, verdict.state_before, verdict.state_after, verdict.usage) == \
+        ("single_packet", None, None, None)
+
+
+def test_a_lone_read_directive_is_judged_against_an_empty_episode() -> None:
+    """A READ directive is a verification only inside a verify loop: a lone one has none, so INV-004 judges it."""
+    verdict = evolve_single(_read_directive(_stale_live_claim()))
+    assert verdict.violations == (STALE_CLAIM,)
+
+
+def test_a_lone_schema_broken_packet_carries_the_schema_error_and_the_local_rule_it_breaks() -> None:
+    broken = _read_directive(_stale_live_claim())
+    broken["mcp"]["epistemics"]["confidence"] = 7
+    verdict = evolve_single(broken)
+    assert verdict.status is VerdictStatus.REJECTED
+    assert [(v.rule, v.field) for v in verdict.violations] == [
+        ("SCHEMA", "mcp.epistemics.confidence"), ("INV-004", "mcp.evidence.evidence_refs")]
+    assert verdict.violations[1] == STALE_CLAIM
+
+
+def test_a_lone_subpar_act_decision_is_rejected_by_inv002_alone() -> None:
+    decision = packet(2, 1, "DecisionPacket")
+    decision["mcp"]["quality"]["quality_tier"] = "SUBPAR"
+    decision["payload"]["decision_outcome"] = "ACT"
+    verdict = evolve_single(decision)
+    assert verdict.status is VerdictStatus.REJECTED
+    assert verdict.violations == (Violation("INV-002", Severity.ERROR, "INV-002: SUBPAR tier cannot authorize an ACT "
+                                            "decision", "payload.decision_outcome"),)
+
+
+def test_a_lone_packets_verdict_identifies_its_content_as_in_an_episode() -> None:
+    first, second = packet(0, 1), packet(1, 1)
+    single = evolve_single(first)
+    _, [in_episode] = evolve(None, first)
+    assert (single.content_hash, single.verdict_id) == (in_episode.content_hash, in_episode.verdict_id)
+    assert evolve_single(second).content_hash != single.content_hash
+
+
+# --------------------------------------------------------------------------- INV-011 timeouts and INV-005 halts
+def test_a_critical_directive_past_its_deadline_raises_a_timeout_alert_and_a_layer1_escalation() -> None:
+    directive = OpenDirective("task_scan", "pkt_00001_000004", "READ", to_ms("2025-12-21T12:00:00Z"),
+                              to_ms("2025-12-21T12:01:30Z"), "CRITICAL")
+    ledger = EpisodeLedger("corr_ep00001", state="S6_EXECUTE", open_directives={"task_scan": directive})
+    _, outputs = advance(ledger, to_ms("2025-12-21T12:01:31Z"))
+    message = "INV-011: task task_scan had no result by its deadline 2025-12-21T12:01:30+00:00"
+    details = {"task_id": "task_scan", "directive_packet_id": "pkt_00001_000004", "rule": "INV-011",
+               "deadline": "2025-12-21T12:01:30+00:00", "stakes_level": "CRITICAL"}
+    assert outputs == [
+        Alert("TASK_TIMEOUT", "WARNING", "corr_ep00001", message, "pkt_00001_000004", "2025-12-21T12:01:30+00:00",
+              details),
+        Escalation("LAYER1", "corr_ep00001", message, "pkt_00001_000004", "2025-12-21T12:01:30+00:00", details),
+    ]
+
+
+def _over_budget_with_open_task() -> EpisodeLedger:
+    """Executing, 200 tokens spent of 100, no approval, task_scan (issued 11:00:03) still open."""
+    task = OpenDirective("task_scan", "pkt_00001_000003", "READ", to_ms("2025-12-21T11:00:03Z"),
+                         to_ms("2025-12-21T11:10:00Z"), "MEDIUM")
+    return EpisodeLedger("corr_ep00001", state="S6_EXECUTE", budgets=Budgets(tokens=100), usage=Usage(tokens=200),
+                         open_directives={"task_scan": task}, last_decision="ACT")
+
+
+def test_a_budget_halt_escalates_to_layer1_with_the_episode_state_and_usage() -> None:
+    ledger = _over_budget_with_open_task()
+    directive = _read_directive(packet(4, 1))  # created 11:00:04
+    after, outputs = evolve(ledger, directive)
+    usage = {"tokens_used": 200, "token_budget": 100, "tool_calls_used": 0, "tool_call_budget": None,
+             "time_elapsed_seconds": 0.0, "time_budget_seconds": None, "risk_spent": 0.0, "max_loss": None}
+    assert after.state == "S9_SAFEMODE"
+    assert outputs[-1] == Escalation("LAYER1", "corr_ep00001", "budget overrun without approval: tokens: 200 > 100",
+                                     "pkt_00001_000004", "2025-12-21T11:00:04Z",
+                                     {"state": "S9_SAFEMODE", "usage": usage})
+
+
+def test_a_budget_halt_closes_no_directive_unless_it_is_the_task_result() -> None:
+    """Only a TaskResult answers its directive: a halted directive re-using an open task id leaves it open."""
+    ledger = _over_budget_with_open_task()
+    after, _ = evolve(ledger, _read_directive(packet(4, 1)))
+    assert after.state == "S9_SAFEMODE"
+    assert after.open_directives == ledger.open_directives
