@@ -9,6 +9,11 @@ status OBSERVED, or a SUCCESS TaskResult whose own epistemics are OBSERVED (§15
 `tool_output` / `user_observation` evidence ref timestamped at or after the VERIFY_FIRST decision: ids in
 `evidence_integration` may point outside the stream (raw tool outputs), so they cannot be the only way,
 and evidence older than the decision closes nothing.
+
+A TaskDirective re-issuing a task_id that is still open does not wipe the first one's clock (INV-011, "TaskDirective
+emitted ... within time_budget_seconds, a TaskResultPacket with matching task_id MUST appear"; its enforcement
+keeps open directives as a list, each timed on its own): the task keeps the earlier deadline (with the packet that
+set it) and the higher stakes, so one TaskResult answers both and a CRITICAL directive's timeout still escalates.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from typing import Any
 
 from omega.eventtime import to_ms
 from omega.packets.invariants import (
+    LEVELS,
     LIVE_EVIDENCE,
     directive_deadline_ms,
     is_budget_escalation,
@@ -258,6 +264,9 @@ def _directive(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | N
             deadline_ms=directive_deadline_ms(packet, now_ms),
             stakes_level=get(packet, "mcp", "stakes", "stakes_level"),
         )
+        earlier = ledger.open_directives.get(task_id)
+        if earlier is not None and not earlier.timed_out:
+            directive = _reissued(earlier, directive)
         changes["open_directives"] = {**ledger.open_directives, task_id: directive}
     token_id = get(packet, "payload", "authorization_token_id")
     if safety in ("WRITE", "MIXED") and isinstance(token_id, str) and token_id in ledger.tokens:
@@ -266,6 +275,15 @@ def _directive(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | N
     if verify is not None and safety in ("READ", None):
         return replace(verify, read_directive=True)
     return verify
+
+
+def _reissued(earlier: OpenDirective, again: OpenDirective) -> OpenDirective:
+    """The open directive of a task issued twice: the earlier deadline (and its packet), the higher stakes."""
+    def deadline(d: OpenDirective) -> float:
+        return math.inf if d.deadline_ms is None else d.deadline_ms
+    kept = again if deadline(again) < deadline(earlier) else earlier
+    stakes = max((earlier.stakes_level, again.stakes_level), key=lambda level: LEVELS.get(str(level), 0))
+    return replace(kept, stakes_level=stakes)
 
 
 def _result(ledger: EpisodeLedger, packet: Mapping[str, Any], now_ms: int | None,

@@ -193,3 +193,33 @@ def test_a_write_directive_quoting_a_token_never_issued_leaves_the_tokens_alone(
     after = apply_accepted(issued, directive, "S6_EXECUTE", ISSUED)
 
     assert after.tokens == issued.tokens
+
+
+def _reissue(stakes: str) -> dict[str, Any]:
+    """The write_act directive sent again under another packet id, at other stakes."""
+    again = copy.deepcopy(DIRECTIVE)
+    again["header"]["packet_id"] = "pkt_wa_0099"
+    again["mcp"]["stakes"]["stakes_level"] = stakes
+    return again
+
+
+def test_a_task_issued_again_while_open_keeps_the_earlier_deadline_and_the_higher_stakes() -> None:
+    # INV-011 times every directive emitted: the second directive of task_wa_modify_01 (MEDIUM -> CRITICAL, 60 s
+    # later, so a deadline 60 s later) must not wipe the first one's clock; it raises the stakes.
+    first = apply_accepted(_issued(), DIRECTIVE, "S6_EXECUTE", ISSUED)
+    again = apply_accepted(first, _reissue("CRITICAL"), "S6_EXECUTE", ISSUED + 60_000)
+
+    assert again.open_directives == {"task_wa_modify_01": OpenDirective(
+        task_id="task_wa_modify_01", packet_id="pkt_wa_0005", tool_safety_class="WRITE", issued_ms=ISSUED,
+        deadline_ms=ISSUED + 300_000, stakes_level="CRITICAL")}
+
+
+def test_a_task_issued_again_with_an_earlier_deadline_takes_that_deadline() -> None:
+    late = copy.deepcopy(DIRECTIVE)
+    late["mcp"]["budgets"]["time_budget_seconds"] = 900  # the first directive: due 15 minutes after issue
+    first = apply_accepted(_issued(), late, "S6_EXECUTE", ISSUED)
+    again = apply_accepted(first, _reissue("LOW"), "S6_EXECUTE", ISSUED + 60_000)
+
+    assert again.open_directives["task_wa_modify_01"] == OpenDirective(
+        task_id="task_wa_modify_01", packet_id="pkt_wa_0099", tool_safety_class="WRITE", issued_ms=ISSUED + 60_000,
+        deadline_ms=ISSUED + 60_000 + 300_000, stakes_level="MEDIUM")
