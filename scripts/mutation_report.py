@@ -6,6 +6,7 @@ listed by name. Prints a Markdown table; `scripts/mutation.sh` writes it for doc
 
 from __future__ import annotations
 
+import re
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -22,7 +23,8 @@ def main(argv: list[str]) -> int:
         name, _, status = line.strip().rpartition(": ")
         if not name:
             continue
-        module = next((p for p in prefixes if name.startswith(p + ".")), name.split(".x_")[0].rsplit(".", 1)[0])
+        # a mutant is `<module>.x_<function>__mutmut_N` or `<module>.xǁ<Class>ǁ<method>__mutmut_N`
+        module = next((p for p in prefixes if name.startswith(p + ".")), re.split(r"\.x[_ǁ]", name)[0])
         counts[module][status] += 1
         if status == "survived":
             survivors[module].append(name)
