@@ -9,11 +9,11 @@ import asyncio
 import pytest
 from aiokafka import TopicPartition
 from aiokafka.errors import KafkaConnectionError
-from structlog.testing import capture_logs
 
 from streams import offset_probe
 from streams.offset_probe import OffsetProbe
 from tests.unit.streams.fakes_kafka import FakeCluster
+from tests.unit.streams.log_capture import captured
 
 TOPIC = "t.packets"
 
@@ -123,7 +123,7 @@ async def test_a_broker_error_is_logged_with_the_partition_offset_and_error(
         cluster: FakeCluster, probe: OffsetProbe) -> None:
     cluster.log(TOPIC, 2, [0, 1])
     cluster.fail_with = KafkaConnectionError("broker gone")
-    with capture_logs() as logs:
+    with captured(offset_probe) as logs:
         await probe.first_at_or_after(TOPIC, 2, 1)
 
     assert logs == [{"event": "offset_probe_failed", "log_level": "warning", "topic": TOPIC, "partition": 2,

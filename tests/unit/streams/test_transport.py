@@ -22,15 +22,16 @@ import pytest
 from aiokafka import TopicPartition
 from aiokafka.errors import KafkaConnectionError
 from faust.types import TP
-from structlog.testing import capture_logs
 
 from streams import offset_probe
+from streams import transport as transport_module
 from streams.app import create_app
 from streams.codec import SchemaRegistry
 from streams.offset_probe import OffsetProbe
 from streams.settings import Settings
 from streams.transport import admitted, transport_class
 from tests.unit.streams.fakes_kafka import FakeCluster
+from tests.unit.streams.log_capture import captured
 
 TOPIC = "t.packets-json"
 TP0 = TP(TOPIC, 0)
@@ -206,7 +207,7 @@ async def test_a_rewind_is_logged_with_the_partition_the_expected_offset_and_the
     await worker.assigned(TP0)
 
     assert await worker.admits(10) == [True]
-    with capture_logs() as logs:
+    with captured(transport_module) as logs:
         assert await worker.admits(13) == [False]  # 11 and 12 passed over
     assert logs == [{"event": "input_rewound", "log_level": "warning", "topic": TOPIC, "partition": 0,
                      "expected": 11, "got": 13}]
@@ -241,7 +242,7 @@ async def test_a_gap_is_logged_with_the_partition_the_expected_offset_and_the_ne
     await worker.assigned(tp3)
 
     assert await worker.admits(10, tp=tp3) == [True]
-    with capture_logs() as logs:
+    with captured(transport_module) as logs:
         assert await worker.admits(15, tp=tp3) == [False]  # 14 is stored: passed over, read again
     assert logs == [
         {"event": "input_gap", "log_level": "info", "topic": TOPIC, "partition": 3, "expected": 11, "next": 14},
