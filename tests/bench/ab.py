@@ -74,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the A/B comparison; prints the table."""
     cli = parser()
     args = cli.parse_args(argv)
-    bench = [a for a in args.bench if a != "--"] if args.bench[:1] == ["--"] else list(args.bench)
+    bench = args.bench[1:] if args.bench[:1] == ["--"] else list(args.bench)  # only the separator, not a later "--"
     if not bench:
         cli.error("name the benchmark module after --, e.g. -- bench_grounding --repeat 100")
     if args.rounds < 1:
