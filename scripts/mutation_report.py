@@ -2,45 +2,98 @@
 listed by name. Prints a Markdown table; `scripts/mutation.sh` writes it for docs/mutation.md.
 
     python scripts/mutation_report.py out/mutation-results.txt omega.oracle omega.grounding
+
+Rows are source modules (`omega.packets.fsm`); the prefixes given pick which modules are reported. Survivors named
+in docs/mutation-equivalent.txt (`name  reason`, one per line) are left out of the "adjusted" score and listed
+apart from the survivors not yet reviewed. Where only part of a module's mutants ran (a seeded sample, see
+scripts/mutation_sample.py), the score carries its 95% Wilson interval.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from collections import Counter, defaultdict
 from pathlib import Path
 
 RAN = ("killed", "survived", "timeout", "suspicious")
+EQUIVALENT = Path(__file__).resolve().parent.parent / "docs" / "mutation-equivalent.txt"
+
+
+def module_of(name: str) -> str:
+    """`<module>.x_<function>__mutmut_N` or `<module>.xǁ<Class>ǁ<method>__mutmut_N` -> `<module>`."""
+    return re.split(r"\.x[_ǁ]", name)[0]
+
+
+def equivalent_names(path: Path = EQUIVALENT) -> dict[str, str]:
+    """The survivors shown equivalent, name -> reason (`#` starts a comment line)."""
+    if not path.exists():
+        return {}
+    named: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            name, _, reason = line.strip().partition(" ")
+            named[name] = reason.strip()
+    return named
+
+
+def wilson(killed: int, ran: int, z: float = 1.96) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion killed/ran (ran > 0)."""
+    p = killed / ran
+    centre = (p + z * z / (2 * ran)) / (1 + z * z / ran)
+    half = z * math.sqrt(p * (1 - p) / ran + z * z / (4 * ran * ran)) / (1 + z * z / ran)
+    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def main(argv: list[str]) -> int:
-    """Read the results file, group by the module prefixes given (or by file), print the table."""
+    """Read the results file, keep the modules under the prefixes given (all if none), print the table."""
     results, *prefixes = argv
+    equivalent = equivalent_names()
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     survivors: dict[str, list[str]] = defaultdict(list)
     for line in Path(results).read_text(encoding="utf-8").splitlines():
         name, _, status = line.strip().rpartition(": ")
-        if not name:
+        if not name or (prefixes and not any(name.startswith(p + ".") for p in prefixes)):
             continue
-        # a mutant is `<module>.x_<function>__mutmut_N` or `<module>.xǁ<Class>ǁ<method>__mutmut_N`
-        module = next((p for p in prefixes if name.startswith(p + ".")), re.split(r"\.x[_ǁ]", name)[0])
+        module = module_of(name)
         counts[module][status] += 1
         if status == "survived":
             survivors[module].append(name)
-    lines = ["| module | mutants | ran | killed | survived | timeout | no tests | score (killed / ran) |",
-             "|---|---|---|---|---|---|---|---|"]
+    lines = ["| module | mutants | ran | killed (timeouts count) | survived | equivalent | not reviewed | "
+             "score (killed / ran) | adjusted (equivalent left out) |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    total: Counter[str] = Counter()
     for module in sorted(counts):
         c = counts[module]
-        ran = sum(c[s] for s in RAN)
-        score = f"{(c['killed'] + c['timeout']) / ran:.1%}" if ran else "n/a"
-        lines.append(f"| `{module}` | {sum(c.values())} | {ran} | {c['killed']} | {c['survived']} | {c['timeout']} | "
-                     f"{c['no tests']} | {score} |")
+        c["equivalent"] = sum(1 for name in survivors[module] if name in equivalent)
+        total.update(c)
+        lines.append(_row(f"`{module}`", c))
+    if len(counts) > 1:
+        lines.append(_row("**all**", total))
     for module in sorted(survivors):
-        lines += ["", f"Survivors in `{module}` ({len(survivors[module])}):", ""]
-        lines += [f"- `{name}`" for name in sorted(survivors[module])]
+        left = sorted(name for name in survivors[module] if name not in equivalent)
+        if left:
+            lines += ["", f"Survivors not yet reviewed in `{module}` ({len(left)}):", ""]
+            lines += [f"- `{name}`" for name in left]
     sys.stdout.write("\n".join(lines) + "\n")
     return 0
+
+
+def _row(label: str, c: Counter[str]) -> str:
+    ran = sum(c[s] for s in RAN)
+    caught = c["killed"] + c["timeout"]
+    mutants = sum(n for status, n in c.items() if status != "equivalent")
+    score = adjusted = "n/a"
+    if ran:
+        score = f"{caught / ran:.1%}"
+        if ran < mutants:
+            low, high = wilson(caught, ran)
+            score += f" ({low:.0%}-{high:.0%})"
+    if ran - c["equivalent"]:
+        adjusted = f"{caught / (ran - c['equivalent']):.1%}"
+    return (f"| {label} | {mutants} | {ran} | {caught} | {c['survived']} | {c['equivalent']} | "
+            f"{c['survived'] - c['equivalent']} | {score} | {adjusted} |")
 
 
 if __name__ == "__main__":
