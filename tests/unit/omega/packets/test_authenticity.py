@@ -334,3 +334,23 @@ def test_authority_labels_are_shown_layers_first_by_number_then_integrity() -> N
         "AUTH: key 'exec' is not authorised for Layer 1, Integrity (allowed: Layer 5, Layer 6)"]
     assert _messages(sign(token, "both", SECRET), policy) == [
         "AUTH: key 'both' is not authorised for Layer 1 (allowed: Layer 3, Integrity)"]
+
+
+def test_a_signed_packet_holding_nan_points_at_the_signature_it_cannot_verify() -> None:
+    signed = sign(_layer_one(), "gov", SECRET)
+    signed["payload"]["decision_summary"] = float("nan")
+    assert auth_001_authority_requires_signature(signed, POLICY) == [Violation(
+        "AUTH", Severity.ERROR, "AUTH: packet has no canonical JSON form (NaN or Infinity), so it cannot be verified",
+        "_auth.sig")]
+
+
+def test_a_key_allowed_no_layer_at_all_is_refused_saying_none_is_allowed() -> None:
+    policy = AuthPolicy.of({"mute": AuthKey(SECRET, frozenset())})
+    assert _messages(sign(_layer_one(), "mute", SECRET), policy) == [
+        "AUTH: key 'mute' is not authorised for Layer 1 (allowed: none)"]
+
+
+def test_the_auth_rejected_alert_carries_the_auth_violation_message() -> None:
+    _, outputs = evolve(None, sign(_layer_one(), "integrity", OTHER_SECRET), POLICY)
+    assert [(o.kind, o.severity, o.message) for o in outputs[1:] if isinstance(o, Alert)] == [
+        ("AUTH_REJECTED", "HIGH", "AUTH: key 'integrity' is not authorised for Layer 1 (allowed: Integrity)")]

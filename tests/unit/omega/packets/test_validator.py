@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import copy
 import json
+import re
+from collections import OrderedDict
+from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import given, settings
 
 from omega.events import Alert, Escalation
@@ -14,7 +19,7 @@ from omega.packets.ledger import Budgets, EpisodeLedger, OpenDirective, Usage
 from omega.packets.validator import advance, evolve, evolve_single
 from omega.packets.verdict import VerdictStatus
 from omega.violations import Severity, Violation
-from tests.factories import episode_packets, packet
+from tests.factories import EXAMPLES, episode_packets, packet
 from tests.omen_strategies import valid_packets
 
 
@@ -296,3 +301,178 @@ def test_a_budget_halt_closes_no_directive_unless_it_is_the_task_result() -> Non
     after, _ = evolve(ledger, _read_directive(packet(4, 1)))
     assert after.state == "S9_SAFEMODE"
     assert after.open_directives == ledger.open_directives
+
+
+def test_a_budget_halt_over_two_budgets_names_both_and_records_the_reason_on_the_ledger() -> None:
+    """INV-005 halt: the BUDGET_OVERRUN and SAFE_MODE_ENTERED alerts and the Layer 1 escalation all carry the
+    reason (every overrun, `; `-separated), the packet's event time and the halted episode's state and usage."""
+    ledger = replace(_over_budget_with_open_task(), budgets=Budgets(tokens=100, tool_calls=2),
+                     usage=Usage(tokens=200, tool_calls=3))
+    after, outputs = evolve(ledger, _read_directive(packet(4, 1)))  # created 11:00:04
+    reason = "budget overrun without approval: tokens: 200 > 100; tool_calls: 3 > 2"
+    usage = {"tokens_used": 200, "token_budget": 100, "tool_calls_used": 3, "tool_call_budget": 2,
+             "time_elapsed_seconds": 0.0, "time_budget_seconds": None, "risk_spent": 0.0, "max_loss": None}
+    details = {"state": "S9_SAFEMODE", "usage": usage}
+    assert outputs[0].violations == (Violation("INV-005", Severity.ERROR, f"INV-005: {reason}"),)
+    assert outputs[1:] == [
+        Alert("BUDGET_OVERRUN", "CRITICAL", "corr_ep00001", reason, "pkt_00001_000004", "2025-12-21T11:00:04Z",
+              details),
+        Alert("SAFE_MODE_ENTERED", "CRITICAL", "corr_ep00001", f"safe mode: {reason}", "pkt_00001_000004",
+              "2025-12-21T11:00:04Z", details),
+        Escalation("LAYER1", "corr_ep00001", reason, "pkt_00001_000004", "2025-12-21T11:00:04Z", details),
+    ]
+    assert (after.state, after.safe_mode_reason) == ("S9_SAFEMODE", reason)
+
+
+# --------------------------------------------------------------------------- INV-011 deadlines in `advance`
+def _directive(task_id: str, deadline: str | None) -> OpenDirective:
+    return OpenDirective(task_id, f"pkt_{task_id}", "READ", to_ms("2025-12-21T12:00:00Z"),
+                         to_ms(deadline) if deadline else None, "MEDIUM")
+
+
+def test_a_directive_is_not_timed_out_exactly_at_its_deadline_only_after_it() -> None:
+    """INV-011 "Within time_budget_seconds": a result exactly at the deadline is on time, so the watermark at the
+    deadline raises nothing and a millisecond later raises the timeout."""
+    ledger = EpisodeLedger("corr_ep00001", state="S6_EXECUTE",
+                           open_directives={"task_scan": _directive("task_scan", "2025-12-21T12:01:30Z")})
+    at_deadline = to_ms("2025-12-21T12:01:30Z")
+    assert at_deadline is not None
+    assert advance(ledger, at_deadline) == (ledger, [])
+    after, outputs = advance(ledger, at_deadline + 1)
+    assert [(o.kind, o.source_event_id) for o in outputs if isinstance(o, Alert)] == [("TASK_TIMEOUT", "pkt_task_scan")]
+    assert after.open_directives["task_scan"].timed_out
+
+
+def test_every_overdue_directive_times_out_whatever_the_directives_before_it() -> None:
+    """A directive without a deadline or not yet due does not stop the ones after it from timing out."""
+    ledger = EpisodeLedger("corr_ep00001", state="S6_EXECUTE", open_directives={
+        "task_open": _directive("task_open", None), "task_later": _directive("task_later", "2025-12-21T13:00:00Z"),
+        "task_due": _directive("task_due", "2025-12-21T12:01:00Z"),
+        "task_also_due": _directive("task_also_due", "2025-12-21T12:02:00Z")})
+    after, outputs = advance(ledger, to_ms("2025-12-21T12:30:00Z"))
+    assert [o.source_event_id for o in outputs] == ["pkt_task_due", "pkt_task_also_due"]
+    assert {k for k, d in after.open_directives.items() if d.timed_out} == {"task_due", "task_also_due"}
+
+
+# --------------------------------------------------------------------------- duplicate ids
+def test_a_duplicate_id_verdict_shows_the_unchanged_episode_and_only_the_duplicate_error() -> None:
+    """A re-used id with other, schema-valid content: the verdict names DUPLICATE alone, and shows the episode
+    as it stands (the state before and after it are the current one, the usage the current usage)."""
+    ledger, [first] = evolve(None, packet(0, 1))
+    impostor = packet(0, 1)
+    impostor["payload"]["data"] = {"price": 0}
+    after, [verdict] = evolve(ledger, impostor)
+    assert verdict.violations == (Violation(
+        "DUPLICATE", Severity.ERROR, "packet_id pkt_00001_000000 was already used in this episode for a different "
+        "packet", "header.packet_id"),)
+    assert (verdict.state_before, verdict.state_after, verdict.usage) == (ledger.state, ledger.state, first.usage)
+    assert verdict.usage is not None
+    assert after.state == ledger.state
+
+
+def test_a_schema_broken_duplicate_names_the_duplicate_then_its_schema_errors() -> None:
+    ledger, _ = evolve(None, packet(0, 1))
+    impostor = packet(0, 1)
+    impostor["mcp"]["epistemics"]["confidence"] = 7
+    _, [verdict] = evolve(ledger, impostor)
+    assert [(v.rule, v.field) for v in verdict.violations] == [
+        ("DUPLICATE", "header.packet_id"), ("SCHEMA", "mcp.epistemics.confidence")]
+
+
+# --------------------------------------------------------------------------- the episode's own record
+def test_the_ledger_keeps_the_latest_event_time_of_its_accepted_packets() -> None:
+    ledger, _ = evolve(None, packet(0, 1))
+    assert ledger.last_event_ms == to_ms("2025-12-21T11:00:00Z")
+    ledger, _ = evolve(ledger, packet(5, 1, "BeliefUpdatePacket"))
+    assert ledger.last_event_ms == to_ms("2025-12-21T11:00:05Z")
+    ledger, _ = evolve(ledger, packet(2, 1, "DecisionPacket"))  # late: event time never goes back
+    assert ledger.last_event_ms == to_ms("2025-12-21T11:00:05Z")
+
+
+def test_a_schema_broken_packet_in_an_episode_also_names_the_stale_claim_it_makes() -> None:
+    """As for a lone packet: a READ directive outside a verify loop is no verification, so its stale REALTIME
+    claim breaks INV-004, judged at the packet's own time, and the verdict names it beside the schema error."""
+    broken = _read_directive(_stale_live_claim())
+    broken["mcp"]["epistemics"]["confidence"] = 7
+    ledger, [verdict] = evolve(None, broken)
+    assert verdict.status is VerdictStatus.REJECTED
+    assert [(v.rule, v.field) for v in verdict.violations] == [
+        ("SCHEMA", "mcp.epistemics.confidence"), ("INV-004", "mcp.evidence.evidence_refs")]
+    assert verdict.violations[1] == STALE_CLAIM
+    assert ledger.state == "S0_IDLE"
+
+
+# --------------------------------------------------------------------------- safe mode
+def _safe_mode_episode() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (EXAMPLES / "safe_mode.jsonl").read_text().splitlines() if line]
+
+
+def test_safe_mode_entry_and_a_packet_refused_in_safe_mode_raise_alerts_with_state_and_usage() -> None:
+    """safe_mode.jsonl: the CRITICAL integrity alert (pkt_sm_0007) halts the episode, alerted with its description;
+    the WRITE directive after it (pkt_sm_0008) is refused (FSM-E7) and alerted naming its packet type."""
+    packets = _safe_mode_episode()
+    ledger, _ = _run(packets[:6])
+    ledger, entered = evolve(ledger, packets[6])
+    ledger, refused = evolve(ledger, packets[7])
+    # Usage: pkt_sm_0006 reports 410 tokens, 1 tool call, 1810 ms; the envelope is pkt_sm_0003's budgets.
+    usage = {"tokens_used": 410, "token_budget": 3000, "tool_calls_used": 1, "tool_call_budget": 4,
+             "time_elapsed_seconds": 1.81, "time_budget_seconds": 600, "risk_spent": 0.0, "max_loss": 120000000.0}
+    details = {"state": "S9_SAFEMODE", "usage": usage}
+    description = packets[6]["payload"]["description"]
+    assert entered[1:] == [Alert("SAFE_MODE_ENTERED", "CRITICAL", "corr_safe_mode_0001", f"safe mode: {description}",
+                                 "pkt_sm_0007", "2025-12-26T03:40:16-08:00", details)]
+    assert [v.rule for v in refused[0].violations] == ["FSM-E7"]
+    assert refused[1:] == [Alert("SAFE_MODE_VIOLATION", "HIGH", "corr_safe_mode_0001",
+                                 "TaskDirectivePacket attempted in safe mode", "pkt_sm_0008",
+                                 "2025-12-26T03:40:18-08:00", details)]
+
+
+# --------------------------------------------------------------------------- token misuse
+def _write_act() -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (EXAMPLES / "write_act.jsonl").read_text().splitlines() if line]
+
+
+def test_a_write_breaking_its_token_twice_raises_one_token_misuse_alert_naming_both() -> None:
+    """write_act.jsonl's token allows market_order_api with max_isk_at_risk 50000000: a directive to another tool
+    risking 60000000 breaks INV-007 twice, and the TOKEN_MISUSE alert joins both messages with `; `."""
+    packets = _write_act()
+    ledger, _ = _run(packets[:4])
+    write = packets[4]
+    write["payload"]["execution_method"]["tool_id"] = "other_api"
+    write["payload"]["execution_method"]["tool_params"]["max_isk_at_risk"] = 60000000
+    _, outputs = evolve(ledger, write)
+    out_of_scope = "INV-007: tool other_api not in token token_wa_0001 scope ['market_order_api']"
+    too_risky = ("INV-007: tool_params.max_isk_at_risk = 60000000 outside token token_wa_0001 resource constraint "
+                 "50000000")
+    assert [v.message for v in outputs[0].violations if v.rule == "INV-007"] == [out_of_scope, too_risky]
+    assert [(o.kind, o.severity, o.message) for o in outputs[1:] if isinstance(o, Alert)] == [
+        ("TOKEN_MISUSE", "HIGH", f"{out_of_scope}; {too_risky}")]
+
+
+# --------------------------------------------------------------------------- packet identity
+IDENTITY = {"packet_id": "pkt_1", "packet_type": "ObservationPacket", "correlation_id": "corr_1"}
+NO_IDENTITY = "packet lacks the identity fields packet_id, packet_type, correlation_id"
+
+
+@pytest.mark.parametrize("header", [
+    None, [], "pkt_1",
+    {k: v for k, v in IDENTITY.items() if k != "packet_id"},
+    {k: v for k, v in IDENTITY.items() if k != "packet_type"},
+    {k: v for k, v in IDENTITY.items() if k != "correlation_id"},
+    {**IDENTITY, "packet_id": 1}, {**IDENTITY, "packet_type": None}, {**IDENTITY, "correlation_id": ["corr_1"]},
+])
+def test_a_packet_without_string_identity_fields_is_refused_with_one_clear_error(header: object) -> None:
+    broken = packet(0, 1)
+    broken["header"] = header
+    with pytest.raises(ValueError, match=f"^{re.escape(NO_IDENTITY)}$"):
+        evolve(None, broken)
+    with pytest.raises(ValueError, match=f"^{re.escape(NO_IDENTITY)}$"):
+        evolve_single(broken)
+
+
+def test_a_packet_decoded_into_dict_subclasses_is_judged_like_the_plain_one() -> None:
+    """`json.loads(..., object_pairs_hook=OrderedDict)` gives a header that is a Mapping but not a plain dict."""
+    plain = packet(0, 1)
+    ordered = json.loads(json.dumps(plain), object_pairs_hook=OrderedDict)
+    assert evolve(None, ordered) == evolve(None, plain)
+    assert evolve_single(ordered) == evolve_single(plain)
