@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -12,8 +13,8 @@ from typing import Any
 import pytest
 
 from omega.eventtime import to_ms
-from omega.packets.episode import apply_accepted, apply_usage
-from omega.packets.ledger import Budgets, EpisodeLedger, OpenDirective, Token, VerifyLoop
+from omega.packets.episode import apply_accepted, apply_usage, get
+from omega.packets.ledger import Budgets, EpisodeLedger, OpenDirective, Token, Usage, VerifyLoop
 from tests.factories import packet
 
 Packet = dict[str, Any]
@@ -223,3 +224,137 @@ def test_a_task_issued_again_with_an_earlier_deadline_takes_that_deadline() -> N
     assert again.open_directives["task_wa_modify_01"] == OpenDirective(
         task_id="task_wa_modify_01", packet_id="pkt_wa_0099", tool_safety_class="WRITE", issued_ms=ISSUED + 60_000,
         deadline_ms=ISSUED + 60_000 + 300_000, stakes_level="MEDIUM")
+
+
+# --------------------------------------------------------------------------- reading packets defensively
+def test_get_reads_a_path_through_plain_dicts_and_read_only_mappings() -> None:
+    nested = {"mcp": MappingProxyType({"stakes": {"stakes_level": "HIGH"}})}
+
+    assert get(nested, "mcp", "stakes", "stakes_level") == "HIGH"
+    assert get(MappingProxyType({"a": 1}), "a") == 1
+
+
+@pytest.mark.parametrize("data", [None, "header", ["header"], 7, {"header": "not an object"}, {"header": [1]}])
+def test_get_gives_none_once_the_path_leaves_the_objects(data: object) -> None:
+    assert get(data, "header", "packet_type") is None
+
+
+# --------------------------------------------------------------------------- usage
+def test_a_result_s_fractions_of_a_millisecond_and_of_a_unit_of_risk_count() -> None:
+    result = packet(1, 1)
+    result["header"]["packet_type"] = "TaskResultPacket"
+    result["payload"] = {"task_id": "task_1", "result_status": "SUCCESS", "execution_metadata": {
+        "tokens_used": 0, "tool_calls_used": 1, "execution_time_ms": 0.5, "risk_spent": 0.25}}
+
+    used = apply_usage(START, result, T0).usage
+
+    assert used == Usage(0, 1, 0.0005, 0.25)
+
+
+# --------------------------------------------------------------------------- what an accepted packet records
+def test_an_accepted_packet_records_its_tools_state_and_stakes_level() -> None:
+    pkt = packet(0, 1)
+    pkt["mcp"]["stakes"]["stakes_level"] = "HIGH"
+    pkt["mcp"]["routing"]["tools_state"] = "tools_degraded"
+
+    after = apply_accepted(START, pkt, "S1_SENSE", T0)
+
+    assert (after.stakes_level, after.tools_state) == ("HIGH", "tools_degraded")
+
+
+def _citing(n: int, refs: list[Any]) -> Packet:
+    pkt = packet(n, 1)
+    pkt["mcp"]["evidence"]["evidence_refs"] = refs
+    return pkt
+
+
+def test_accepted_packets_add_each_new_evidence_ref_id_once_in_order_of_first_citation() -> None:
+    first = _citing(0, [{"ref_type": "tool_output", "ref_id": "market:jita"}, "market:amarr",
+                        MappingProxyType({"ref_type": "document", "ref_id": "doc:manual"}),
+                        {"ref_type": "tool_output"}, {"ref_type": "tool_output", "ref_id": 17},
+                        {"ref_type": "tool_output", "ref_id": "market:jita"}])
+    second = _citing(1, [{"ref_type": "tool_output", "ref_id": "doc:manual"},
+                         {"ref_type": "user_observation", "ref_id": "user:1"}])
+
+    once = apply_accepted(START, first, "S1_SENSE", T0)
+    twice = apply_accepted(once, second, "S1_SENSE", T0 + 1000)
+
+    assert once.evidence_refs == ("market:jita", "doc:manual")
+    assert twice.evidence_refs == ("market:jita", "doc:manual", "user:1")
+
+
+def test_a_belief_update_counts_once() -> None:
+    assert apply_accepted(START, packet(1, 1, "BeliefUpdatePacket"), "S2_MODEL", T0).belief_updates == 1
+
+
+def _alert(n: int, severity: str, alert_type: str, description: str | None) -> Packet:
+    pkt = packet(n, 1)
+    pkt["header"].update(packet_type="IntegrityAlertPacket", layer_source="Integrity")
+    pkt["payload"] = {"alert_type": alert_type, "severity": severity}
+    if description is not None:
+        pkt["payload"]["description"] = description
+    return pkt
+
+
+@pytest.mark.parametrize(("description", "reason"), [
+    ("tool output tampered", "tool output tampered"), (None, "safe mode entered"), ("", "safe mode entered"),
+])
+def test_entering_safe_mode_records_the_packet_s_description_as_the_reason(description: str | None,
+                                                                            reason: str) -> None:
+    entered = apply_accepted(START, _alert(0, "CRITICAL", "constitutional_violation", description), "S9_SAFEMODE", T0)
+
+    assert (entered.state, entered.safe_mode_reason) == ("S9_SAFEMODE", reason)
+
+
+def test_packets_accepted_in_safe_mode_keep_the_reason_it_was_entered_for() -> None:
+    entered = apply_accepted(START, _alert(0, "CRITICAL", "constitutional_violation", "first"), "S9_SAFEMODE", T0)
+
+    logged = apply_accepted(entered, _alert(1, "CRITICAL", "drift_detected", "second"), "S9_SAFEMODE", T0 + 1000)
+
+    assert logged.safe_mode_reason == "first"
+
+
+def test_leaving_safe_mode_clears_the_reason() -> None:
+    entered = apply_accepted(START, _alert(0, "CRITICAL", "constitutional_violation", "first"), "S9_SAFEMODE", T0)
+
+    cleared = apply_accepted(entered, _alert(1, "INFO", "safe_mode_clear", "all clear"), "S7_REVIEW", T0 + 1000)
+
+    assert (cleared.state, cleared.safe_mode_reason) == ("S7_REVIEW", None)
+
+
+def test_a_packet_accepted_outside_safe_mode_records_no_safe_mode_reason() -> None:
+    pkt = packet(0, 1)
+    pkt["payload"]["description"] = "an observation that happens to carry a description"
+
+    assert apply_accepted(START, pkt, "S1_SENSE", T0).safe_mode_reason is None
+
+
+def test_a_packet_other_than_a_decision_leaves_an_open_budget_escalation_open_and_approved() -> None:
+    escalated = _spent_then_escalated()
+
+    after = step(escalated, packet(3, 1), "S8_ESCALATED")
+
+    assert (after.budget_escalation_open, after.budget_approved) == (True, True)
+
+
+def _success(n: int, epistemics: str) -> Packet:
+    result = packet(n, 1)
+    result["header"]["packet_type"] = "TaskResultPacket"
+    result["mcp"]["epistemics"]["status"] = epistemics
+    result["payload"] = {"task_id": "task_1", "result_status": "SUCCESS"}
+    return result
+
+
+@pytest.mark.parametrize(("observed_before", "epistemics", "observed_after"), [
+    (False, "OBSERVED", True), (False, "INFERRED", False), (True, "INFERRED", True), (True, "OBSERVED", True),
+])
+def test_a_success_result_in_the_loop_counts_as_observed_evidence_when_its_own_epistemics_are_observed(
+        observed_before: bool, epistemics: str, observed_after: bool) -> None:
+    # OMEN.md §15.3 step 6, "TaskResultPacket (OBSERVED evidence)": the result is the observation.
+    loop = VerifyLoop("pkt_00001_000002", observed=observed_before, opened_ms=T0 + 2000)
+    ledger = replace(apply_accepted(START, packet(2, 1, "DecisionPacket"), "S4_VERIFY", T0 + 2000), verify=loop)
+
+    after = apply_accepted(ledger, _success(3, epistemics), "S4_VERIFY", T0 + 3000)
+
+    assert after.verify == VerifyLoop("pkt_00001_000002", success_result=True, observed=observed_after,
+                                      opened_ms=T0 + 2000)

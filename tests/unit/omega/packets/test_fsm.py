@@ -26,7 +26,7 @@ from omega.packets.fsm import (
 )
 from omega.packets.ledger import EpisodeLedger, OpenDirective, Token, VerifyLoop
 from omega.packets.schema import check_schema
-from omega.violations import Severity
+from omega.violations import Severity, Violation
 from tests.factories import packet
 
 EPISODE = 7
@@ -329,6 +329,20 @@ def test_no_deviation_warning_is_added_to_a_safety_error() -> None:
     assert rules(step) == ["FSM-E2"]
 
 
+def test_illegal_transition_warns_on_a_write_directive_in_verify_and_sends_it_to_execution() -> None:
+    assert illegal_transition(ledger("S4_VERIFY", **VERIFYING), directive("WRITE")) == Violation(
+        "FSM", Severity.WARNING,
+        "FSM: TaskDirectivePacket in S4_VERIFY is not in the transition table (expected: VerificationPlanPacket, "
+        "TaskDirectivePacket (READ), TaskResultPacket, ObservationPacket, BeliefUpdatePacket, DecisionPacket); "
+        "moving to S6_EXECUTE", "header.packet_type")
+
+
+def test_illegal_transition_sends_an_off_table_decision_where_its_outcome_says() -> None:
+    violation = illegal_transition(ledger("S1_SENSE"), decision("ESCALATE"))
+    assert violation is not None
+    assert violation.message.endswith("moving to S8_ESCALATED")
+
+
 def test_illegal_transition_is_silent_for_table_rows_and_out_of_band_packets() -> None:
     assert illegal_transition(ledger("S1_SENSE"), belief()) is None
     assert illegal_transition(ledger("S1_SENSE"), token()) is None
@@ -371,6 +385,23 @@ def test_e2_rejects_a_write_directive_inside_the_verify_loop() -> None:
                     directive("WRITE", token_id="token_w1"))
     only(step, "FSM-E2", Severity.ERROR)
     assert step.violations[0].field == "payload.tool_safety_class"
+
+
+def test_e2_names_the_write_class_when_a_verify_loop_is_asked_to_write() -> None:
+    violation = fsm_e2_no_action_without_decision(ledger("S4_VERIFY", **VERIFYING), directive("MIXED"))
+    assert violation == Violation(
+        "FSM-E2", Severity.ERROR,
+        "FSM-E2: WRITE/MIXED TaskDirectivePacket in S4_VERIFY: a verify loop runs READ directives only",
+        "payload.tool_safety_class")
+
+
+@pytest.mark.parametrize(("last", "shown"), [(None, "none"), ("DEFER", "DEFER"), ("VERIFY_FIRST", "VERIFY_FIRST")])
+def test_e2_names_the_last_decision_a_directive_came_without_an_act_after(last: str | None, shown: str) -> None:
+    # After a VERIFY_FIRST loop's belief update (S4 -> S2), the loop's READ allowance no longer covers a write.
+    violation = fsm_e2_no_action_without_decision(ledger("S2_MODEL", last_decision=last), directive("WRITE"))
+    assert violation == Violation(
+        "FSM-E2", Severity.ERROR,
+        f"FSM-E2: TaskDirectivePacket without a preceding ACT decision (last decision: {shown})", "header.packet_type")
 
 
 def test_e2_allows_a_read_directive_after_act() -> None:
@@ -437,6 +468,14 @@ def test_e4_leaves_token_validity_to_inv_007() -> None:
     spent = replace(A_TOKEN, revoked=True, usage_count=1)
     changes = {**ACTING, "tokens": {"token_w1": spent}}
     assert fsm_e4_write_requires_token(ledger("S5_AUTHORIZE", **changes), directive("WRITE")) is None
+
+
+def test_e4_names_the_missing_token_in_full() -> None:
+    violation = fsm_e4_write_requires_token(ledger("S3_DECIDE", **ACTING), directive("WRITE"))
+    assert violation == Violation(
+        "FSM-E4", Severity.ERROR,
+        "FSM-E4: WRITE/MIXED TaskDirectivePacket with no ToolAuthorizationToken in the episode",
+        "payload.authorization_token_id")
 
 
 def test_e4_is_silent_for_read_directives_without_any_token() -> None:
@@ -512,6 +551,14 @@ def test_e7_rejects_an_untyped_packet_in_safe_mode() -> None:
     violation = fsm_e7_safe_mode_lockdown(ledger("S9_SAFEMODE"), {"header": {"packet_type": 3}})
     assert violation is not None
     assert violation.severity is Severity.ERROR
+
+
+@pytest.mark.parametrize(("pkt", "named"), [(decision("ACT"), "DecisionPacket"), ({"header": {}}, "packet")])
+def test_e7_names_the_locked_out_packet_type_in_full(pkt: Packet, named: str) -> None:
+    assert fsm_e7_safe_mode_lockdown(ledger("S9_SAFEMODE"), pkt) == Violation(
+        "FSM-E7", Severity.ERROR,
+        f"FSM-E7: {named} in S9_SAFEMODE: only IntegrityAlertPacket and BeliefUpdatePacket are allowed until "
+        "Integrity clears safe mode", "header.packet_type")
 
 
 def test_e7_lets_belief_logging_through_and_stays_in_safe_mode() -> None:
