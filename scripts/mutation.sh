@@ -28,7 +28,7 @@ for module in $MODULES; do
     echo "== mutation: $module${SAMPLE:+ (sample of $SAMPLE)}"
     if [ -n "$SAMPLE" ]; then
         "$BIN/mutmut" results --all true > out/mutation-results.txt
-        mapfile -t names < <("$BIN/python" scripts/mutation_sample.py out/mutation-results.txt "$module" "$SAMPLE")
+        mapfile -t names < <("$BIN/python" scripts/mutation_sample.py out/mutation-results.txt "$SAMPLE" "$module")
         if [ "${#names[@]}" -gt 0 ]; then
             "$BIN/mutmut" run --max-children "$CHILDREN" "${names[@]}" || true
         fi
