@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import copy
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -28,6 +30,7 @@ from omega.packets.invariants import (
     inv_009_escalation_presents_options,
     inv_010_degraded_tools_policy,
     inv_012_stakes_consistency,
+    invariants_for,
     is_budget_approval,
     overruns,
 )
@@ -168,6 +171,24 @@ def test_inv001_without_any_mcp_every_required_path_is_reported() -> None:
     assert found[-1].field == "mcp.routing.tools_state"
 
 
+def read_only(value: Any) -> Any:
+    """`value` with every dict turned into a read-only mapping: a Mapping that is not a dict."""
+    if isinstance(value, dict):
+        return MappingProxyType({key: read_only(item) for key, item in value.items()})
+    if isinstance(value, list):
+        return [read_only(item) for item in value]
+    return value
+
+
+def test_inv001_an_mcp_made_of_any_mappings_is_complete() -> None:
+    """A packet is a Mapping, not necessarily decoded JSON: read-only sections still hold their fields."""
+    pkt = build("TaskDirectivePacket")
+    pkt["mcp"] = read_only(pkt["mcp"])
+    assert isinstance(pkt["mcp"]["quality"], Mapping)
+    assert not isinstance(pkt["mcp"]["quality"], dict)
+    assert inv_001_mcp_completeness(pkt, EMPTY, NOW_MS) == []
+
+
 # --------------------------------------------------------------------------- INV-002
 def test_inv002_subpar_may_verify_first() -> None:
     pkt = build(mcp__quality__quality_tier="SUBPAR")
@@ -240,6 +261,18 @@ def test_inv003_par_acting_at_high_stakes_is_an_error_on_the_tier() -> None:
     assert rules(found) == [("INV-003", ERROR, "mcp.quality.quality_tier")]
     assert "SUPERB" in found[0].message
     assert "PAR" in found[0].message
+
+
+def test_inv003_the_tier_error_names_the_stakes_the_tier_and_the_override() -> None:
+    found = inv_003_high_stakes_verify_or_escalate(high_act(), EMPTY, NOW_MS)
+    assert found == [Violation("INV-003", ERROR, "INV-003: ACT at HIGH stakes requires SUPERB tier (got PAR) or a "
+                               "Layer 1 emergency override", "mcp.quality.quality_tier")]
+
+
+def test_inv003_an_assumption_verified_in_any_mapping_counts_as_verified() -> None:
+    pkt = high_act(mcp__quality__quality_tier="SUPERB", payload__load_bearing_assumptions=[
+        MappingProxyType({"assumption": "price stable", "verified": True})])
+    assert inv_003_high_stakes_verify_or_escalate(pkt, EMPTY, NOW_MS) == []
 
 
 def test_inv003_each_unverified_assumption_is_reported_with_its_text() -> None:
@@ -339,6 +372,37 @@ def test_inv004_stale_if_older_than_seconds_also_narrows_the_window() -> None:
     assert [v.rule for v in inv_004_no_live_claim_without_evidence(pkt, EMPTY, NOW_MS)] == ["INV-004"]
 
 
+def test_inv004_the_given_window_ends_exactly_at_its_seconds() -> None:
+    """With stale_if_older_than_seconds = 3600: a ref 3600 s old is recent, one 3601 s old is not."""
+    edge = live_claim([ref(timestamp="2025-12-21T11:00:00Z")], mcp__epistemics__stale_if_older_than_seconds=3600)
+    assert inv_004_no_live_claim_without_evidence(edge, EMPTY, NOW_MS) == []
+    late = live_claim([ref(timestamp="2025-12-21T10:59:59Z")], mcp__epistemics__stale_if_older_than_seconds=3600)
+    assert inv_004_no_live_claim_without_evidence(late, EMPTY, NOW_MS) == [Violation(
+        "INV-004", ERROR, "INV-004: INFERRED claim about REALTIME state needs tool_output or user_observation "
+        "evidence from the last 3600 s", "mcp.evidence.evidence_refs")]
+
+
+def test_inv004_a_zero_second_window_accepts_only_evidence_from_the_packets_own_instant() -> None:
+    """0 is a given window (not absent): the freshness-class default does not apply."""
+    now = live_claim([ref(timestamp=NOW)], mcp__epistemics__stale_if_older_than_seconds=0)
+    assert inv_004_no_live_claim_without_evidence(now, EMPTY, NOW_MS) == []
+    older = live_claim([ref()], mcp__epistemics__stale_if_older_than_seconds=0)  # a minute old
+    assert inv_004_no_live_claim_without_evidence(older, EMPTY, NOW_MS) == [Violation(
+        "INV-004", ERROR, "INV-004: INFERRED claim about REALTIME state needs tool_output or user_observation "
+        "evidence from the last 0 s", "mcp.evidence.evidence_refs")]
+
+
+def test_inv004_a_ref_in_any_mapping_grounds_the_claim() -> None:
+    pkt = live_claim([MappingProxyType(ref())])
+    assert inv_004_no_live_claim_without_evidence(pkt, EMPTY, NOW_MS) == []
+
+
+def test_inv004_refs_that_are_not_objects_are_skipped_not_raised_on() -> None:
+    assert inv_004_no_live_claim_without_evidence(live_claim(["tool_output", None, 7, ref()]), EMPTY, NOW_MS) == []
+    found = inv_004_no_live_claim_without_evidence(live_claim(["tool_output", ["tool_output"]]), EMPTY, NOW_MS)
+    assert rules(found) == [("INV-004", ERROR, "mcp.evidence.evidence_refs")]
+
+
 @pytest.mark.parametrize("stamp", ["yesterday", "", 1766318400, None])
 def test_inv004_unparseable_timestamps_never_count(stamp: object) -> None:
     pkt = live_claim([{"ref_type": "tool_output", "ref_id": "x", "timestamp": stamp}])
@@ -420,6 +484,12 @@ def test_inv005_every_overrun_is_listed() -> None:
                                 "risk: 60 > 50"]
     [violation] = inv_005_budget_overrun_requires_approval(build(), ledger, NOW_MS)
     assert all(item in violation.message for item in overruns(ledger))
+
+
+def test_inv005_the_overruns_are_joined_by_semicolons_in_one_message() -> None:
+    found = inv_005_budget_overrun_requires_approval(build(), spent(1201, 4, 130.5, 60.0), NOW_MS)
+    assert found == [Violation("INV-005", ERROR, "INV-005: budget overrun without approval: tokens: 1201 > 1200; "
+                               "tool_calls: 4 > 3; time_seconds: 130.5 > 120; risk: 60 > 50")]
 
 
 def test_inv005_budgets_without_a_value_are_not_judged() -> None:
@@ -684,6 +754,13 @@ def test_inv008_a_loop_complete_but_for_its_plan_is_accepted_with_a_warning() ->
     assert rules(found) == [("INV-008", WARNING, None)]
 
 
+def test_inv008_the_missing_plan_warning_says_why_it_is_only_a_warning() -> None:
+    loop = VerifyLoop("pkt_00001_000002", False, True, True, True, True)
+    assert inv_008_verification_loop_closure(build(), in_verify(loop), NOW_MS) == [Violation(
+        "INV-008", WARNING, "INV-008: verification loop of pkt_00001_000002 had no VerificationPlanPacket (optional "
+        "in v0.7: OMEN.md §10.4 does not require it)")]
+
+
 def test_inv008_a_belief_update_without_evidence_is_the_only_gap() -> None:
     loop = VerifyLoop("pkt_00001_000002", True, True, True, True, False)
     found = inv_008_verification_loop_closure(build(), in_verify(loop), NOW_MS)
@@ -723,6 +800,16 @@ def test_inv006_a_failed_constitutional_check_is_an_error() -> None:
     assert "Stage 1" in found[0].message
 
 
+def test_inv006_a_stage_error_shows_the_value_the_check_had() -> None:
+    pkt = arbitrated(payload__constraints_satisfied__constitutional_check=False,
+                     payload__constraints_satisfied__budget_check="yes")
+    assert inv_006_drive_arbitration_sequence(pkt, EMPTY, NOW_MS) == [
+        Violation("INV-006", ERROR, "INV-006: Stage 1 constitutional veto not passed (constitutional_check is False); "
+                  "decision invalid", "payload.constraints_satisfied.constitutional_check"),
+        Violation("INV-006", ERROR, "INV-006: Stage 2 budget feasibility not passed (budget_check is yes); "
+                  "decision invalid", "payload.constraints_satisfied.budget_check")]
+
+
 def test_inv006_a_failed_budget_check_is_an_error() -> None:
     pkt = arbitrated(payload__constraints_satisfied__budget_check=False)
     found = inv_006_drive_arbitration_sequence(pkt, EMPTY, NOW_MS)
@@ -745,6 +832,14 @@ def test_inv006_no_tradeoff_keyword_and_no_structured_tradeoff_is_a_warning() ->
     assert rules(found) == [("INV-006", WARNING, "payload.decision_summary")]
 
 
+def test_inv006_the_stage3_warning_lists_what_would_have_documented_it() -> None:
+    pkt = arbitrated(payload__decision_summary="Buy the cheaper one", payload__rejected_alternatives=UNREASONED)
+    assert inv_006_drive_arbitration_sequence(pkt, EMPTY, NOW_MS) == [Violation(
+        "INV-006", WARNING, "INV-006: Stage 3 tradeoff policy not documented: no policy (safety, risk-adjusted, "
+        "min-regret, expected value) named, no chosen_option.expected_value, no rejection reasons",
+        "payload.decision_summary")]
+
+
 @pytest.mark.parametrize("summary", ["unsafety reigns", "risk adjustedness", "expected values vary"])
 def test_inv006_keywords_match_whole_words_only(summary: str) -> None:
     pkt = arbitrated(payload__decision_summary=summary, payload__rejected_alternatives=UNREASONED)
@@ -756,6 +851,20 @@ def test_inv006_rejected_alternatives_alone_make_it_an_arbitration() -> None:
     pkt = arbitrated(payload__decision_summary="pick", payload__rejected_alternatives=UNREASONED)
     del pkt["payload"]["chosen_option"]
     assert [v.severity for v in inv_006_drive_arbitration_sequence(pkt, EMPTY, NOW_MS)] == [WARNING]
+
+
+def test_inv006_a_chosen_option_alone_makes_it_an_arbitration() -> None:
+    pkt = arbitrated(payload__chosen_option={"option_id": "buy", "expected_value": 2},
+                     payload__constraints_satisfied__constitutional_check=False)
+    del pkt["payload"]["rejected_alternatives"]
+    assert rules(inv_006_drive_arbitration_sequence(pkt, EMPTY, NOW_MS)) == [
+        ("INV-006", ERROR, "payload.constraints_satisfied.constitutional_check")]
+
+
+def test_inv006_an_empty_rejected_alternatives_list_without_a_chosen_option_is_no_arbitration() -> None:
+    pkt = arbitrated(payload__rejected_alternatives=[], payload__constraints_satisfied__constitutional_check=False)
+    del pkt["payload"]["chosen_option"]
+    assert inv_006_drive_arbitration_sequence(pkt, EMPTY, NOW_MS) == []
 
 
 def test_inv006_a_numeric_expected_value_on_the_chosen_option_documents_stage_3() -> None:
@@ -806,15 +915,17 @@ def test_inv009_each_missing_option_field_is_reported() -> None:
     pkt = build("EscalationPacket")
     del pkt["payload"]["top_options"][1]["cons"]
     pkt["payload"]["top_options"][0]["option_id"] = None
-    assert rules(inv_009_escalation_presents_options(pkt, EMPTY, NOW_MS)) == [
-        ("INV-009", ERROR, "payload.top_options.0.option_id"), ("INV-009", ERROR, "payload.top_options.1.cons")]
+    assert inv_009_escalation_presents_options(pkt, EMPTY, NOW_MS) == [
+        Violation("INV-009", ERROR, "INV-009: option 0 lacks option_id", "payload.top_options.0.option_id"),
+        Violation("INV-009", ERROR, "INV-009: option 1 lacks cons", "payload.top_options.1.cons")]
 
 
 def test_inv009_gaps_and_next_step_are_required() -> None:
     pkt = build("EscalationPacket", payload__evidence_gaps=[])
     del pkt["payload"]["recommended_next_step"]
-    assert rules(inv_009_escalation_presents_options(pkt, EMPTY, NOW_MS)) == [
-        ("INV-009", ERROR, "payload.evidence_gaps"), ("INV-009", ERROR, "payload.recommended_next_step")]
+    assert inv_009_escalation_presents_options(pkt, EMPTY, NOW_MS) == [
+        Violation("INV-009", ERROR, "INV-009: evidence_gaps must be non-empty", "payload.evidence_gaps"),
+        Violation("INV-009", ERROR, "INV-009: recommended_next_step is required", "payload.recommended_next_step")]
 
 
 def test_inv009_an_empty_payload_reports_everything_without_raising() -> None:
@@ -957,6 +1068,16 @@ def test_deadline_is_unknown_without_issue_time_or_any_duration() -> None:
 def test_per_packet_and_episode_invariants_are_listed_in_id_order() -> None:
     assert [f.__name__[:7] for f in PER_PACKET] == [f"inv_{n:03d}" for n in (1, 2, 3, 4, 6, 9, 10, 12)]
     assert [f.__name__[:7] for f in EPISODE] == ["inv_005", "inv_007", "inv_008"]
+
+
+@pytest.mark.parametrize("packet_type", ["ThoughtPacket", "", 7, None, ["DecisionPacket"]])
+def test_an_unknown_or_non_string_packet_type_gets_every_invariant(packet_type: object) -> None:
+    assert invariants_for(packet_type) == (*PER_PACKET, *EPISODE)
+
+
+def test_a_known_packet_type_gets_only_the_invariants_that_can_fire_on_it() -> None:
+    assert [f.__name__[:7] for f in invariants_for("EscalationPacket")] == [
+        "inv_001", "inv_004", "inv_009", "inv_012", "inv_005"]
 
 
 def test_a_clean_factory_episode_raises_no_invariant() -> None:

@@ -47,6 +47,26 @@ def test_the_path_cache_remembers_up_to_1024_paths(monkeypatch: pytest.MonkeyPat
     assert len(invariants_episode._STEPS) == 1024
 
 
+def test_a_remembered_path_is_read_without_splitting_it_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rules read the same literal paths on every packet: once remembered, a path is never split again."""
+    monkeypatch.setattr(invariants_episode, "_STEPS", {"outer.inner": ("outer", "inner")})
+
+    def refuse(path: str) -> tuple[str, ...]:
+        raise AssertionError(f"{path} split again")
+
+    monkeypatch.setattr(invariants_episode, "_steps", refuse)
+    assert field_at({"outer": {"inner": 7}}, "outer.inner") == 7
+
+
+def test_field_at_reads_through_any_mapping_and_stops_at_anything_else() -> None:
+    """A packet is a Mapping, not necessarily decoded JSON; a step into a non-mapping gives None, not an error."""
+    read_only = MappingProxyType({"outer": MappingProxyType({"inner": 7})})
+    assert field_at(read_only, "outer.inner") == 7
+    assert field_at({"outer": read_only}, "outer.outer.inner") == 7
+    for data in (None, [1], "outer", {"outer": ["inner"]}, {"outer": None}):
+        assert field_at(data, "outer.inner") is None
+
+
 # --------------------------------------------------------------------------- INV-011 deadline boundaries
 def test_a_zero_time_budget_is_a_deadline_at_the_issue_time() -> None:
     """A budget of 0 s is given (not absent): the directive is due at once."""
