@@ -1,16 +1,20 @@
 """Per-module mutation scores from `mutmut results --all true` (issue 20): killed / (mutants that ran), survivors
 listed by name. Prints a Markdown table; `scripts/mutation.sh` writes it for docs/mutation.md.
 
-    python scripts/mutation_report.py out/mutation-results.txt omega.oracle omega.grounding
+    python scripts/mutation_report.py out/mutation-results.txt omega.oracle omega.grounding \
+        [--sample out/mutation-sample.txt]
 
 Rows are source modules (`omega.packets.fsm`); the prefixes given pick which modules are reported. Survivors named
 in docs/mutation-equivalent.txt (`name  reason`, one per line) are left out of the "adjusted" score and listed
-apart from the survivors not yet reviewed. Where only part of a module's mutants ran (a seeded sample, see
-scripts/mutation_sample.py), the score carries its 95% Wilson interval.
+apart from the survivors not yet reviewed. A module whose mutants did not all run is scored on its seeded sample
+(scripts/mutation_sample.py) when one is given, with the 95% Wilson interval ("mutants" is then the sample's size,
+marked "of" the module's); without a sample, on the mutants that ran, which need not be representative (mutmut
+runs the mutants with the fastest tests first).
 """
 
 from __future__ import annotations
 
+import argparse
 import math
 import re
 import sys
@@ -48,17 +52,29 @@ def wilson(killed: int, ran: int, z: float = 1.96) -> tuple[float, float]:
 
 def main(argv: list[str]) -> int:
     """Read the results file, keep the modules under the prefixes given (all if none), print the table."""
-    results, *prefixes = argv
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("results", type=Path, help="`mutmut results --all true` output")
+    parser.add_argument("prefixes", nargs="*")
+    parser.add_argument("--sample", type=Path, help="scripts/mutation_sample.py output")
+    args = parser.parse_args(argv)
     equivalent = equivalent_names()
+    status: dict[str, str] = {}
+    for line in args.results.read_text(encoding="utf-8").splitlines():
+        name, _, state = line.strip().rpartition(": ")
+        if name and (not args.prefixes or any(name.startswith(p + ".") for p in args.prefixes)):
+            status[name] = state
+    whole: Counter[str] = Counter(module_of(name) for name in status)
+    unrun = {module_of(name) for name, state in status.items() if state == "not checked"}
+    sample = set(args.sample.read_text(encoding="utf-8").split()) if args.sample else set()
+    sampled = {module for module in unrun if any(module_of(name) == module for name in sample)}
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     survivors: dict[str, list[str]] = defaultdict(list)
-    for line in Path(results).read_text(encoding="utf-8").splitlines():
-        name, _, status = line.strip().rpartition(": ")
-        if not name or (prefixes and not any(name.startswith(p + ".") for p in prefixes)):
-            continue
+    for name, state in status.items():
         module = module_of(name)
-        counts[module][status] += 1
-        if status == "survived":
+        if module in sampled and name not in sample:
+            continue
+        counts[module][state] += 1
+        if state == "survived":
             survivors[module].append(name)
     lines = ["| module | mutants | ran | killed (timeouts count) | survived | equivalent | not reviewed | "
              "score (killed / ran) | adjusted (equivalent left out) |",
@@ -68,8 +84,8 @@ def main(argv: list[str]) -> int:
         c = counts[module]
         c["equivalent"] = sum(1 for name in survivors[module] if name in equivalent)
         total.update(c)
-        lines.append(_row(f"`{module}`", c))
-    if len(counts) > 1:
+        lines.append(_row(f"`{module}`" + (f" (sample of {whole[module]})" if module in sampled else ""), c))
+    if len(counts) > 1 and not sampled:  # a sum of whole modules and samples would estimate nothing
         lines.append(_row("**all**", total))
     for module in sorted(survivors):
         left = sorted(name for name in survivors[module] if name not in equivalent)

@@ -1,12 +1,13 @@
-"""A seeded uniform sample of a shard's mutants, for shards too large to run whole in a session (issue 20).
+"""A seeded uniform sample of each module's mutants, for shards too large to run whole in a session (issue 20).
 
-    python scripts/mutation_sample.py out/mutation-results.txt 800 omega.agents \
-        --exclude omega.agents.crossrefs omega.agents.roster
-    python scripts/mutation_sample.py out/mutation-results.txt 20 omega.grounding.tokens
+    python scripts/mutation_sample.py out/mutation-results.txt 30 omega.agents omega.oracle \
+        --slow omega.agents.crossrefs omega.agents.roster --slow-size 12 > out/mutation-sample.txt
 
-Prints the names of the sample that have not run yet, one per line, for `mutmut run NAME...`. The same seed gives the
-same sample, so a stopped run resumes where it stopped; scripts/mutation_report.py gives the sample's score with its
-95% interval.
+Prints the sample, one name per line: for every module under the prefixes given, `size` of its mutants drawn with
+the seed (`slow-size` for the slow modules: those whose every mutant re-imports our packages, see
+tests/mutation_shim.py). The same seed gives the same sample, so a stopped run resumes where it stopped.
+`scripts/mutation_report.py --sample out/mutation-sample.txt` scores a module that did not run whole on its sample,
+with the 95% interval.
 """
 
 from __future__ import annotations
@@ -15,27 +16,29 @@ import argparse
 import random
 import re
 import sys
+from collections import defaultdict
 from pathlib import Path
 
 
 def main(argv: list[str]) -> int:
-    """Sample `size` mutants under the prefix (less the excluded modules) with the seed; print those unchecked."""
+    """Print `size` (or `slow-size`) seeded mutants of every module under the prefixes."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, help="`mutmut results --all true` output")
     parser.add_argument("size", type=int)
-    parser.add_argument("prefix", help="a module or package, e.g. omega.agents")
-    parser.add_argument("--exclude", nargs="*", default=[], help="modules left out (sampled on their own)")
+    parser.add_argument("prefixes", nargs="+", help="modules or packages, e.g. omega.agents")
+    parser.add_argument("--slow", nargs="*", default=[], help="modules sampled with --slow-size")
+    parser.add_argument("--slow-size", type=int, default=12)
     parser.add_argument("--seed", type=int, default=20)
     args = parser.parse_args(argv)
-    status: dict[str, str] = {}
+    by_module: dict[str, list[str]] = defaultdict(list)
     for line in args.results.read_text(encoding="utf-8").splitlines():
-        name, _, state = line.strip().rpartition(": ")
-        module = re.split(r"\.x[_ǁ]", name)[0]
-        if name.startswith(args.prefix + ".") and module not in args.exclude:
-            status[name] = state
-    names = sorted(status)
-    sample = random.Random(args.seed).sample(names, min(args.size, len(names)))  # noqa: S311 a sample, not a secret
-    sys.stdout.write("".join(f"{name}\n" for name in sorted(sample) if status[name] == "not checked"))
+        name = line.strip().rpartition(": ")[0]
+        if any(name.startswith(p + ".") for p in args.prefixes):
+            by_module[re.split(r"\.x[_ǁ]", name)[0]].append(name)
+    for module, names in sorted(by_module.items()):
+        size = args.slow_size if module in args.slow else args.size
+        rng = random.Random(f"{args.seed}:{module}")  # noqa: S311 a sample, not a secret
+        sys.stdout.write("".join(f"{n}\n" for n in sorted(rng.sample(sorted(names), min(size, len(names))))))
     return 0
 
 
