@@ -3,6 +3,8 @@ and rationale; a projection rebuilds the paragraph's history from those events a
 
 from __future__ import annotations
 
+import hashlib
+
 from omega.grounding.audit import audit_record, reconstruct
 from omega.grounding.paragraph import evolve
 from omega.grounding.request import parse_request
@@ -57,3 +59,28 @@ def test_the_resolved_request_hashed_for_the_verdict_id_is_a_valid_grounding_req
     req = parse_request({"paragraph_id": "p1", "sentences": [{"order": 1, "text": GOOD}]}, {"F3": DIZZY})
     raw = REGISTRY.encode("omega.grounding.GroundingRequest", req.to_record())
     assert REGISTRY.decode(raw)[1] == req.to_record()
+
+
+def test_the_audit_id_derives_from_the_verdict_id_with_the_ga_prefix() -> None:
+    records = _versions()
+    for record in records:
+        digest = hashlib.sha256(str(record["verdict_id"]).encode("utf-8")).hexdigest()[:32]
+        assert record["audit_id"] == f"ga_{digest}"
+    assert records[0]["audit_id"] != records[1]["audit_id"]
+
+
+def test_a_reconstructed_version_names_every_part_of_the_decision() -> None:
+    records = _versions()
+    history = reconstruct(records)
+    for record, rebuilt in zip(records, history["p1"], strict=True):
+        [sentence] = record["sentences"]  # type: ignore[misc]
+        assert rebuilt == {
+            "version": record["version"], "verdict_id": record["verdict_id"], "paragraph_spec": {"section": "Safety"},
+            "allowed_fact_ids": ["F3", "F4"], "verified": record["paragraph_verified"],
+            "sentences": [{"index": 1, "text": sentence["text"], "outcome": sentence["outcome"],
+                           "rationale": sentence["rationale"], "cited_facts": {"F3": DIZZY.content},
+                           "failure_modes": [f["code"] for f in sentence["failures"]]}],
+        }
+    assert [v["sentences"][0]["text"] for v in history["p1"]] == [BAD, GOOD]
+    assert [v["sentences"][0]["outcome"] for v in history["p1"]] == ["FAIL", "PASS"]
+    assert history["p1"][1]["sentences"][0]["rationale"].startswith("entailed by F3")

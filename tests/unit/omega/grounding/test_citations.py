@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from omega.grounding.citations import citation_presence, split_citations
 from omega.grounding.model import CITATION_NOT_ALLOWED, MISSING_CITATION, UNCITED_FACT_USED, UNKNOWN_FACT
-from tests.unit.omega.grounding.support import DIZZY, DIZZY_PLACEBO, TRIAL, codes, judge
+from tests.unit.omega.grounding.support import DIZZY, DIZZY_PLACEBO, TRIAL, codes, fact, judge
 
 
 def test_citations_are_read_anywhere_in_order_once_and_removed_from_the_claim() -> None:
@@ -46,3 +46,12 @@ def test_a_claim_resting_on_an_allowed_uncited_fact_names_that_fact_as_the_evide
     uncited = [f for f in verdict.failures if f.code == UNCITED_FACT_USED]
     assert [f.fact_ids for f in uncited] == [("F4",)]
     assert "[F4]" in uncited[0].required_evidence
+
+
+def test_a_claim_relying_on_every_word_of_an_uncited_fact_names_that_fact() -> None:
+    lowered = fact("F1", "Drug A lowered blood pressure.")
+    dizziness = fact("F2", "Dizziness.")
+    [failure] = judge("Drug A lowered blood pressure with dizziness. [F1]", lowered, dizziness).failures
+    assert (failure.code, failure.reason, failure.required_evidence, failure.fact_ids) == (
+        UNCITED_FACT_USED, "the claim relies on F2, which the sentence does not cite",
+        "an inline citation [F2] beside the others", ("F2",))

@@ -46,3 +46,39 @@ def test_a_manual_fact_is_judged_like_a_pdf_fact() -> None:
     sentence = "Dizziness was reported by 8.4% of participants receiving drug A."
     assert judge(f"{sentence} [M]", manual).outcome == judge(f"{sentence} [F3]", DIZZY).outcome == "PASS"
     assert judge("Dizziness was reported by 9% of participants receiving drug A. [M]", manual).outcome == "FAIL"
+
+
+SODIUM_UP = fact("U", "Serum sodium increased after treatment.")
+SODIUM_DOWN = fact("D", "Serum sodium decreased after treatment.")
+SODIUM_UNSAID = fact("S", "Serum sodium after treatment.")  # the same thing, no direction stated
+
+
+def test_opposite_directions_conflict_whichever_fact_comes_first() -> None:
+    assert conflict(SODIUM_DOWN, SODIUM_UP) == "they report opposite directions"
+    assert conflict(SODIUM_UP, SODIUM_DOWN) == "they report opposite directions"
+
+
+def test_facts_reporting_the_same_direction_do_not_conflict() -> None:
+    assert conflict(SODIUM_UP, fact("U2", "Serum sodium increased after treatment.")) is None
+    assert conflict(SODIUM_DOWN, fact("D2", "Serum sodium decreased after treatment.")) is None
+
+
+def test_a_fact_stating_no_direction_does_not_conflict_with_one_that_does() -> None:
+    for directed in (SODIUM_UP, SODIUM_DOWN):
+        assert conflict(SODIUM_UNSAID, directed) is None
+        assert conflict(directed, SODIUM_UNSAID) is None
+
+
+def test_different_counts_of_the_same_thing_conflict() -> None:
+    nine = fact("N9", "Dizziness was reported by 9 participants.")
+    many = fact("N84", "Dizziness was reported by 84 participants.")
+    assert conflict(nine, many) == "they report different numbers for the same measure"
+    assert conflict(many, nine) == "they report different numbers for the same measure"
+
+
+def test_numbers_in_different_units_or_a_number_against_none_do_not_conflict() -> None:
+    share = fact("P", "Dizziness was reported by 8.4% of participants.")
+    count = fact("C", "Dizziness was reported by 84 participants.")
+    unsaid = fact("X", "Dizziness was reported by participants.")
+    for a, b in ((share, count), (count, share), (share, unsaid), (unsaid, share), (count, unsaid), (unsaid, count)):
+        assert conflict(a, b) is None, (a.id, b.id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from omega.grounding.entailment import semantic_entailment
+from omega.grounding.facts import AtomicFact
 from omega.grounding.model import NOT_ENTAILED
 from omega.grounding.tokens import analyse
 from tests.unit.omega.grounding.support import DIZZY, DIZZY_PLACEBO, NO_STROKE, TRIAL, codes, fact, judge
@@ -64,3 +65,19 @@ def test_paraphrase_uncertain_needs_at_most_two_uncovered_and_at_least_sixty_per
         claim: str, stated: str, uncertain: bool) -> None:
     coverage = semantic_entailment(analyse(claim, claim=True), [fact("P1", stated)], frozenset())
     assert coverage.paraphrase_uncertain is uncertain
+
+
+@pytest.mark.parametrize(("sentence", "cited", "expected"), [
+    ("Drug A reduced the rate of stroke during follow-up. [F5]", NO_STROKE,
+     (NOT_ENTAILED, "polarity: the sentence drops the negation of a cited fact",
+      "a fact with the sentence's polarity, or the sentence restating the fact's", ("F5",))),
+    ("Dizziness was not reported by 8.4% of participants receiving drug A. [F3]", DIZZY,
+     (NOT_ENTAILED, "polarity: the sentence negates a claim the cited facts affirm",
+      "a fact with the sentence's polarity, or the sentence restating the fact's", ("F3",))),
+    ("Dizziness was reported by 8.4% of participants receiving aspirin. [F3]", DIZZY,
+     (NOT_ENTAILED, "claim tokens not stated by the cited facts: 'aspirin'",
+      "an Atomic Fact stating 'aspirin' in this context, cited inline", ("F3",))),
+])
+def test_an_entailment_failure_says_what_is_not_stated_and_what_would_state_it(
+        sentence: str, cited: AtomicFact, expected: tuple[str, str, str, tuple[str, ...]]) -> None:
+    assert [(f.code, f.reason, f.required_evidence, f.fact_ids) for f in judge(sentence, cited).failures] == [expected]

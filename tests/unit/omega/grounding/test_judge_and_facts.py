@@ -83,3 +83,24 @@ def test_a_fact_breaking_the_schema_is_refused_with_a_reason(change: dict[str, A
     raw = {"id": "F", "content": "c", "source_type": "MANUAL", "confidence": 1.0, "source_span": {"document_id": "d"}}
     with pytest.raises(FactError):
         parse_fact(raw | change)
+
+
+class _RecordingJudge(FakeJudge):
+    def entails(self, claim: str, premises: Sequence[str]) -> JudgeAnswer:
+        self.premises = list(premises)
+        return super().entails(claim, premises)
+
+
+def test_the_judge_is_asked_about_the_claim_without_its_citations_against_the_cited_statements() -> None:
+    judge = _RecordingJudge(True)
+    _judged(PARAPHRASE, judge)
+    assert judge.asked == [PARAPHRASE.removesuffix(" [F1]")]
+    assert judge.premises == [TRIAL.statement]
+
+
+def test_a_sentence_the_judge_passes_carries_no_failure() -> None:
+    verdict = _judged(PARAPHRASE, FakeJudge(True))
+    assert (verdict.outcome, verdict.failures) == ("PASS", ())
+    record = verdict.to_record()
+    assert (record["outcome"], record["failures"]) == ("PASS", [])
+    assert record["rationale"].startswith("entailed by F1 per semantic judge fake: because (deterministic check: ")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from omega.grounding.facts import AtomicFact
 from tests.unit.omega.grounding.support import codes, fact, judge
 
 RANKED = fact("M1", "Brenton is the second-largest city in Calvia.")
@@ -32,3 +33,19 @@ def test_a_frequency_modifier_on_the_claimed_predicate_may_not_be_dropped() -> N
 
 def test_a_modifier_on_other_words_of_the_fact_is_not_dropped_by_leaving_them_out() -> None:
     assert judge("Marta Quill teaches in Lyon. [M2]", MOSTLY).passed
+
+
+def _failures(text: str, *facts: AtomicFact) -> list[tuple[str, str, str, tuple[str, ...]]]:
+    return [(f.code, f.reason, f.required_evidence, f.fact_ids) for f in judge(text, *facts).failures]
+
+
+def test_a_dropped_rank_names_the_rank_and_what_would_fix_it() -> None:
+    assert _failures("Brenton is the largest city in Calvia. [M1]", RANKED) == [(
+        "NOT_ENTAILED", "rank dropped: M1 states 'second largest', the sentence 'largest' alone",
+        "the sentence keeping the rank 'second', or a fact stating 'largest' alone", ("M1",))]
+
+
+def test_a_dropped_frequency_names_the_modifier_and_what_would_fix_it() -> None:
+    assert _failures("Marta Quill paints landscapes in oil. [M2]", MOSTLY) == [(
+        "CLAIM_STRENGTHENED", "the frequency or proportion 'mostly' of M2 is dropped",
+        "the sentence keeping 'mostly', or a fact stating the claim without it", ("M2",))]

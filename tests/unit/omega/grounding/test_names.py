@@ -32,3 +32,22 @@ def test_an_attributive_demonym_states_its_country_and_the_country_its_demonym()
 def test_a_demonym_naming_a_language_does_not_state_the_country() -> None:
     school = fact("N6", "The school (known in Chinese as Beida) is located in Thailand.")
     assert not judge("The school is in China. [N6]", school).passed
+
+
+def test_a_short_given_name_is_the_full_one_when_the_last_name_is_the_same() -> None:
+    kyle = fact("K", "Christopher Scott Kyle served in the navy.")
+    assert judge("Chris Kyle served in the navy. [K]", kyle).passed
+    assert judge("Chris Berg directed the film. [B]", fact("B", "Anna Christina Berg directed the film.")).passed
+
+
+def test_a_short_given_name_is_not_resolved_when_two_names_share_the_last_name() -> None:
+    kyle = fact("K", "Christopher Scott Kyle served in the navy.")
+    other = fact("K2", "Christopher Lee Kyle served in the army.")
+    verdict = judge("Chris Kyle served in the navy. [K][K2]", kyle, other)
+    assert [(f.code, f.reason) for f in verdict.failures] == [
+        ("NOT_ENTAILED", "claim tokens not stated by the cited facts: 'chris'")]
+
+
+def test_every_short_given_name_of_a_longer_name_is_resolved() -> None:
+    smith = fact("S", "Alexander Benjamin Smith won the race.")
+    assert judge("Alex Ben Smith won the race. [S]", smith).passed

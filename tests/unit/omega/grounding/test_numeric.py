@@ -9,7 +9,7 @@ from omega.grounding.model import NUMERIC_MISMATCH
 from omega.grounding.numeric import numerical_accuracy
 from omega.grounding.quantities import quantities, sample_size
 from omega.grounding.tokens import analyse
-from tests.unit.omega.grounding.support import BASELINE, DIZZY, TRIAL, codes, judge
+from tests.unit.omega.grounding.support import BASELINE, DIZZY, TRIAL, codes, fact, judge
 
 
 def test_numbers_are_read_with_their_canonical_units() -> None:
@@ -58,3 +58,21 @@ def test_a_number_with_another_unit_fails() -> None:
 def test_a_ratio_is_not_a_documented_derivation() -> None:
     verdict = judge("Dizziness was reported by 2.7 times more participants receiving drug A. [F3]", DIZZY)
     assert NUMERIC_MISMATCH in codes(verdict)
+
+
+def test_a_number_stated_with_other_units_names_every_unit_it_is_stated_with() -> None:
+    twelves = fact("T12", "Drug A lowered blood pressure by 12 mmHg in 40 participants over 12 weeks.")
+    [failure] = numerical_accuracy(analyse("Drug A lowered blood pressure by 12 mg."), [twelves]).failures
+    assert failure.reason == "'12 mg' is stated by the cited facts with another unit (mmhg, week)"
+    assert failure.required_evidence == "a cited fact stating '12 mg' exactly"
+
+
+def test_a_number_that_no_rounding_of_a_fact_number_gives_is_not_stated() -> None:
+    [failure] = numerical_accuracy(analyse("9% reported dizziness"), [DIZZY]).failures
+    assert failure.reason == "'9 %' is not stated by the cited facts (changed or computed)"
+
+
+def test_a_rounding_to_one_decimal_place_is_named_as_a_rounding() -> None:
+    precise = fact("P", "Dizziness was reported by 8.46% of participants.")
+    [failure] = numerical_accuracy(analyse("8.5% reported dizziness"), [precise]).failures
+    assert failure.reason == "'8.5 %' is a rounding of '8.46 %'"

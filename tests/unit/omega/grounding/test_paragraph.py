@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
+from omega.grounding.judge import JudgeAnswer
 from omega.grounding.model import INSUFFICIENT_EVIDENCE, PASS
 from omega.grounding.paragraph import ParagraphState, evolve, verify_paragraph
 from omega.grounding.request import ParagraphRequest, RequestError, parse_request
-from tests.unit.omega.grounding.support import DIZZY, DIZZY_PLACEBO, codes, judge
+from tests.unit.omega.grounding.support import DIZZY, DIZZY_PLACEBO, TRIAL, codes, judge
 
 GOOD = "Dizziness was reported by 8.4% of participants receiving drug A. [F3]"
 BAD = "Dizziness was reported by 9% of participants receiving drug A. [F3]"
@@ -107,3 +109,57 @@ def test_the_verdict_id_derives_from_the_request_and_the_labels_do_not_change_it
                               "sentences": [{"order": 1, "text": GOOD, "expected_supported": True}]}, KNOWN)
     assert verify_paragraph(labelled).verdict_id == plain.verdict_id
     assert verify_paragraph(request(BAD)).verdict_id != plain.verdict_id
+
+
+def test_an_unsupported_edit_of_a_sentence_never_verified_says_there_is_no_verified_version() -> None:
+    state, _ = evolve(None, request(BAD))
+    _, edited = evolve(state, request(BAD.replace("9%", "10%"), version=2))
+    [sentence] = edited.sentences
+    assert (sentence.edited_by_user, sentence.outcome) == (True, "FAIL")
+    assert sentence.rationale.startswith("unsupported edit, blocked (no verified version); NUMERIC_MISMATCH: ")
+
+
+def test_a_sentence_unchanged_from_its_earlier_version_is_not_an_edit() -> None:
+    state, _ = evolve(None, request(BAD))
+    state, second = evolve(state, request(BAD, version=2))
+    [sentence] = second.sentences
+    assert not sentence.edited_by_user
+    assert not sentence.rationale.startswith("unsupported edit")
+    assert [(v.version, v.edited_by_user) for v in state.history[1]] == [(1, False), (2, False)]
+
+
+def test_replacing_a_version_is_not_an_edit_of_that_version_itself() -> None:
+    state, _ = evolve(None, request(GOOD))
+    state, replaced = evolve(state, request(BAD))
+    [sentence] = replaced.sentences
+    assert not sentence.edited_by_user
+    assert sentence.rationale.startswith("NUMERIC_MISMATCH: ")
+    assert [(v.version, v.text, v.edited_by_user) for v in state.history[1]] == [(1, BAD, False)]
+
+
+def test_the_verdict_on_an_edit_carries_the_hash_of_the_request_as_received() -> None:
+    state, _ = evolve(None, request(BAD))
+    second = request(GOOD, version=2)
+    state, verdict = evolve(state, second)
+    assert verdict.sentences[0].edited_by_user  # detected, though the request did not say so
+    assert verdict.request_hash == second.request_hash
+    assert verdict.to_record()["request_hash"] == second.request_hash
+    assert verdict.verdict_id == verify_paragraph(second).verdict_id
+    assert state.applied == {1: request(BAD).request_hash, 2: second.request_hash}
+
+
+class _YesJudge:
+    name = "yes"
+
+    def entails(self, claim: str, premises: Sequence[str]) -> JudgeAnswer:
+        return JudgeAnswer(True, f"asked about {claim!r}")
+
+
+def test_evolve_hands_the_semantic_judge_to_the_sentence_checks() -> None:
+    paraphrase = ("Drug A brought systolic blood pressure down by 12 mmHg over 24 weeks in adults aged 65 or older "
+                  "in a randomised controlled trial. [F1]")
+    req = parse_request({"paragraph_id": "p", "sentences": [{"order": 1, "text": paraphrase}]}, {"F1": TRIAL})
+    assert not evolve(None, req)[1].verified  # without a judge, the paraphrase is not entailed
+    state, verdict = evolve(None, req, _YesJudge())
+    assert verdict.verified
+    assert [(v.version, v.outcome) for v in state.history[1]] == [(1, PASS)]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from omega.grounding.model import QUALIFIER_ADDED, QUALIFIER_DRIFT, QUALIFIER_DROPPED
-from omega.grounding.qualifiers import qualifier_integrity
+from omega.grounding.qualifiers import category, qualifier_integrity
 from omega.grounding.tokens import analyse
 from tests.unit.omega.grounding.support import DIZZY, TRIAL, fact
 
@@ -54,3 +54,45 @@ def test_any_key_of_the_qualifiers_object_is_a_qualifier_such_as_a_dose() -> Non
     dosed = fact("D", "Drug A 10 mg daily lowered blood pressure.", {"dose": "10 mg daily"})
     assert [f.code for f in qualifier_integrity(analyse("Drug A lowered blood pressure."), [dosed])] == [
         QUALIFIER_DROPPED]
+
+
+AT_24_WEEKS = fact("T", "Drug A lowered blood pressure by 12 mmHg over 24 weeks in adults.",
+                   {"population": "adults", "duration": "24 weeks"})
+
+
+def test_an_aliased_qualifier_key_names_its_kind_and_drift_names_the_fact_value() -> None:
+    sentence = "Drug A lowered blood pressure by 12 mmHg over 24 months in adults."
+    assert [(f.code, f.reason, f.fact_ids) for f in qualifier_integrity(analyse(sentence), [AT_24_WEEKS])] == [
+        (QUALIFIER_DRIFT, "timeframe altered: 'months' where the cited facts state T: '24 weeks'", ("T",))]
+
+
+def test_qualifier_keys_are_read_case_blind_through_their_aliases() -> None:
+    assert [category(k) for k in ("Duration", "follow_up", "sample", "Study_Design", "site", "dosage", "setting")] \
+        == ["timeframe", "timeframe", "population", "method", "setting", "dose", "setting"]
+
+
+def test_a_units_qualifier_is_carried_by_a_number_in_that_unit_however_it_is_spelled() -> None:
+    dose = fact("M", "Drug A was given at 40 mg.", {"units": "milligrams"})
+    assert qualifier_integrity(analyse("Drug A was given at 40 mg."), [dose]) == []
+    assert [f.reason for f in qualifier_integrity(analyse("Drug A was given at 40 g."), [dose])] == [
+        "units 'milligrams' of M is dropped (G-4)"]
+
+
+def test_a_units_qualifier_outside_the_unit_table_is_carried_by_its_words() -> None:
+    rate = fact("B", "Heart rate was 72 beats per minute.", {"units": "beats per minute"})
+    assert qualifier_integrity(analyse("Heart rate was 72 beats per minute."), [rate]) == []
+    assert [f.code for f in qualifier_integrity(analyse("Heart rate was 72."), [rate])] == [QUALIFIER_DROPPED]
+
+
+def test_a_qualifier_with_no_words_cannot_be_dropped() -> None:
+    blank = fact("N", "Drug A lowered blood pressure.", {"setting": "-"})
+    assert qualifier_integrity(analyse("Drug A lowered blood pressure."), [blank]) == []
+
+
+def test_one_word_of_a_three_word_qualifier_does_not_carry_it() -> None:
+    rural = fact("R", "Drug A lowered blood pressure in adults in rural hospitals.",
+                 {"population": "adults in rural hospitals"})
+    assert [(f.code, f.reason) for f in qualifier_integrity(analyse("Drug A lowered blood pressure in adults."),
+                                                            [rural])] == [
+        (QUALIFIER_DROPPED, "population 'adults in rural hospitals' of R is dropped (G-4)")]
+    assert qualifier_integrity(analyse("Drug A lowered blood pressure in adults in hospitals."), [rural]) == []

@@ -3,8 +3,11 @@ generic population or generalised sample."""
 
 from __future__ import annotations
 
+import pytest
+
+from omega.grounding.facts import AtomicFact
 from omega.grounding.model import CLAIM_STRENGTHENED, SCOPE_EXPANSION
-from omega.grounding.scope import scope_and_strength_fidelity
+from omega.grounding.scope import causal_cues, scope_and_strength_fidelity
 from omega.grounding.tokens import analyse
 from tests.unit.omega.grounding.support import DIZZY, HEDGED, TRIAL, fact
 
@@ -58,3 +61,51 @@ def test_a_generic_population_is_scope_expansion() -> None:
 
 def test_a_sample_generalised_to_a_population_is_scope_expansion() -> None:
     assert _codes("In women, coffee intake was associated with lower diabetes risk.", COHORT) == [SCOPE_EXPANSION]
+
+
+def test_a_count_other_than_the_sample_size_does_not_keep_the_sample() -> None:
+    assert _codes("Among 2,000 women, coffee intake was associated with lower diabetes risk.", COHORT) == [
+        SCOPE_EXPANSION]
+
+
+def test_a_dropped_hedge_names_the_hedged_fact() -> None:
+    [failure] = scope_and_strength_fidelity(
+        analyse("Higher adherence to drug A is associated with greater reductions in blood pressure."), [HEDGED])
+    assert (failure.code, failure.reason, failure.required_evidence, failure.fact_ids) == (
+        CLAIM_STRENGTHENED, "the hedge of F6 is dropped",
+        "the sentence keeping the facts' hedge, or a fact stating the claim without it", ("F6",))
+
+
+@pytest.mark.parametrize(("text", "cue"), [
+    ("Adherence led to lower pressure.", "lead to"), ("Adherence leads to lower pressure.", "lead to"),
+    ("Adherence resulted in lower pressure.", "result in"), ("Adherence results in lower pressure.", "result in"),
+    ("Adherence was responsible for lower pressure.", "responsible for"),
+    ("Lower pressure was due to adherence.", "due to"),
+])
+def test_causal_phrases_are_one_cue_whatever_their_tense(text: str, cue: str) -> None:
+    assert causal_cues(analyse(text)) == {cue}
+
+
+@pytest.mark.parametrize(("sentence", "cited", "expected"), [
+    ("Drug A dramatically lowered systolic blood pressure.", TRIAL, [
+        (CLAIM_STRENGTHENED, "strengthened beyond the cited facts: 'dramatically'",
+         "a cited fact stating the claim as 'dramatically'", ("F1",))]),
+    ("Drug A lowered systolic blood pressure in all adults.", TRIAL, [
+        (SCOPE_EXPANSION, "universal quantifier added: 'all'", "a cited fact stating the claim holds for 'all'",
+         ("F1",))]),
+    ("Only drug A lowered systolic blood pressure.", TRIAL, [
+        (SCOPE_EXPANSION, "exclusive claim added: 'only'", "a cited fact stating that it holds 'only' for this",
+         ("F1",))]),
+    ("Dizziness was reported by 8.4% of people receiving drug A.", DIZZY, [
+        (SCOPE_EXPANSION, "population generalised: 'people'",
+         "a cited fact about 'people', not only the studied sample", ("F3",)),
+        (SCOPE_EXPANSION, "the sample of F3 is generalised to a population",
+         "the sentence naming the sample (participants, cohort, its size), or a fact about the population", ("F3",))]),
+    ("Coffee intake caused lower diabetes risk in the cohort.", COHORT, [
+        (CLAIM_STRENGTHENED, "correlation stated as causation: 'caused'",
+         "a cited fact establishing the causal relation (e.g. from a randomised trial)", ("C",))]),
+])
+def test_each_scope_and_strength_failure_says_what_was_added_and_what_evidence_would_allow_it(
+        sentence: str, cited: AtomicFact, expected: list[tuple[str, str, str, tuple[str, ...]]]) -> None:
+    failures = scope_and_strength_fidelity(analyse(sentence), [cited])
+    assert [(f.code, f.reason, f.required_evidence, f.fact_ids) for f in failures] == expected

@@ -65,3 +65,22 @@ def test_may_the_month_and_appeared_in_are_no_hedges_a_modal_under_negation_is_n
     assert not analyse("The drug could not lower it.").tokens & HEDGES
     assert analyse("The drug may lower it.").tokens & HEDGES
     assert analyse("The drug appears to lower it.").tokens & HEDGES
+
+
+def test_a_fact_frequency_modifier_reaches_up_to_the_next_comma_only() -> None:
+    assert analyse("He often uses humour, satire, and irony.").modified == (("often", frozenset({"use", "humour"})),)
+    assert analyse("They often met in London, Paris, or Rome.").modified == (("often", frozenset({"meet", "london"})),)
+    assert analyse("He often uses humour.").modified == (("often", frozenset({"use", "humour"})),)
+
+
+@pytest.mark.parametrize(("text", "ranks"), [
+    ("Paris is the second most visited city.", {("second", "visit")}),
+    ("Lyon is the third least visited city.", {("third", "visit")}),
+    ("Lyon is the second largest city.", {("second", "largest")}),
+    ("Lyon is the second largest.", {("second", "largest")}),  # the superlative may end the sentence
+    ("Lyon was the second most.", set()),  # "most" with nothing after it ranks nothing
+    ("Lyon is the most visited city.", set()),  # a superlative without an ordinal is no rank
+    ("Lyon hosted the second trial of the drug.", set()),  # an ordinal without a superlative is no rank
+])
+def test_a_fact_rank_is_an_ordinal_before_a_superlative(text: str, ranks: set[tuple[str, str]]) -> None:
+    assert analyse(text).ranks == ranks

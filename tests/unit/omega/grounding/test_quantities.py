@@ -1,0 +1,25 @@
+"""Numbers with their units, and the sample size a text states (years are not counts)."""
+
+from __future__ import annotations
+
+import pytest
+
+from omega.grounding.quantities import quantities, sample_size, unit_words
+
+
+@pytest.mark.parametrize(("text", "size"), [
+    ("412 adults", 412),
+    ("in 2022, 412 adults", 412),  # a year is not a count
+    ("1,950 adults", 1950),  # written with a thousands separator: a count, not the year 1950
+    ("1900 adults", None), ("2100 adults", None),  # plain four digits from 1900 to 2100 read as a year
+    ("1899 adults", 1899), ("2101 adults", 2101),
+    ("12 mg", None),  # a figure with a unit is no count
+])
+def test_the_sample_size_is_the_largest_plain_count_and_years_are_not_counts(text: str, size: int | None) -> None:
+    assert sample_size(quantities(text)) == size
+
+
+def test_the_unit_words_include_the_words_of_multi_word_and_compound_units() -> None:
+    assert {"per", "cent", "percentage", "point", "points", "dl"} <= unit_words()
+    assert {"mg", "kg", "mmhg", "weeks"} <= unit_words()
+    assert not any("/" in w or " " in w for w in unit_words())
