@@ -84,7 +84,8 @@ def main(argv: list[str]) -> int:
         c = counts[module]
         c["equivalent"] = sum(1 for name in survivors[module] if name in equivalent)
         total.update(c)
-        lines.append(_row(f"`{module}`" + (f" (sample of {whole[module]})" if module in sampled else ""), c))
+        lines.append(_row(f"`{module}`" + (f" (sample of {whole[module]})" if module in sampled else ""), c,
+                          module in sampled))
     if len(counts) > 1 and not sampled:  # a sum of whole modules and samples would estimate nothing
         lines.append(_row("**all**", total))
     for module in sorted(survivors):
@@ -96,14 +97,14 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-def _row(label: str, c: Counter[str]) -> str:
+def _row(label: str, c: Counter[str], sample: bool = False) -> str:
     ran = sum(c[s] for s in RAN)
     caught = c["killed"] + c["timeout"]
     mutants = sum(n for status, n in c.items() if status != "equivalent")
     score = adjusted = "n/a"
     if ran:
         score = f"{caught / ran:.1%}"
-        if ran < mutants:
+        if sample:
             low, high = wilson(caught, ran)
             score += f" ({low:.0%}-{high:.0%})"
     if ran - c["equivalent"]:
