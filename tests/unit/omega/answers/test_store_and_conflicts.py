@@ -6,7 +6,7 @@ from typing import Any
 
 from omega.answers.conflicts import detect_conflicts
 from omega.answers.model import Fact, fact_from_dict
-from omega.answers.store import FactStore, same_value
+from omega.answers.store import FactStore, match_fact, same_value
 from omega.answers.vocabulary import DEFAULT_VOCABULARY as VOCAB
 
 
@@ -118,3 +118,36 @@ def test_relational_objects_do_not_conflict_and_conditions_split_keys() -> None:
 def test_three_answers_give_the_minimal_two_pairs() -> None:
     facts = [fact("t", "valid_for", f"{n} days", f"v{n}") for n in (1, 2, 3)]
     assert len(detect_conflicts(facts, VOCAB)) == 2
+
+
+def test_a_value_mismatch_names_the_one_version_both_facts_share() -> None:
+    def reason(version: str | None, asked: str | None = None) -> str:
+        [(_, _, why)] = detect_conflicts([fact("t", "valid_for", "2 days", version),
+                                          fact("t", "valid_for", "3 days", version, chunk="c1")], VOCAB, asked)
+        return why
+
+    prefix = "VALUE_MISMATCH: t valid_for is '2 days' in c0 and '3 days' in c1 "
+    assert reason("v1") == prefix + "(version 1 (written 'v1'))"
+    assert reason("v1", "1") == prefix + "(version 1 (written 'v1'))"
+    assert reason("1") == prefix + "(version 1)"
+    assert reason(None) == prefix + "(version none)"
+
+
+def test_a_version_pattern_never_matches_a_fact_without_a_version() -> None:
+    unversioned = fact("t", "valid_for", "2 days")
+    for wanted in ("v1", "?v", None):
+        assert match_fact({"predicate": "valid_for", "qualifiers": {"version": wanted}}, unversioned) is None
+
+
+def test_a_null_version_pattern_matches_any_versioned_fact_and_binds_nothing() -> None:
+    assert match_fact({"predicate": "valid_for", "qualifiers": {"version": None}},
+                      fact("t", "valid_for", "2 days", "v1")) == {}
+
+
+def test_a_version_variable_already_bound_must_name_the_facts_version_in_any_spelling() -> None:
+    pattern = {"predicate": "valid_for", "qualifiers": {"version": "?v"}}
+    v1 = fact("t", "valid_for", "2 days", "v1")
+    assert match_fact(pattern, v1) == {"?v": "1"}
+    assert match_fact(pattern, v1, {"?v": "version 1"}) == {"?v": "version 1"}
+    assert match_fact(pattern, v1, {"?v": "v2"}) is None
+    assert match_fact(pattern, v1, {"?v": 1}) is None
