@@ -56,15 +56,18 @@ def parse_suite(value: Any) -> Suite:
     except VocabularyError as exc:
         raise SuiteError(str(exc)) from exc
     corpus = value.get("corpus") or []
+    manual = value.get("manualFacts") or []
+    questions_given = value.get("questions") or []
+    if not isinstance(corpus, list) or not isinstance(manual, list):
+        raise SuiteError("corpus and manualFacts must be lists")
+    if not isinstance(questions_given, list):
+        raise SuiteError("questions must be a list")
     for i, doc in enumerate(corpus):
         if not (isinstance(doc, Mapping) and isinstance(doc.get("docId"), str) and isinstance(doc.get("text"), str)
                 and (doc.get("version") is None or isinstance(doc.get("version"), str))):
             raise SuiteError(f"corpus[{i}] must be {{docId, version?, text}} strings")
-    manual = value.get("manualFacts") or []
-    if not isinstance(corpus, list) or not isinstance(manual, list):
-        raise SuiteError("corpus and manualFacts must be lists")
     questions = []
-    for i, q in enumerate(value.get("questions") or []):
+    for i, q in enumerate(questions_given):
         if not isinstance(q, Mapping) or not isinstance(q.get("question"), str):
             raise SuiteError(f"questions[{i}] must be an object with a question string")
         if q.get("expectedVerdict") is not None and q["expectedVerdict"] not in VERDICTS:

@@ -48,6 +48,7 @@ from omega.grounding.words import (
 # "drug A", "Treatment X": a capital letter after a lower-case word names an entity; as a word it would be the
 # article "a" (a function word) and "drug A" would cover "drug B".
 _ENTITY_LETTER = re.compile(r"(?<=[a-z] )([A-Z])(?!['\u2019.]?\w)")
+_ENTITY_MARK = re.compile(r"^entity([a-z])$")
 
 IRREGULAR = IRREGULAR_VERBS | {
     "was": "be", "were": "be", "is": "be", "are": "be", "been": "be", "being": "be", "am": "be",
@@ -192,9 +193,10 @@ class Analysis:
     modified: tuple[tuple[str, frozenset[str]], ...] = ()
 
     def spoken(self, tokens: Iterable[str]) -> list[str]:
-        """Tokens as the text spelt them (first spelling), for readable reasons."""
+        """Tokens as the text spelt them (first spelling), for readable reasons; an entity letter ("drug B", marked
+        `entityb` for analysis) as its letter."""
         first = dict(reversed(self.surface))
-        return [first.get(t, t) for t in tokens]
+        return [_ENTITY_MARK.sub(lambda m: m.group(1).upper(), first.get(t, t)) for t in tokens]
 
     @property
     def numbers(self) -> frozenset[str]:

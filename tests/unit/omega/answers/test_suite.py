@@ -110,6 +110,17 @@ def test_questions_keep_their_id_plan_and_expectations_and_an_unnamed_one_is_num
     )
 
 
+@pytest.mark.parametrize(("suite", "message"), [
+    ({"corpus": 5, "questions": [ASK]}, "corpus and manualFacts must be lists"),
+    ({"corpus": "auth.md", "questions": [ASK]}, "corpus and manualFacts must be lists"),
+    ({"corpus": [GOOD_DOC], "questions": 5}, "questions must be a list"),
+    ({"corpus": [GOOD_DOC], "questions": {"question": "x"}}, "questions must be a list"),
+])
+def test_a_corpus_or_questions_that_is_not_a_list_is_refused_not_crashed_on(
+        suite: dict[str, Any], message: str) -> None:
+    assert suite_error(suite) == message
+
+
 def test_a_suite_without_questions_is_refused() -> None:
     message = "a suite needs at least one question"
     assert suite_error({"corpus": [GOOD_DOC]}) == message

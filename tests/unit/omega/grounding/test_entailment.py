@@ -77,6 +77,10 @@ def test_paraphrase_uncertain_needs_at_most_two_uncovered_and_at_least_sixty_per
     ("Dizziness was reported by 8.4% of participants receiving aspirin. [F3]", DIZZY,
      (NOT_ENTAILED, "claim tokens not stated by the cited facts: 'aspirin'",
       "an Atomic Fact stating 'aspirin' in this context, cited inline", ("F3",))),
+    # the entity letter is named as written, not as the analysis marks it ("entityb"): §7.1, the user is told why
+    ("Dizziness was reported by 8.4% of participants receiving drug B. [F3]", DIZZY,
+     (NOT_ENTAILED, "claim tokens not stated by the cited facts: 'B'",
+      "an Atomic Fact stating 'B' in this context, cited inline", ("F3",))),
 ])
 def test_an_entailment_failure_says_what_is_not_stated_and_what_would_state_it(
         sentence: str, cited: AtomicFact, expected: tuple[str, str, str, tuple[str, ...]]) -> None:
