@@ -5,7 +5,9 @@ RULE-PREC-004 as published: a claim is sourced when its text is a substring of a
 fact is a substring of it (case-insensitive, whitespace-normalised, word boundaries; see `normalise`).
 
 DERIV-CONJ-001, conjunction of input facts: a sentence is the conjunction of its clauses, split at a comma,
-semicolon or colon (optionally followed by a connective) and at the connectives "and", "but", "while",
+semicolon or colon (optionally followed by a connective; never a comma or colon between two digits, which is part
+of a number such as "1,5" or a time such as "10:30": normalise's rule that a number's end must not touch a decimal
+part, and `_NUMBER` reads "1,5" as one number) and at the connectives "and", "but", "while",
 "whereas", "plus", "with", "as well as", "along with", "together with". The sentence is sourced when its
 clauses can be grouped, in order, into runs each of which is sourced by one fact: the run is a substring
 of the fact, or the run contains the fact and the fact reaches into its first and its last clause. So
@@ -43,7 +45,7 @@ from omega.oracle.normalise import Segment, has_negation, is_negation, match_key
 
 DERIVATION_RULE = "DERIV-CONJ-001"
 _CONNECTIVES = re.compile(
-    r"\s*[,;:]\s*(?:(?:and|but|while|whereas|plus|with)\s+)?"
+    r"\s*(?:;|(?<!\d)[,:]|[,:](?!\d))\s*(?:(?:and|but|while|whereas|plus|with)\s+)?"
     r"|\s+(?:and|but|while|whereas|plus|with|as well as|along with|together with)\s+"
 )
 

@@ -6,8 +6,10 @@ import json
 from pathlib import Path
 from typing import Any
 
+from omega.canonical import content_hash
 from omega.oracle.case import OracleCase, parse_case
 from omega.oracle.config import OracleConfig, load_config
+from omega.oracle.evidence import EvidenceStep
 from omega.oracle.report import EPOCH
 from omega.oracle.view import CaseView, view_of
 
@@ -40,3 +42,19 @@ def dev_lines() -> list[dict[str, Any]]:
     """The 34 public cases."""
     text = (SHARED_DATA / "phase-q-dev.ndjson").read_text(encoding="utf-8")
     return [json.loads(raw) for raw in text.split("\n") if raw.strip()]
+
+
+def expected_step(oracle: str, rule_id: str, read: object, decided: object,
+                  violations: list[dict[str, Any]]) -> EvidenceStep:
+    """The evidence step a rule must leave, worked out from what it read and decided (Q-INV-06): the step is
+    `oracle/rule`, the input hash hashes what it read, the output hash `{decided, verdict, violations}`."""
+    verdict = "FAIL" if violations else "PASS"
+    record = {"decided": decided, "verdict": verdict, "violations": violations}
+    return EvidenceStep(f"{oracle}/{rule_id}", content_hash(read), content_hash(record), rule_id, verdict, EPOCH)
+
+
+def violation(invariant_id: str, rule_id: str, message: str, details: str | None = None) -> dict[str, Any]:
+    """A violation as a verdict spells it; severity by invariant (CRITICAL: 01, 03, 06; HIGH: 02, 04, 05)."""
+    severity = "CRITICAL" if invariant_id in ("Q-INV-01", "Q-INV-03", "Q-INV-06") else "HIGH"
+    return {"invariant_id": invariant_id, "rule_id": rule_id, "message": message, "severity": severity,
+            "details": details}

@@ -112,3 +112,8 @@ def test_the_form_is_a_lower_case_key_without_trailing_punctuation_or_extra_spac
     assert canonical_form(canonical_form("The API serves 100 requests per second.")) == "api serves 100 req/s"
     assert canonical_form("") == ""
     assert canonical_form("Is.") == ""
+
+
+def test_an_all_capital_an_is_an_acronym_and_stays_while_other_articles_go() -> None:
+    assert canonical_form("Valve AN open.") == "valve an open"
+    assert canonical_form("The AN unit is An option, the end.") == "an unit option, end"

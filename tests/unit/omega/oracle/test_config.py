@@ -61,3 +61,33 @@ def test_an_unknown_config_reference_in_a_case_is_bad_input() -> None:
     with pytest.raises(CaseError, match="NOPE"):
         view("x.", ["x."], max_unsupported_claims="CONFIG:NOPE")
     assert case("x.", ["x."]).expected is None
+
+
+def _refusal(raw: object) -> str:
+    with pytest.raises(ConfigError) as refused:
+        load_config(raw)  # type: ignore[arg-type]
+    return str(refused.value)
+
+
+def test_each_unusable_config_is_refused_with_a_message_naming_the_symbol_and_its_value() -> None:
+    assert _refusal([]) == "the config must be a JSON object"
+    cases = {("UNSUPPORTED_MAX", -1): "UNSUPPORTED_MAX must be a count >= 0, got -1",
+             ("NECESSITY_MIN_RATIO", 1.5): "NECESSITY_MIN_RATIO must be within [0, 1], got 1.5",
+             ("NECESSITY_MIN_RATIO", "high"): "NECESSITY_MIN_RATIO must be a number, got 'high'",
+             ("STABILITY_FACTOR", "three"): "STABILITY_FACTOR must be a number, got 'three'",
+             ("STABILITY_FACTOR", -1): "STABILITY_FACTOR must be >= 0, got -1.0",
+             ("ABLATION_STRATEGY", "random-k"): "ABLATION_STRATEGY 'random-k' is not supported (only single-segment)"}
+    for (name, value), message in cases.items():
+        raw = copy.deepcopy(CONFIG_RAW)
+        raw[name]["value"] = value
+        assert _refusal(raw) == message
+    assert _refusal({**CONFIG_RAW, "STABILITY_FACTOR": {"unit": "x"}}) == (
+        "config symbol STABILITY_FACTOR has no 'value'")
+
+
+def test_a_loaded_config_resolves_every_symbol() -> None:
+    loaded = load_config(copy.deepcopy(CONFIG_RAW))
+    assert (loaded.unsupported_max, loaded.necessity_min_ratio, loaded.stability_factor, loaded.ablation_strategy,
+            loaded.symbols) == (0, 0.85, 3.0, "single-segment",
+                                {"ABLATION_STRATEGY": "single-segment", "NECESSITY_MIN_RATIO": 0.85,
+                                 "STABILITY_FACTOR": 3, "UNSUPPORTED_MAX": 0})

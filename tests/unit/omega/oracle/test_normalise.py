@@ -46,3 +46,8 @@ def test_typographic_apostrophes_are_folded_so_a_contracted_negation_is_a_negati
     assert match_key("It isn\u2019t open, it\u02bcs shut") == "it isn't open, it's shut"
     assert has_negation(match_key("The valve isn\u2019t open"))
     assert normalise("isn\u2019t") == "isn\u2019t"  # the normalised text (Q-INV-05 evidence) keeps the character
+
+
+def test_a_lone_cr_ends_a_segment_like_a_line_break_and_segments_are_numbered_in_order() -> None:
+    assert [(s.index, s.text, s.key) for s in segments("Valve open\rPump on\r\nFan off")] == [
+        (0, "Valve open", "valve open"), (1, "Pump on", "pump on"), (2, "Fan off", "fan off")]

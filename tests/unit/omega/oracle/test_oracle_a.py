@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from omega.oracle.model import RuleOutcome
 from omega.oracle.oracle_a import (
     RULES,
     judge_a,
@@ -16,7 +17,7 @@ from omega.oracle.oracle_a import (
     rule_prec_003,
     rule_prec_004,
 )
-from tests.unit.omega.oracle.support import view
+from tests.unit.omega.oracle.support import expected_step, view, violation
 
 FACTS = ["The reactor core temperature is 350 degrees Celsius.", "Cooling system is operational."]
 
@@ -137,3 +138,84 @@ def test_rule_prec_004_names_the_canonical_form_of_an_unsourced_claim() -> None:
     assert violation.details == "The cooling system isn't operational."
     assert "'cooling system not operational'" in violation.message
     assert "DERIV-CANON-001" in violation.message
+
+
+FACT_KEYS = ["the reactor core temperature is 350 degrees celsius", "cooling system is operational"]
+
+
+def _whole(result: RuleOutcome) -> tuple[object, ...]:
+    return (result.rule_id, result.verdict, [v.to_dict() for v in result.violations], result.step,
+            dict(result.metrics))
+
+
+def test_rule_prec_001_whole_outcome_lists_every_unsupported_sentence_and_hashes_claims_facts_and_max() -> None:
+    output = "Radiation levels are critical. Cooling system is operational. Pumps are off."
+    claims = ["radiation levels are critical", "cooling system is operational", "pumps are off"]
+    unsupported = ["Radiation levels are critical.", "Pumps are off."]
+    found = [violation("Q-INV-01", "RULE-PREC-001", "2 unsupported claim(s) > UNSUPPORTED_MAX=0",
+                       "Radiation levels are critical. | Pumps are off.")]
+    assert _whole(rule_prec_001(view(output, FACTS))) == (
+        "RULE-PREC-001", "FAIL", found,
+        expected_step("oracle_a", "RULE-PREC-001", {"claims": claims, "facts": FACT_KEYS, "max": 0}, unsupported,
+                      found),
+        {"claims": 3, "unsupported_count": 2, "unsupported_max": 0})
+    ok = rule_prec_001(view("Cooling system is operational.", FACTS))
+    assert _whole(ok) == ("RULE-PREC-001", "PASS", [], expected_step(
+        "oracle_a", "RULE-PREC-001", {"claims": ["cooling system is operational"], "facts": FACT_KEYS, "max": 0},
+        [], []), {"claims": 1, "unsupported_count": 0, "unsupported_max": 0})
+
+
+def test_rule_prec_002_and_003_whole_outcomes_name_each_missing_or_forbidden_pattern() -> None:
+    key = FACT_KEYS[0]
+    missing = [violation("Q-INV-01", "RULE-PREC-002", "required pattern missing", "351 degrees")]
+    assert _whole(rule_prec_002(view(FACTS[0], FACTS, must_find=["Reactor core", "351 degrees"]))) == (
+        "RULE-PREC-002", "FAIL", missing,
+        expected_step("oracle_a", "RULE-PREC-002", {"output": key, "must_find": ["Reactor core", "351 degrees"]},
+                      ["351 degrees"], missing),
+        {"must_find_missing": 1})
+    present = [violation("Q-INV-01", "RULE-PREC-003", "forbidden pattern present", "350 DEGREES")]
+    assert _whole(rule_prec_003(view(FACTS[0], FACTS, must_not_find=["350 DEGREES", "invalid"]))) == (
+        "RULE-PREC-003", "FAIL", present,
+        expected_step("oracle_a", "RULE-PREC-003", {"output": key, "must_not_find": ["350 DEGREES", "invalid"]},
+                      ["350 DEGREES"], present),
+        {"must_not_find_present": 1})
+
+
+def test_rule_cont_001_whole_outcome_reports_an_unknown_id_then_each_pair_found() -> None:
+    ids = ["valid-invalid", "weird", "pass-fail"]
+    found = [violation("Q-INV-03", "RULE-CONT-001", "contradiction id 'weird' names no pair (TERM-TERM): it cannot be "
+                       "checked", "weird"),
+             violation("Q-INV-03", "RULE-CONT-001", "both terms of 'valid-invalid' (valid/invalid) appear",
+                       "valid-invalid")]
+    assert _whole(rule_cont_001(view("Valid here, invalid there.", [], contradiction_ids=ids))) == (
+        "RULE-CONT-001", "FAIL", found,
+        expected_step("oracle_a", "RULE-CONT-001", {"output": "valid here, invalid there", "ids": ids}, None, found),
+        {"contradiction_ids": 3, "contradiction_ids_derived": 1, "contradiction_ids_unknown": 1})
+
+
+def test_rule_cont_002_whole_outcome_names_the_clashing_pair_once() -> None:
+    found = [violation("Q-INV-03", "RULE-CONT-002", "incompatible constraints", "a > b and b > a")]
+    assert _whole(rule_cont_002(view("We need a > b and a < b.", []))) == (
+        "RULE-CONT-002", "FAIL", found,
+        expected_step("oracle_a", "RULE-CONT-002", {"output": "we need a > b and a < b"}, [["a", "b"]], found),
+        {"comparisons": 2})
+    ok = rule_cont_002(view("a > b and b > c.", []))
+    assert _whole(ok) == ("RULE-CONT-002", "PASS", [], expected_step(
+        "oracle_a", "RULE-CONT-002", {"output": "a > b and b > c"}, [], []), {"comparisons": 2})
+
+
+def test_rule_cont_003_whole_outcome_says_which_sentence_denies_which_and_how() -> None:
+    output = "X is true. Y holds. X is false. The valve is open. The valve is not open."
+    claims = ["x is true", "y holds", "x is false", "the valve is open", "the valve is not open"]
+    found = [violation("Q-INV-03", "RULE-CONT-003", "sentence 3 denies sentence 1 (true/false)",
+                       "X is true. / X is false."),
+             violation("Q-INV-03", "RULE-CONT-003", "sentence 5 denies sentence 4 (negation)",
+                       "The valve is open. / The valve is not open.")]
+    assert _whole(rule_cont_003(view(output, [], contradiction_ids=["true-false"]))) == (
+        "RULE-CONT-003", "FAIL", found,
+        expected_step("oracle_a", "RULE-CONT-003", {"claims": claims, "ids": ["true-false"]}, None, found), {})
+
+
+def test_rule_cont_003_a_repeated_sentence_is_not_a_denial() -> None:
+    repeated = rule_cont_003(view("The valve is open. The valve is open. It is not open. It is not open.", []))
+    assert (repeated.verdict, repeated.violations) == ("PASS", ())

@@ -6,6 +6,7 @@ import copy
 from dataclasses import replace
 
 from omega.oracle.config import load_config
+from omega.oracle.model import RuleOutcome
 from omega.oracle.oracle_b import (
     RULES,
     judge_b,
@@ -21,7 +22,7 @@ from omega.oracle.oracle_b import (
 )
 from omega.oracle.sourcing import Sourcing, fact_set
 from omega.oracle.variants import inject, injected_sentence, negate, permute, substitute, truncate
-from tests.unit.omega.oracle.support import CONFIG_RAW, view
+from tests.unit.omega.oracle.support import CONFIG_RAW, expected_step, view, violation
 
 FACTS = ["The fuel pressure is 3.2 MPa.", "The oxidizer flow rate is 840 kg/s."]
 GOOD = "The fuel pressure is 3.2 MPa.\n\nThe oxidizer flow rate is 840 kg/s."
@@ -157,3 +158,102 @@ def test_input_stability_perturbs_the_facts_texts_and_judges_on_the_canonical_fo
     assert (ok.verdict, ok.metrics["max_changed_segments_per_field"]) == ("PASS", 1)
     bad = orb_stab_001(view(" ".join(["Fuel pressure 3.2 MPa."] * 4), FACTS))
     assert bad.verdict == "FAIL"
+
+
+PADDED = "The fuel pressure is 3.2 MPa.\n\nPropulsion is fascinating.\n\nThe oxidizer flow rate is 840 kg/s."
+
+
+def _whole(result: RuleOutcome) -> tuple[object, ...]:
+    return (result.rule_id, result.verdict, [v.to_dict() for v in result.violations], result.step,
+            dict(result.metrics))
+
+
+def test_ablation_whole_outcome_names_the_unnecessary_segments_and_the_props_not_held() -> None:
+    props = [*PROPS, "thrust"]
+    found = [violation("Q-INV-02", "ORB-ABL-001", "necessity ratio 0.666667 < NECESSITY_MIN_RATIO=0.85",
+                       "Propulsion is fascinating.")]
+    keys = ["the fuel pressure is 3.2 mpa", "propulsion is fascinating", "the oxidizer flow rate is 840 kg/s"]
+    assert _whole(orb_abl_001(view(PADDED, FACTS, expected_props=props))) == (
+        "ORB-ABL-001", "FAIL", found,
+        expected_step("oracle_b", "ORB-ABL-001", {"segments": keys, "props": props, "strategy": "single-segment"},
+                      [True, False, True], found),
+        {"necessity_ratio": 0.666667, "necessary_segments": 2, "segments": 3, "ablation_strategy": "single-segment",
+         "props_mode": "expected_props", "props_absent": 1})
+
+
+def test_ablation_of_an_empty_output_fails_with_ratio_zero_and_says_the_output_is_empty() -> None:
+    found = [violation("Q-INV-02", "ORB-ABL-001", "necessity ratio 0.0 < NECESSITY_MIN_RATIO=0.85", "empty output")]
+    assert _whole(orb_abl_001(view(" \n ", FACTS))) == (
+        "ORB-ABL-001", "FAIL", found,
+        expected_step("oracle_b", "ORB-ABL-001", {"segments": [], "props": [], "strategy": "single-segment"}, [],
+                      found),
+        {"necessity_ratio": 0.0, "necessary_segments": 0, "segments": 0, "ablation_strategy": "single-segment",
+         "props_mode": "facts", "props_absent": 0})
+
+
+def test_negation_and_substitution_whole_outcomes_count_the_claims_checked_and_name_the_exposing_variant() -> None:
+    read = {"claims": ["The fuel pressure is 3.2 MPa.", "The oxidizer flow rate is 840 kg/s."], "facts": FACTS}
+    assert _whole(orb_neg_001(view(GOOD, FACTS))) == (
+        "ORB-NEG-001", "PASS", [], expected_step("oracle_b", "ORB-NEG-001", read, 2, []), {})
+    assert _whole(orb_sub_001(view(GOOD, FACTS))) == (
+        "ORB-SUB-001", "PASS", [], expected_step("oracle_b", "ORB-SUB-001", read, 2, []), {})
+    both = ["The valve is open or the valve is not open."]
+    neg = [violation("Q-INV-04", "ORB-NEG-001", "the negation of a sourced claim is still sourced",
+                     "The valve is not open.")]
+    assert _whole(orb_neg_001(view("The valve is open. Made up.", both))) == (
+        "ORB-NEG-001", "FAIL", neg,
+        expected_step("oracle_b", "ORB-NEG-001", {"claims": ["The valve is open.", "Made up."], "facts": both}, 1,
+                      neg), {})
+    sub = [violation("Q-INV-04", "ORB-SUB-001", "a value substitution of a sourced claim is still sourced",
+                     "Cooling is nominal at 0801")]
+    assert _whole(orb_sub_001(view("Cooling is nominal at 0800", ["cooling is nominal"]))) == (
+        "ORB-SUB-001", "FAIL", sub,
+        expected_step("oracle_b", "ORB-SUB-001", {"claims": ["Cooling is nominal at 0800"],
+                                                  "facts": ["cooling is nominal"]}, 1, sub), {})
+
+
+def test_permutation_whole_outcome_names_a_changed_judgement_and_changed_properties() -> None:
+    across = orb_perm_001(view("Valve open.\nPump on.", [], expected_props=["open pump"]))
+    changed = [violation("Q-INV-04", "ORB-PERM-001", "reordering changed the properties")]
+    assert _whole(across) == ("ORB-PERM-001", "FAIL", changed, expected_step(
+        "oracle_b", "ORB-PERM-001", {"segments": ["Pump on.", "Valve open."]}, None, changed), {})
+    v = view(GOOD, FACTS)
+    judged = orb_perm_001(replace(v, fact_set=fact_set([])))  # the judgement of the reordered text differs
+    assert [x.to_dict() for x in judged.violations] == [
+        violation("Q-INV-04", "ORB-PERM-001", "reordering changed a segment's judgement")]
+
+
+def test_injection_whole_outcome_flags_an_injected_claim_that_holds_a_property() -> None:
+    v = view(FACTS[0], FACTS, expected_props=["unlisted value"])
+    injected = injected_sentence(v.case.case_hash)
+    assert "unlisted value" in injected
+    found = [violation("Q-INV-04", "ORB-INJ-001", "injected claim counted as necessary", injected)]
+    assert _whole(orb_inj_001(v)) == ("ORB-INJ-001", "FAIL", found, expected_step(
+        "oracle_b", "ORB-INJ-001", {"segments": [FACTS[0], injected]}, [0, 1], found), {})
+    held = orb_inj_001(replace(v, fact_set=fact_set([*FACTS, injected])))
+    assert [x.to_dict() for x in held.violations] == [
+        violation("Q-INV-04", "ORB-INJ-001", "injected claim not isolated: unsupported 0 -> 0", injected),
+        violation("Q-INV-04", "ORB-INJ-001", "injected claim counted as necessary", injected)]
+
+
+def test_truncation_whole_outcome_hashes_the_truncated_text_and_counts_changed_segments() -> None:
+    v = view(GOOD, FACTS)
+    assert _whole(orb_trunc_001(v)) == ("ORB-TRUNC-001", "PASS", [], expected_step(
+        "oracle_b", "ORB-TRUNC-001", {"segments": [FACTS[0]]}, None, []), {})
+    found = [violation("Q-INV-04", "ORB-TRUNC-001", "dropping the last segment changed 1 other segment(s)")]
+    assert _whole(orb_trunc_001(replace(v, fact_set=fact_set([])))) == ("ORB-TRUNC-001", "FAIL", found,
+                                                                        expected_step(
+        "oracle_b", "ORB-TRUNC-001", {"segments": [FACTS[0]]}, None, found), {})
+    assert truncate(["Valve open"]) == ["Valve"]  # a single segment keeps its first half, at least one word
+    assert truncate(["Valve is open"]) == ["Valve"]
+
+
+def test_oracle_b_metrics_count_the_five_variants_and_those_exposing_a_broken_relation() -> None:
+    ok = judge_b(view(GOOD, FACTS, expected_props=PROPS))
+    assert dict(ok.metrics) == {"variants_checked": 5, "variants_exposing": 0, "necessity_ratio": 1.0,
+                                "necessary_segments": 2, "segments": 2, "ablation_strategy": "single-segment",
+                                "props_mode": "expected_props", "props_absent": 0,
+                                "max_changed_segments_per_field": 1}
+    loose = judge_b(view("The valve is open.", ["The valve is open or the valve is not open."]))
+    assert (loose.verdict, loose.metrics["variants_checked"], loose.metrics["variants_exposing"]) == ("FAIL", 5, 1)
+    assert [v.rule_id for v in loose.violations] == ["ORB-NEG-001"]

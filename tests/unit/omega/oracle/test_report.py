@@ -82,3 +82,33 @@ def test_the_cli_line_has_the_published_shape() -> None:
     violation = line["oracles"]["A"]["violations"][0]
     assert violation["rule_id"] == "RULE-PREC-001"
     assert violation["severity"] == "CRITICAL"
+
+
+def test_the_chain_opens_with_the_normalise_step_and_closes_with_the_worst_of_three() -> None:
+    raw = "Fact one.\r\nFact two."
+    judged = judge_case(case(raw, ["Fact one.", "Fact two."]), CONFIG)
+    steps = judged.evidence_chain["steps"]
+    assert steps[0] == {"step": "normalise", "input_hash": content_hash(raw),
+                        "output_hash": content_hash("Fact one. Fact two."), "rule_applied": "Q-INV-05/NORMALISE",
+                        "verdict": "PASS", "timestamp_deterministic": "1970-01-01T00:00:00Z"}
+    assert steps[-1] == {"step": "final", "input_hash": content_hash(["PASS", "PASS", "FAIL"]),
+                         "output_hash": content_hash("FAIL"), "rule_applied": "FINAL-WORST-OF-THREE",
+                         "verdict": "FAIL", "timestamp_deterministic": "1970-01-01T00:00:00Z"}
+
+
+def test_the_scores_count_verdicts_per_category_and_violations_per_invariant() -> None:
+    facts = ["Fact one.", "Fact two."]
+    judged = [judge_case(case("Fact one.", facts), CONFIG),
+              judge_case(case("Fact one.\r\nFact two.", facts), CONFIG),
+              judge_case(case("Fact one.\r\nFact two.", facts, category="stability"), CONFIG)]
+    assert [j.verdict for j in judged] == ["PASS", "FAIL", "FAIL"]
+    empty = {"passed": 0, "failed": 0, "total": 0}
+    assert build_report(judged, CONFIG)["scores"] == {
+        "total_cases": 3, "passed": 1, "failed": 2, "pass_rate": 0.333333,
+        "by_category": {"precision": {"passed": 1, "failed": 1, "total": 2}, "necessity": empty,
+                        "contradiction": empty, "stability": {"passed": 0, "failed": 1, "total": 1},
+                        "adversarial": empty, "cross-ref": empty},
+        "by_invariant": {"Q-INV-01": {"violations": 0}, "Q-INV-02": {"violations": 0},
+                         "Q-INV-03": {"violations": 0}, "Q-INV-04": {"violations": 0},
+                         "Q-INV-05": {"violations": 2}, "Q-INV-06": {"violations": 0}}}
+    assert build_report([], CONFIG)["scores"]["pass_rate"] == 0.0

@@ -85,3 +85,24 @@ def test_a_capital_a_is_a_label_so_tank_a_is_not_sourced_by_tank_b() -> None:
     assert _source("Pressure in tank B was 3.1 bar.", facts).sourced
     # read as an article, the label would go and the claim about A would sit inside the fact about B
     assert not _source("A failed stress testing.", ["Component B failed stress testing."]).sourced
+
+
+def test_a_fact_that_only_reaches_the_separator_does_not_source_the_first_clause() -> None:
+    # DERIV-CONJ-001: a run containing a fact is sourced only when the fact reaches into its first and last clause.
+    alone = _source("Valve open; pump on.", ["; pump on"])
+    assert (alone.sourced, alone.facts, alone.runs, alone.literal, alone.canonical) == (False, (), 0, True, False)
+    both = _source("Valve open; pump on.", ["valve open", "; pump on"])
+    assert (both.sourced, both.facts, both.runs, both.canonical) == (True, (0, 1), 2, False)
+
+
+@pytest.mark.parametrize("claim", ["The pressure is 1,5 bar.", "Pressure is 1,5 bar."])
+def test_a_comma_decimal_is_one_number_not_two_clauses(claim: str) -> None:
+    # "1,5" is one number (normalise: a number's end never touches a decimal part), so facts stating "1" and
+    # "5 bar" apart do not source it by DERIV-CONJ-001.
+    found = _source(claim, ["Pressure is 1.", "5 bar."])
+    assert (found.sourced, found.facts) == (False, ())
+
+
+def test_a_comma_followed_by_a_space_between_numbers_still_separates_clauses() -> None:
+    found = _source("Humidity 63%, 5 bar.", ["Humidity 63%.", "5 bar."])
+    assert (found.sourced, found.facts) == (True, (0, 1))
