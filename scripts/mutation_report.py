@@ -56,16 +56,42 @@ def main(argv: list[str]) -> int:
     parser.add_argument("results", type=Path, help="`mutmut results --all true` output")
     parser.add_argument("prefixes", nargs="*")
     parser.add_argument("--sample", type=Path, help="scripts/mutation_sample.py output")
+    parser.add_argument("--before", type=Path, help="an earlier results file: its score becomes a column")
     args = parser.parse_args(argv)
+    sample = set(args.sample.read_text(encoding="utf-8").split()) if args.sample else set()
+    counts, survivors, whole, sampled = tally(args.results, args.prefixes, sample)
+    before = tally(args.before, args.prefixes, sample)[0] if args.before else {}
+    lines = ["| module | mutants | ran | killed (timeouts count) | survived | equivalent | not reviewed | "
+             + ("score before | " if args.before else "") + "score (killed / ran) | adjusted (equivalent left out) |",
+             "|---|---|---|---|---|---|---|---|---|" + ("---|" if args.before else "")]
+    total: Counter[str] = Counter()
+    for module in sorted(counts):
+        total.update(counts[module])
+        label = f"`{module}`" + (f" (sample of {whole[module]})" if module in sampled else "")
+        earlier = _score(before[module], module in sampled)[0] if module in before else "n/a"
+        lines.append(_row(label, counts[module], module in sampled, earlier if args.before else None))
+    if len(counts) > 1 and not sampled:  # a sum of whole modules and samples would estimate nothing
+        lines.append(_row("**all**", total, before=_score(sum(before.values(), Counter()))[0] if before else None))
+    for module in sorted(survivors):
+        if survivors[module]:
+            lines += ["", f"Survivors not yet reviewed in `{module}` ({len(survivors[module])}):", ""]
+            lines += [f"- `{name}`" for name in sorted(survivors[module])]
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def tally(results: Path, prefixes: list[str], sample: set[str]) -> tuple[
+        dict[str, Counter[str]], dict[str, list[str]], Counter[str], set[str]]:
+    """Per module: status counts (with "equivalent"), the survivors not reviewed, the module's size, and which
+    modules are scored on their sample (those with mutants not run)."""
     equivalent = equivalent_names()
     status: dict[str, str] = {}
-    for line in args.results.read_text(encoding="utf-8").splitlines():
+    for line in results.read_text(encoding="utf-8").splitlines():
         name, _, state = line.strip().rpartition(": ")
-        if name and (not args.prefixes or any(name.startswith(p + ".") for p in args.prefixes)):
+        if name and (not prefixes or any(name.startswith(p + ".") for p in prefixes)):
             status[name] = state
     whole: Counter[str] = Counter(module_of(name) for name in status)
     unrun = {module_of(name) for name, state in status.items() if state == "not checked"}
-    sample = set(args.sample.read_text(encoding="utf-8").split()) if args.sample else set()
     sampled = {module for module in unrun if any(module_of(name) == module for name in sample)}
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     survivors: dict[str, list[str]] = defaultdict(list)
@@ -75,32 +101,17 @@ def main(argv: list[str]) -> int:
             continue
         counts[module][state] += 1
         if state == "survived":
-            survivors[module].append(name)
-    lines = ["| module | mutants | ran | killed (timeouts count) | survived | equivalent | not reviewed | "
-             "score (killed / ran) | adjusted (equivalent left out) |",
-             "|---|---|---|---|---|---|---|---|---|"]
-    total: Counter[str] = Counter()
-    for module in sorted(counts):
-        c = counts[module]
-        c["equivalent"] = sum(1 for name in survivors[module] if name in equivalent)
-        total.update(c)
-        lines.append(_row(f"`{module}`" + (f" (sample of {whole[module]})" if module in sampled else ""), c,
-                          module in sampled))
-    if len(counts) > 1 and not sampled:  # a sum of whole modules and samples would estimate nothing
-        lines.append(_row("**all**", total))
-    for module in sorted(survivors):
-        left = sorted(name for name in survivors[module] if name not in equivalent)
-        if left:
-            lines += ["", f"Survivors not yet reviewed in `{module}` ({len(left)}):", ""]
-            lines += [f"- `{name}`" for name in left]
-    sys.stdout.write("\n".join(lines) + "\n")
-    return 0
+            if name in equivalent:
+                counts[module]["equivalent"] += 1
+            else:
+                survivors[module].append(name)
+    return counts, survivors, whole, sampled
 
 
-def _row(label: str, c: Counter[str], sample: bool = False) -> str:
+def _score(c: Counter[str], sample: bool = False) -> tuple[str, str]:
+    """The score (with its interval on a sample) and the adjusted score of one row's counts."""
     ran = sum(c[s] for s in RAN)
     caught = c["killed"] + c["timeout"]
-    mutants = sum(n for status, n in c.items() if status != "equivalent")
     score = adjusted = "n/a"
     if ran:
         score = f"{caught / ran:.1%}"
@@ -109,8 +120,16 @@ def _row(label: str, c: Counter[str], sample: bool = False) -> str:
             score += f" ({low:.0%}-{high:.0%})"
     if ran - c["equivalent"]:
         adjusted = f"{caught / (ran - c['equivalent']):.1%}"
-    return (f"| {label} | {mutants} | {ran} | {caught} | {c['survived']} | {c['equivalent']} | "
-            f"{c['survived'] - c['equivalent']} | {score} | {adjusted} |")
+    return score, adjusted
+
+
+def _row(label: str, c: Counter[str], sample: bool = False, before: str | None = None) -> str:
+    ran = sum(c[s] for s in RAN)
+    mutants = sum(n for status, n in c.items() if status != "equivalent")
+    score, adjusted = _score(c, sample)
+    earlier = "" if before is None else f"{before} | "
+    return (f"| {label} | {mutants} | {ran} | {c['killed'] + c['timeout']} | {c['survived']} | {c['equivalent']} | "
+            f"{c['survived'] - c['equivalent']} | {earlier}{score} | {adjusted} |")
 
 
 if __name__ == "__main__":
