@@ -222,3 +222,16 @@ def test_every_claim_and_the_aggregate_stay_in_unit_range(steps: list[tuple[int,
 def test_parameters_override_the_factors() -> None:
     params = dataclasses.replace(DEFAULTS, attack_weight=1.0)
     assert survival_factor(0.5, "CONTRADICTS", False, params) == 0.5
+
+
+def test_effective_and_aggregate_confidence_apply_the_given_independence_factor() -> None:
+    """Rule 5 on a GENESIS claim (0.8) backed by a GENESIS peer (0.6): the same tier, so the whole
+    `independence_factor` applies: 0.7 * 0.85 = 0.595 by default, 0.7 * 0.5 = 0.35 with 0.5; the peer's own
+    verdict stays 0.6, so the aggregate is their mean."""
+    b = Builder("sess-rule5")
+    book = book_of(b.msg(1, 1, 0.8), b.msg(8, 1, 0.6, refs=[ref("SUPPORTS", 1)]))
+    loose = dataclasses.replace(DEFAULTS, independence_factor=0.5)
+    assert effective_confidence(book, 1, 1) == pytest.approx(0.595)
+    assert effective_confidence(book, 1, 1, loose) == pytest.approx(0.35)
+    assert aggregate_confidence(book, 1) == pytest.approx((0.595 + 0.6) / 2)
+    assert aggregate_confidence(book, 1, loose) == pytest.approx((0.35 + 0.6) / 2)

@@ -150,3 +150,56 @@ def test_the_pure_python_loader_fallback_reads_the_same_documents(
 
 def test_windows_line_endings_and_a_byte_order_mark_are_read() -> None:
     assert value_of("\ufeffa: 1\r\nb: [x]\r\n") == {"a": 1, "b": ["x"]}
+
+
+# ------------------------------------------------------------------------------------------- whole documents
+def test_a_text_over_the_size_limit_is_one_refused_document_on_line_1() -> None:
+    text = "x" * (documents.MAX_TEXT_CHARS + 1)
+    assert read_documents(text) == [Document(1, text, 1, errors=(
+        f"input is {documents.MAX_TEXT_CHARS + 1} characters, over the limit of {documents.MAX_TEXT_CHARS}",))]
+
+
+def test_a_json_duplicate_key_is_one_refused_document_on_line_1() -> None:
+    text = '{"a": 1, "a": 2}'
+    assert read_documents(text) == [Document(1, text, 1, errors=("JSON: duplicate key 'a'",))]
+
+
+def test_json_too_deep_for_the_decoder_is_one_refused_document_on_line_1() -> None:
+    text = "[" * 100_000 + "]" * 100_000
+    assert read_documents(text) == [Document(1, text, 1, errors=(f"JSON: nesting deeper than {MAX_DEPTH} levels",))]
+
+
+def test_a_json_integer_past_the_digit_limit_is_one_refused_document_on_line_1() -> None:
+    text = '{"a": ' + "1" * 5000 + "}"
+    (doc,) = read_documents(text)
+    assert (doc.index, doc.raw, doc.line, doc.value) == (1, text, 1, None)
+    assert len(doc.errors) == 1
+    assert doc.errors[0].startswith("JSON: Exceeds the limit (4300 digits)")
+
+
+@pytest.mark.parametrize(("text", "value"), [("! {a: 1}\n", {"a": 1}), ("! [1, 2]\n", [1, 2]),
+                                             ("a: ! 12\n", {"a": "12"})])
+def test_the_non_specific_tag_is_accepted_a_scalar_stays_text(text: str, value: Any) -> None:
+    assert read_documents(text) == [Document(1, text, 1, value)]
+
+
+def test_nesting_too_deep_in_a_later_document_keeps_its_start_line() -> None:
+    deep = "[" * 70 + "]" * 70
+    text = f"a: 1\n---\n{deep}\n"
+    assert read_documents(text) == [
+        Document(1, "a: 1\n", 1, {"a": 1}),
+        Document(2, f"---\n{deep}\n", 2, errors=(f"line 3: nesting deeper than {MAX_DEPTH} levels",)),
+    ]
+
+
+def test_a_syntax_error_in_a_later_document_starts_on_its_own_line() -> None:
+    text = "a: 1\n---\nb: [1,\n"
+    docs = read_documents(text)
+    assert docs[0] == Document(1, "a: 1\n", 1, {"a": 1})
+    assert (docs[1].index, docs[1].raw, docs[1].line, docs[1].value) == (2, "---\nb: [1,\n", 2, None)
+    assert docs[1].errors[0].startswith("YAML syntax error at line 4, column 1: ")
+
+
+def test_an_unacceptable_first_character_is_placed_at_line_1_column_1() -> None:
+    assert read_documents("\x01abc") == [Document(1, "\x01abc", 1, errors=(
+        "YAML syntax error at line 1, column 1: unacceptable character #x0001 (control characters are not allowed)",))]

@@ -225,3 +225,56 @@ def test_every_severity_is_reachable_in_one_session() -> None:
     alerts = [o for o in outputs if isinstance(o, Alert)]
     assert [a.severity for a in alerts] == ["MINOR", "MODERATE", "SERIOUS", "CRITICAL"]
     assert len({a.alert_id for a in alerts}) == len(alerts)
+
+
+# ------------------------------------------------------------------------------------------- whole detections
+def test_circular_reasoning_detection_reads_whole() -> None:
+    d = one(f.f1_circular_reasoning(dataclasses.replace(closed(4), stalled_iterations=2), MSG))
+    assert d == f.Detection("CIRCULAR_REASONING", "SERIOUS", "session", 4,
+                            "no new claims for 2 iterations (through iteration 4)", "PIVOT", 3, "4.2.3",
+                            {"stalled_iterations": 2})
+
+
+def test_fatal_cascade_detection_reads_whole() -> None:
+    s = state(contradictions_unresolved=tuple(contradiction(n, "FATAL") for n in range(1, 5)))
+    d = one(f.f3_contradiction_cascade(s, MSG))
+    assert d == f.Detection("CONTRADICTION_CASCADE", "CRITICAL", "session", 3, "4 FATAL contradictions unresolved",
+                            "PHI_JUDGEMENT", 4, "4.2.2",
+                            {"fatal_unresolved": 4, "unresolved": 4, "ids": ["ctr_1", "ctr_2", "ctr_3", "ctr_4"]})
+
+
+def test_a_first_quarantine_of_an_agent_with_no_failure_record_reads_whole() -> None:
+    """An agent missing from `consecutive_failures` counts as its first failure."""
+    event = B.rejected(13, 2)
+    d = one(f.f4_agent_failure(state(), event))
+    assert d == f.Detection(
+        "AGENT_FAILURE", "MODERATE", "agent-13", 2,
+        "Creative Wanderer (13) output quarantined: summary.confidence: 1.7 is not in [0, 1]; 1 consecutive failure(s)",
+        "RETRY", 2, "4.2.1", {"agent_id": 13, "failure": "QUARANTINED", "consecutive_failures": 1})
+
+
+def test_a_low_confidence_output_detection_reads_whole() -> None:
+    d = one(f.f4_agent_failure(state(consecutive_failures={"13": 2}), B.msg(13, 2, 0.25)))
+    assert d == f.Detection(
+        "AGENT_FAILURE", "MINOR", "agent-13", 2,
+        "Creative Wanderer (13) output incoherent: confidence 0.25 below the usable threshold 0.3; "
+        "2 consecutive failure(s)",
+        "RETRY", 1, "4.2.1", {"agent_id": 13, "failure": "INCOHERENT", "consecutive_failures": 2})
+
+
+def test_pressure_on_two_budgets_names_both_in_one_detection() -> None:
+    s = state(budget=Budget(1000, 3600), tokens_used=850, current_iteration=9)
+    d = one(f.f6_resource_exhaustion(s, MSG))
+    assert d == f.Detection("RESOURCE_EXHAUSTION", "MODERATE", "session", 3,
+                            "over 80% of the iterations and tokens budget used", "CONSTRAIN", 2, "4.2.3",
+                            {"tokens": 0.85, "time": 0.0, "iterations": 0.9})
+
+
+def test_an_alert_reads_whole() -> None:
+    _, outputs = f.raise_alerts(AlertBook(), [detection()], "sess-f", "m-1", "2026-01-26T09:00:00+00:00")
+    assert outputs == [Alert(
+        "CIRCULAR_REASONING", "SERIOUS", "sess-f", "CIRCULAR_REASONING (SERIOUS): stuck; recovery PIVOT (§4.2.3)",
+        "m-1", "2026-01-26T09:00:00+00:00",
+        {"signature": "CIRCULAR_REASONING", "severity": "SERIOUS", "subject": "session", "iteration": 2,
+         "recovery": {"procedure": "4.2.3", "action": "PIVOT"},
+         "escalation": {"level": 3, "path": "TIER_RECOVERY"}, "facts": {}})]

@@ -467,6 +467,8 @@ OUT_OF_RANGE = [
     ("summary.confidence", "0.73", "summary.confidence: must be a number in [0, 1], got '0.73'"),
     ("summary.confidence", 10**400, "summary.confidence: 10000000000"),
     ("summary.confidence", False, "summary.confidence: must be a number in [0, 1], got False"),
+    ("summary.verdict", 42, "summary.verdict: must be a string, got a number"),
+    ("summary.verdict", ["a"], "summary.verdict: must be a string, got a list"),
     ("summary.verdict", "x" * 101, "summary.verdict: is 101 characters, over the limit of 100"),
     ("summary.verdict", "line one\nline two", "summary.verdict: must be one line"),
     ("summary.verdict", "Causal link confirmed", "summary.verdict: at body.tier 0 must be `[VERDICT] <conclusion> | "
@@ -808,3 +810,22 @@ message:
     assert message.inputs_used[0].extras == {"weight": 0.7}
     assert message.references[0].extras == {"cited_line": 12}
     assert message_from_record(message_record(message)) == message
+
+
+def test_a_record_whose_session_id_is_not_a_string_is_refused_with_the_value_named() -> None:
+    record = {**message_record(accepted(SPEC_YAML)), "session_id": 5}
+    expected = "malformed AgentMessage record: TypeError('session_id must be a string, got 5')"
+    with pytest.raises(ValueError, match=f"^{re.escape(expected)}$"):
+        message_from_record(record)
+
+
+def test_an_internal_error_while_reading_is_one_rejection_with_an_id_from_session_and_text(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The "never raises" contract: a bug below `parse_messages` becomes a rejection, not an exception."""
+    def broken(text: str) -> list[Any]:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("omega.agents.messages.read_documents", broken)
+    assert parse_messages("anything", SESSION, source="agent-7.yaml") == [MessageRejected(
+        SESSION, derived_id("rej_", SESSION, "anything"),
+        ("agent-7.yaml: internal error reading the message: RuntimeError('boom')",))]

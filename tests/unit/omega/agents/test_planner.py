@@ -169,3 +169,20 @@ def test_batch_lookup_of_a_missing_batch_raises_key_error() -> None:
 def test_bad_inputs_raise_value_error_with_a_clear_message(args: tuple[object, ...], message: str) -> None:
     with pytest.raises(ValueError, match=message.replace("|", r"\|")):
         plan_deployment(*args)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("uncertainty", "synthesis", "rule"), [
+    ("LOW", (48, 51, 52), "§1.2 LOW uncertainty: 1 attack round(s); proceed to next tier at 0.50 (A.2)"),
+    ("MEDIUM", (48, 49, 51, 52),
+     "MEDIUM (not in §1.2, between LOW and HIGH) uncertainty: 1 attack round(s); proceed to next tier at 0.50 (A.2)"),
+    ("HIGH", (48, 49, 51, 52), "§1.2 HIGH uncertainty: 2 attack round(s); proceed to next tier at 0.40 (A.2)"),
+])
+def test_low_stakes_plan_reads_whole_by_uncertainty(uncertainty: str, synthesis: tuple[int, ...], rule: str) -> None:
+    """EMPIRICAL at LOW stakes: the abbreviated battery is Steelman 44 plus the type's priority adversaries 36
+    and 37; no final VERIFICATION pass; the Consensus Mapper 49 joins Synthesis unless uncertainty is LOW."""
+    plan = plan_deployment("EMPIRICAL", None, uncertainty, "LOW")
+    assert (plan.adversary_battery, plan.batch("Attack"), plan.batch("Synthesis")) == (
+        "ABBREVIATED", (36, 37, 44), synthesis)
+    assert "§1.2 LOW stakes: abbreviated ADVERSARY 36, 37, 44 (Steelman Attacker 44 + the type's priority " \
+           "adversaries)" in plan.rules
+    assert plan.rules[-2:] == (rule, "A.2/§6.1 LOW stakes: final answer needs confidence > 0.40")

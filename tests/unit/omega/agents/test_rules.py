@@ -14,7 +14,7 @@ from omega.agents import rules as r
 from omega.agents.limits import DEFAULTS
 from omega.agents.session import SessionState, evolve, replay
 from omega.agents.session_mapping import with_stats
-from omega.agents.session_state import AlertBook
+from omega.agents.session_state import AlertBook, IterationStats, OutOfOrder
 from omega.agents.termination import TerminationReport
 from omega.events import Alert
 from tests.unit.omega.agents.factories import Builder, ref
@@ -495,3 +495,39 @@ def test_a_compliant_session_raises_no_rule_alert_and_survives_json_and_redelive
         state, out = evolve(state, event)
         state = SessionState.from_dict(json.loads(json.dumps(state.to_dict())))
         assert evolve(state, event)[1] == out
+
+
+# ------------------------------------------------------------------------------------------- whole findings
+def test_an_over_full_batch_finding_reads_whole() -> None:
+    state = SessionState("s", iterations=(IterationStats(1, batches={"1": tuple(range(1, 13)), "2": (17,)}),))
+    assert r.r_1_3_3_parallel_limit(state, 1) == [r.Finding(
+        "DEPLOYMENT_RULE", "r_1_3_3_parallel_limit", "§1.3.3", "MODERATE", 1,
+        "batch 1 of iteration 1 ran 12 agents (A.3 limit 10)", "SPLIT_BATCH", tuple(range(1, 13)),
+        {"batch": "1", "count": 12, "limit": 10, "over": 2}, "1")]
+
+
+def _breaks(n: int) -> tuple[OutOfOrder, ...]:
+    return tuple(OutOfOrder(f"m{a}", a, "1", "3") for a in range(1, n + 1))
+
+
+@pytest.mark.parametrize(("n", "tail"), [(1, ""), (5, ""), (7, " and 2 more")])
+def test_a_batch_order_finding_reads_whole_and_shows_at_most_five_breaks(n: int, tail: str) -> None:
+    state = SessionState("s", iterations=(IterationStats(1, out_of_order=_breaks(n)),))
+    shown = "; ".join(f"agent {a} (batch 1) after batch 3" for a in range(1, min(n, 5) + 1))
+    assert r.r_1_3_3_batch_order(state, 1) == [r.Finding(
+        "DEPLOYMENT_RULE", "r_1_3_3_batch_order", "§1.3.3", "MINOR", 1,
+        f"{n} message(s) out of batch order in iteration 1: {shown}{tail}", "FOLLOW_BATCH_SEQUENCE",
+        tuple(range(1, n + 1)),
+        {"out_of_order": [{"message_id": f"m{a}", "agent_id": a, "batch": "1", "after": "3"}
+                          for a in range(1, n + 1)]})]
+
+
+def test_a_rule_alert_reads_whole() -> None:
+    _, alerts = r.raise_rule_alerts(AlertBook(), [_finding("a", "MODERATE")], "s", "m1", "2026-01-26T09:00:00+00:00")
+    assert alerts == [Alert(
+        "DEPLOYMENT_RULE", "MODERATE", "s", "DEPLOYMENT_RULE (MODERATE): §1.3.2 a broken", "m1",
+        "2026-01-26T09:00:00+00:00",
+        {"signature": "DEPLOYMENT_RULE", "severity": "MODERATE", "subject": "session", "iteration": 1,
+         "recovery": {"procedure": "1.3.2", "action": "ACT"}, "escalation": {"level": 2, "path": "PEER_RECOVERY"},
+         "rules": [{"check": "a", "rule": "§1.3.2", "severity": "MODERATE", "summary": "a broken", "action": "ACT",
+                    "agents": [1], "x": 1}]})]

@@ -3,6 +3,7 @@ JSON round trip of its state."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from typing import Any
 
@@ -12,6 +13,7 @@ from hypothesis import strategies as st
 from omega.agents.limits import DEFAULTS
 from omega.agents.model import SessionEvent
 from omega.agents.session import SessionState, evolve, replay
+from omega.agents.session_state import TimelineEntry
 from omega.agents.termination import TerminationReport
 from omega.events import Alert
 from tests.unit.omega.agents.factories import Builder, ref
@@ -374,3 +376,71 @@ def test_duplicates_anywhere_change_nothing(steps: list[Any], data: st.DataObjec
     assert set(map(repr, o2)) == set(map(repr, o1))
     reports = [o for o in o1 if isinstance(o, TerminationReport)]
     assert len(reports) <= 1
+
+
+# ------------------------------------------------------------------------------------------- whole outcomes
+def test_replaying_nothing_gives_no_state_and_no_outputs() -> None:
+    assert replay([]) == (None, [])
+
+
+def test_a_first_quarantine_is_recorded_whole() -> None:
+    """The quarantine's timeline entry, the agent's first failure, the message id and the iteration's count."""
+    b = Builder()
+    b.start()
+    long_reason = "summary.verdict: " + "x" * 250
+    event = b.rejected(13, 1, reasons=("summary.confidence: 1.7 is not in [0, 1]", long_reason))
+    state, _ = fold(b.events)
+    joined = "summary.confidence: 1.7 is not in [0, 1]; " + long_reason
+    assert state.timeline[-1] == TimelineEntry(
+        event.timestamp, "OUTPUT", 13, "QUARANTINED: " + joined[:200],
+        {"message_id": event.message_id, "quarantined": True, "iteration": 1})
+    assert state.consecutive_failures == {"57": 0, "13": 1}
+    assert state.quarantined == (event.message_id,)
+    assert state.stats(1).rejected == 1
+
+
+def test_replay_judges_with_the_given_parameters() -> None:
+    b = Builder()
+    b.msg(13, 1, 0.5)
+    _, default_outputs = replay(b.events)
+    assert default_outputs == []
+    _, outputs = replay(b.events, dataclasses.replace(DEFAULTS, usable_threshold=0.6))
+    assert [(o.kind, o.severity, o.message) for o in outputs if isinstance(o, Alert)] == [(
+        "AGENT_FAILURE", "MINOR",
+        "AGENT_FAILURE (MINOR): Creative Wanderer (13) output incoherent: confidence 0.50 below the usable "
+        "threshold 0.6; 1 consecutive failure(s); recovery RETRY (§4.2.1)")]
+
+
+def test_an_iteration_end_decides_with_the_given_iteration_limit() -> None:
+    """With `max_full_cycles` 2, closing iteration 2 reaches the limit; nothing was answered or verified, so
+    the session fails for resources (§6.4)."""
+    b = Builder()
+    b.start()
+    b.iteration(1)
+    b.iteration(2)
+    b.phi(2, "END_ITERATION")
+    assert fold(b.events)[0].termination is None
+    state, _ = replay(b.events, dataclasses.replace(DEFAULTS, max_full_cycles=2))
+    assert state is not None
+    assert state.termination is not None
+    assert (state.termination.status, state.termination.failure_type, state.termination.why_failed) == (
+        "FAILURE", "RESOURCE", "iteration limit of 2 reached")
+
+
+def test_a_cascade_keeps_the_iteration_it_was_raised_in_until_an_iteration_end_fails_it() -> None:
+    """§6.2.2: a FATAL cascade raised in iteration 1 and still unresolved when iteration 2 closes is
+    irrecoverable; later messages do not restart its clock."""
+    b = Builder()
+    b.start()
+    for agent in range(35, 39):
+        b.msg(agent, 1, 0.8, "[CONTRADICTS] no", contradiction_detected=True, contradiction_with=agent - 34,
+              blocks_progress=True)
+    b.iteration(2)
+    mid, _ = fold(b.events)
+    assert mid.alerts.cascade_since == 1
+    assert mid.termination is None
+    b.phi(2, "END_ITERATION")
+    state, _ = fold(b.events)
+    assert state.termination is not None
+    assert (state.termination.status, state.termination.failure_type, state.termination.why_failed) == (
+        "FAILURE", "IRRECOVERABLE", "contradiction cascade raised in iteration 1 still unresolved")

@@ -15,6 +15,7 @@ from omega.agents import termination as t
 from omega.agents.confidence import ConfidenceBook, apply_message
 from omega.agents.failures import Detection
 from omega.agents.session_state import (
+    AbandonedHypothesis,
     AlertBook,
     Budget,
     ClaimRef,
@@ -236,3 +237,74 @@ def test_degradation_levels() -> None:
     assert t.degradation_level(good(iterations=stats2(aggregate=0.1)), t.Outcome("PARTIAL", "")) == 3
     clarified = good(problem=dataclasses.replace(good().problem, clarified_statement="what we mean"))
     assert t.degradation_level(clarified, t.Outcome("FAILURE", "", "RESOURCE")) == 4
+
+
+# ------------------------------------------------------------------------------------------- whole reasons
+@pytest.mark.parametrize(("state", "expected"), [
+    (good(), (True, "robust")),
+    (good(agents_seen=(1, 27, 48, 52, 53)), (False, "no ADVERSARY testing")),
+    (good(gates=gates(blocking_attack_iteration=2)), (False, "an ADVERSARY attack blocks progress")),
+    (good(gates=gates(survivable_core=None)), (False, "Survivor Synthesizer has not confirmed a survivable core")),
+    (good(gates=gates(steelman_defeated=None)), (False, "Steelman Attacker has not run")),
+    (good(gates=gates(steelman_defeated=True)), (False, "Steelman Attacker defeated the answer")),
+])
+def test_robustness_reads_whole(state: SessionState, expected: tuple[bool, str]) -> None:
+    assert t.success_robustness(state) == expected
+
+
+@pytest.mark.parametrize(("state", "expected"), [
+    (good(), (False, "can continue")),
+    (good(stalled_iterations=2), (True, "diminishing returns")),
+    (good(expansions=3), (True, "diminishing returns")),
+    (good(tokens_used=80_000), (False, "can continue")),  # exactly 80% is not over the pressure line
+    (good(tokens_used=80_001), (True, "resource pressure")),
+    (good(gates=gates(qc_consecutive_rejections=3)), (True, "no clear path: the quality gate keeps failing")),
+    (good(gates=gates(phi_action="TERMINATE")), (True, "no clear path: PHI stopped the session")),
+])
+def test_cannot_continue_reads_whole(state: SessionState, expected: tuple[bool, str]) -> None:
+    assert t.partial_cannot_continue(state) == expected
+
+
+def test_mid_iteration_ignores_a_collapse_and_an_old_cascade_that_only_iteration_ends_judge() -> None:
+    assert t.decide(good(iterations=stats2(aggregate=0.1)), iteration_end=False) is None
+    old_cascade = good(contradictions_unresolved=(fatal(1),), alerts=AlertBook(cascade_since=1))
+    assert t.decide(old_cascade, iteration_end=False) is None
+    assert t.decide(old_cascade, iteration_end=True) == t.Outcome(
+        "FAILURE", "contradiction cascade raised in iteration 1 still unresolved", "IRRECOVERABLE")
+
+
+def test_stuck_after_recovery_names_the_signature_and_the_recovery_iteration() -> None:
+    stuck = good(gates=gates(qc_verdict="REJECT"), stalled_iterations=2,
+                 alerts=AlertBook(occurrences={"CIRCULAR_REASONING|session": (1,)}))
+    detection = Detection("CIRCULAR_REASONING", "SERIOUS", "session", 2, "stuck", "ADMIT", 4, "4.2.3")
+    assert t.decide(stuck, iteration_end=True, detections=[detection]) == t.Outcome(
+        "PARTIAL", "circular_reasoning persisted after recovery in iteration 1")
+
+
+@pytest.mark.parametrize(("aggregate", "level"), [(0.61, 1), (0.6, 2), (0.3, 2), (0.29, 3)])
+def test_partial_degradation_level_by_confidence_band(aggregate: float, level: int) -> None:
+    """§4.3: above the MEDIUM threshold 1; at least the usable 0.30 (inclusive) 2; below it 3."""
+    assert t.degradation_level(good(iterations=stats2(aggregate=aggregate)), t.Outcome("PARTIAL", "")) == level
+
+
+def test_failure_report_reads_whole() -> None:
+    state = good(
+        iterations=(IterationStats(1, agents=(1, 8), messages=3, rejected=1, closed=True, aggregate=0.6),
+                    IterationStats(2, agents=(27,), messages=1, closed=True, aggregate=0.75)),
+        hypotheses_resolved=(ResolvedHypothesis("h1", "billing is stable", "CONFIRMED", "t", 0.8, "b", 51, True),),
+        hypotheses_abandoned=(AbandonedHypothesis("h2", "rewrite it", "t", "too costly"),),
+        alerts=AlertBook(occurrences={"CIRCULAR_REASONING|session": (1,)}))
+    record = t.build_report(state, t.Outcome("FAILURE", "intractable: x", "INTRACTABLE"), "m", "t").to_dict()
+    assert {k: record[k] for k in ("status", "failure_type", "what_was_attempted", "why_failed",
+                                   "what_was_learned", "recommendation", "answer", "partial_answer")} == {
+        "status": "FAILURE", "failure_type": "INTRACTABLE",
+        "what_was_attempted": ["iteration 1: 2 agents, 3 messages, 1 quarantined",
+                               "iteration 2: 1 agents, 1 messages, 0 quarantined"],
+        "why_failed": "intractable: x",
+        "what_was_learned": ["CONFIRMED: billing is stable", "ABANDONED: rewrite it (too costly)",
+                             "alert CIRCULAR_REASONING"],
+        "recommendation": "reframe the question so its critical claims are testable, or accept a partial answer "
+                          "(ADMIT)",
+        "answer": None, "partial_answer": None}
+    untyped = t.build_report(state, t.Outcome("FAILURE", "lost"), "m", "t").to_dict()
+    assert (untyped["failure_type"], untyped["why_failed"]) == ("IRRECOVERABLE", "lost")
