@@ -15,6 +15,7 @@ runs the mutants with the fastest tests first).
 from __future__ import annotations
 
 import argparse
+import gzip
 import math
 import re
 import sys
@@ -53,12 +54,12 @@ def wilson(killed: int, ran: int, z: float = 1.96) -> tuple[float, float]:
 def main(argv: list[str]) -> int:
     """Read the results file, keep the modules under the prefixes given (all if none), print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("results", type=Path, help="`mutmut results --all true` output")
+    parser.add_argument("results", type=Path, help="`mutmut results --all true` output (.gz too)")
     parser.add_argument("prefixes", nargs="*")
     parser.add_argument("--sample", type=Path, help="scripts/mutation_sample.py output")
     parser.add_argument("--before", type=Path, help="an earlier results file: its score becomes a column")
     args = parser.parse_args(argv)
-    sample = set(args.sample.read_text(encoding="utf-8").split()) if args.sample else set()
+    sample = set(_read(args.sample).split()) if args.sample else set()
     counts, survivors, whole, sampled = tally(args.results, args.prefixes, sample)
     before = tally(args.before, args.prefixes, sample)[0] if args.before else {}
     lines = ["| module | mutants | ran | killed (timeouts count) | survived | equivalent | not reviewed | "
@@ -86,7 +87,7 @@ def tally(results: Path, prefixes: list[str], sample: set[str]) -> tuple[
     modules are scored on their sample (those with mutants not run)."""
     equivalent = equivalent_names()
     status: dict[str, str] = {}
-    for line in results.read_text(encoding="utf-8").splitlines():
+    for line in _read(results).splitlines():
         name, _, state = line.strip().rpartition(": ")
         if name and (not prefixes or any(name.startswith(p + ".") for p in prefixes)):
             status[name] = state
@@ -106,6 +107,10 @@ def tally(results: Path, prefixes: list[str], sample: set[str]) -> tuple[
             else:
                 survivors[module].append(name)
     return counts, survivors, whole, sampled
+
+
+def _read(path: Path) -> str:
+    return gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text("utf-8")
 
 
 def _score(c: Counter[str], sample: bool = False) -> tuple[str, str]:
