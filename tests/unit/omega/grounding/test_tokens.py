@@ -84,3 +84,10 @@ def test_a_fact_frequency_modifier_reaches_up_to_the_next_comma_only() -> None:
 ])
 def test_a_fact_rank_is_an_ordinal_before_a_superlative(text: str, ranks: set[tuple[str, str]]) -> None:
     assert analyse(text).ranks == ranks
+
+
+def test_may_next_to_a_number_is_the_month_even_opening_the_sentence_or_in_lower_case() -> None:
+    from omega.grounding.scope import HEDGES
+    assert not analyse("May 1970 was a cold month.").tokens & HEDGES
+    assert not analyse("The trial ended on 5 may 2001.").tokens & HEDGES
+    assert analyse("May lower blood pressure.").tokens & HEDGES

@@ -66,3 +66,18 @@ def test_names_are_runs_of_capitalised_words_broken_by_punctuation() -> None:
 def test_what_a_text_says_its_subject_is_stops_at_the_first_preposition() -> None:
     assert [[w.lower for w in n] for n in nominals("Prescott is a city in Yavapai County")] == [["city"]]
     assert [[w.lower for w in n] for n in nominals("It was released in 2001")] == []
+
+
+def test_a_word_ending_in_eed_is_no_verb_form_so_a_comma_before_it_does_not_cut() -> None:
+    assert clauses("The shop sells bread, seed and flour.") == ["The shop sells bread, seed and flour."]
+    assert len(clauses("The shop sells bread, owned by Smith.")) == 2
+
+
+def test_a_claim_is_not_cut_between_an_adverb_and_its_verb() -> None:
+    assert clauses("Smith recently moved to Leeds.", claim=True) == ["Smith recently moved to Leeds."]
+    assert clauses("Smith is a cricketer born in July.", claim=True) == ["Smith is a cricketer ", "born in July."]
+
+
+def test_an_adverb_between_the_copula_and_its_determiner_is_skipped() -> None:
+    assert [[w.lower for w in n] for n in nominals("Smith is also a singer in London")] == [["singer"]]
+    assert [[w.lower for w in n] for n in nominals("Smith is now mainly a painter of ships")] == [["painter"]]
