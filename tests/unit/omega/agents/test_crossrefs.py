@@ -20,6 +20,7 @@ from omega.agents.crossrefs import (
     read_outputs_for,
     read_responding_to,
     reference_key,
+    show,
     tier_reference,
 )
 from omega.agents.model import InputUsed
@@ -164,3 +165,13 @@ def test_contradiction_with_is_the_one_agent_named_else_null(value: Any, stored:
     assert reading.extras == ({} if as_written else {"contradiction_with_raw": value})
     assert len(reading.notes) == (0 if as_written else 1)
     assert reading.problem is None
+
+
+@pytest.mark.parametrize(("value", "shown"), [
+    ("x" * 58, "'" + "x" * 58 + "'"),                 # repr of 60 characters: shown whole
+    ("x" * 59, "'" + "x" * 56 + "..."),               # 61: cut to 57 and "..." (60 in all)
+    (12, "12"),
+])
+def test_a_value_is_shown_as_its_repr_cut_to_60_characters(value: object, shown: str) -> None:
+    assert show(value) == shown
+    assert len(show(value)) <= 60
