@@ -86,14 +86,10 @@ def tally(results: Path, prefixes: list[str], sample: set[str]) -> tuple[
     """Per module: status counts (with "equivalent"), the survivors not reviewed, the module's size, and which
     modules are scored on their sample (those with mutants not run)."""
     equivalent = equivalent_names()
-    status: dict[str, str] = {}
-    for line in _read(results).splitlines():
-        name, _, state = line.strip().rpartition(": ")
-        if name and (not prefixes or any(name.startswith(p + ".") for p in prefixes)):
-            status[name] = state
+    status = read_results(results, prefixes)
     whole: Counter[str] = Counter(module_of(name) for name in status)
     unrun = {module_of(name) for name, state in status.items() if state == "not checked"}
-    sampled = {module for module in unrun if any(module_of(name) == module for name in sample)}
+    sampled = unrun & {module_of(name) for name in sample}
     counts: dict[str, Counter[str]] = defaultdict(Counter)
     survivors: dict[str, list[str]] = defaultdict(list)
     for name, state in status.items():
@@ -107,6 +103,17 @@ def tally(results: Path, prefixes: list[str], sample: set[str]) -> tuple[
             else:
                 survivors[module].append(name)
     return counts, survivors, whole, sampled
+
+
+def read_results(results: Path, prefixes: list[str]) -> dict[str, str]:
+    """`mutmut results --all true` output (plain or .gz): mutant name -> status, for the names under the prefixes
+    (all if none)."""
+    status: dict[str, str] = {}
+    for line in _read(results).splitlines():
+        name, _, state = line.strip().rpartition(": ")
+        if name and (not prefixes or any(name.startswith(p + ".") for p in prefixes)):
+            status[name] = state
+    return status
 
 
 def _read(path: Path) -> str:

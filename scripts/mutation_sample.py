@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import argparse
 import random
-import re
 import sys
 from collections import defaultdict
 from pathlib import Path
+
+from mutation_report import module_of, read_results  # scripts/ is on the path of a script run from it
 
 
 def main(argv: list[str]) -> int:
@@ -31,10 +32,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--seed", type=int, default=20)
     args = parser.parse_args(argv)
     by_module: dict[str, list[str]] = defaultdict(list)
-    for line in args.results.read_text(encoding="utf-8").splitlines():
-        name = line.strip().rpartition(": ")[0]
-        if any(name.startswith(p + ".") for p in args.prefixes):
-            by_module[re.split(r"\.x[_ǁ]", name)[0]].append(name)
+    for name in read_results(args.results, args.prefixes):
+        by_module[module_of(name)].append(name)
     for module, names in sorted(by_module.items()):
         size = args.slow_size if module in args.slow else args.size
         rng = random.Random(f"{args.seed}:{module}")  # noqa: S311 a sample, not a secret
