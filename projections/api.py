@@ -28,7 +28,7 @@ from projections.documents import KINDS
 from projections.store import Position, SqlStore
 
 LagProbe = Callable[[Mapping[Position, int]], Awaitable[int | None]]
-"""Given the stored positions, the records not yet applied (e.g. `streams.projection_source.kafka_lag`)."""
+"""Given the stored positions, the records not yet applied (e.g. `streams.kafka.projection_source.kafka_lag`)."""
 
 # Module-level: FastAPI resolves the (postponed) annotations of the route functions in this module's namespace.
 PatternQuery = Annotated[str | None, Query(description="pattern name or pattern id")]

@@ -3,7 +3,7 @@
 Sources (`EventSource`):
     FileSource   the JSONL that `omega replay --out` writes (embedded, `make run`); position ("file:PATH", 0,
                  line number), lines at or before the stored position are skipped without decoding
-    KafkaSource  in `streams.projection_source` (this package never imports the shell): an aiokafka consumer
+    KafkaSource  in `streams.kafka.projection_source` (this package never imports the shell): an aiokafka consumer
                  assigned to the output topics, seeking each partition to the STORE's position + 1
 Tracking-record pattern: the store, not Kafka's committed offsets, is the truth of where to resume; a batch's
 documents and positions commit together, so a crash at any moment loses at most the uncommitted batch, which is

@@ -19,10 +19,11 @@ import fastavro
 from omega.agents.session import SessionState
 from omega.canonical import canonical_json
 from omega.packets.ledger import EpisodeLedger
-from streams.monitor import MonitorStage
-from streams.omen_avro import PACKET_SCHEMA
-from streams.pipeline import Emit, Pipeline, Source
+from streams.stages.base import Emit, Source
+from streams.stages.messages import MonitorStage
+from streams.stages.packets import Pipeline
 from streams.topics import AGENT_MESSAGES, DEAD_LETTERS, PACKETS, TERMINATIONS, VERDICTS
+from streams.wire.omen_avro import PACKET_SCHEMA
 
 JSON_SUFFIXES = {".json"}
 AVRO_SUFFIXES = {".avro"}

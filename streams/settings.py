@@ -27,9 +27,9 @@ class Settings:
     web_port: int = 6066
     tick_interval_seconds: float = 5.0
     producer_linger_seconds: float = 0.005
-    fetch_max_wait_ms: int = 50  # the worker consumer's long-poll bound (streams/transport.py); Faust's own is 1500
+    fetch_max_wait_ms: int = 50  # the worker consumer's long-poll bound (kafka/transport.py); Faust's own is 1500
     standby_replicas: int = 1
-    stall_seconds: float = 120.0  # waiting work unmoved this long crashes the worker (streams/watchdog.py); 0: off
+    stall_seconds: float = 120.0  # waiting work unmoved this long crashes the worker (worker/watchdog.py); 0: off
     packet_auth_policy: Path | None = None  # issue 9: YAML/JSON key policy; None = signatures not checked
     security_protocol: str = "PLAINTEXT"  # or SASL_PLAINTEXT / SASL_SSL (then the sasl_* fields are required)
     sasl_mechanism: str = "SCRAM-SHA-512"

@@ -27,9 +27,7 @@ from typing import Any
 import fastavro
 import yaml
 
-from streams.codec import HEADER_SIZE, MARKER, SchemaRegistry
-from streams.omen_avro import PACKET_SCHEMA, PacketConverter
-from streams.pipeline import MAX_JSON_DEPTH
+from streams.stages.base import MAX_JSON_DEPTH
 from streams.topics import (
     AGENT_MESSAGES_RAW,
     DOCUMENTS,
@@ -42,6 +40,8 @@ from streams.topics import (
     QUESTIONS,
     TopicSpec,
 )
+from streams.wire.codec import HEADER_SIZE, MARKER, SchemaRegistry
+from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
 from tests.factories import packet as factory_packet
 from tests.hostile_fields import json_field_mutants, packet_field_mutants, set_path
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from streams.codec import SchemaRegistry
-from streams.omen_avro import PACKET_SCHEMA
 from streams.topics import (
     AGENT_MESSAGES_RAW,
     DOCUMENTS,
@@ -17,6 +15,8 @@ from streams.topics import (
     QUESTIONS,
     TopicSpec,
 )
+from streams.wire.codec import SchemaRegistry
+from streams.wire.omen_avro import PACKET_SCHEMA
 from tests.factories import packet as factory_packet
 
 WRONG: dict[str, tuple[object, ...]] = {

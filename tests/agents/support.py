@@ -11,10 +11,10 @@ from unittest.mock import AsyncMock, patch
 
 import pytest
 
-from streams.app import OmegaApp, create_app
-from streams.codec import SchemaRegistry
 from streams.settings import Settings
 from streams.topics import ALL_TOPICS
+from streams.wire.codec import SchemaRegistry
+from streams.worker.app import OmegaApp, create_app
 
 REGISTRY = SchemaRegistry.from_directory()
 

@@ -9,10 +9,10 @@ from typing import Any
 
 from omega.answers.ingest import ingest
 from omega.answers.model import fact_from_dict
-from streams.answers_avro import answer_from_record, fact_from_record
-from streams.app import OmegaApp
-from streams.codec import SchemaRegistry
 from streams.topics import ANSWERS, DEAD_LETTERS, FACTS, QUESTIONS
+from streams.wire.answers_avro import answer_from_record, fact_from_record
+from streams.wire.codec import SchemaRegistry
+from streams.worker.app import OmegaApp
 from tests.agents.support import agent_of, all_sends, sends, settle
 
 REGISTRY = SchemaRegistry.from_directory()

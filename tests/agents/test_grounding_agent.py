@@ -9,9 +9,9 @@ import json
 from typing import Any
 
 from omega.grounding.paragraph import ParagraphState
-from streams.app import OmegaApp
-from streams.codec import SchemaRegistry
 from streams.topics import DEAD_LETTERS, GROUNDING_AUDIT, GROUNDING_FACTS, GROUNDING_REQUESTS, GROUNDING_VERDICTS
+from streams.wire.codec import SchemaRegistry
+from streams.worker.app import OmegaApp
 from tests.agents.support import agent_of, all_sends, sends, settle
 
 REGISTRY = SchemaRegistry.from_directory()

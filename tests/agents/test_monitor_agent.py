@@ -9,9 +9,9 @@ from pathlib import Path
 import yaml
 
 from omega.agents.session import SessionState
-from streams.app import OmegaApp
-from streams.codec import SchemaRegistry
 from streams.topics import AGENT_MESSAGES, ALERTS, DEAD_LETTERS, ESCALATIONS, TERMINATIONS
+from streams.wire.codec import SchemaRegistry
+from streams.worker.app import OmegaApp
 from tests.agents.support import agent_of, all_sends, sends, settle
 
 REGISTRY = SchemaRegistry.from_directory()

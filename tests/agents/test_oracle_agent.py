@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 from omega.oracle.evidence import verify_chain
-from streams.app import OmegaApp
-from streams.codec import SchemaRegistry
 from streams.topics import DEAD_LETTERS, ORACLE_VERDICTS
+from streams.wire.codec import SchemaRegistry
+from streams.worker.app import OmegaApp
 from tests.agents.support import agent_of, all_sends, sends, settle
 
 REGISTRY = SchemaRegistry.from_directory()

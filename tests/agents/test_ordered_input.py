@@ -1,4 +1,4 @@
-"""The agents process each input partition's records in offset order (streams/input_order.py): a record past
+"""The agents process each input partition's records in offset order (streams/kafka/input_order.py): a record past
 one that was passed over is skipped and the partition read again from the missing one; a record already
 processed is not processed twice. Driven with `agent.test_context()`, whose records take offsets 0, 1, 2, ..."""
 
@@ -12,8 +12,8 @@ from unittest.mock import AsyncMock, patch
 
 from faust.types import TP
 
-from streams.app import OmegaApp
 from streams.topics import PACKETS, PACKETS_JSON
+from streams.worker.app import OmegaApp
 from tests.agents.support import agent_of, sends
 from tests.factories import packet as factory_packet
 

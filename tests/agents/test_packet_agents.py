@@ -14,12 +14,12 @@ from datetime import UTC, datetime
 from typing import Any
 from unittest.mock import MagicMock, patch
 
-from streams.app import OmegaApp
-from streams.codec import SchemaRegistry
-from streams.omen_avro import PACKET_SCHEMA, PacketConverter
-from streams.pipeline import Source
+from streams.stages.base import Source
+from streams.stages.episodes import judgement_key
 from streams.topics import DEAD_LETTERS, PACKETS, PACKETS_JSON, VERDICTS
-from streams.validator import judgement_key
+from streams.wire.codec import SchemaRegistry
+from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
+from streams.worker.app import OmegaApp
 from tests.agents.support import agent_of, all_sends, sends, settle
 from tests.factories import packet as factory_packet
 

@@ -5,7 +5,7 @@
 
 The base is checked out with `git worktree add --detach` in a temporary directory (removed afterwards) and run
 with this virtualenv; each round runs the base, then the working tree (`python -m tests.bench.<module> ARGS`, or
-`python -m streams.cli ARGS` for `omega ARGS`; the same arguments, each side from its own tree). `--figure REGEX`
+`python -m streams.cli.main ARGS` for `omega ARGS`; the same arguments, each side from its own tree). `--figure REGEX`
 names the figure to compare: the first match of its first group in each run's output (thousands separators
 dropped); the table gives base, new and new/base per round and the median ratio. On a shared machine only the
 ratio of runs beside each other means anything. Prints, never asserts; exit 1 when a run's figure was not found
@@ -51,9 +51,9 @@ def figure_in(output: str, pattern: re.Pattern[str]) -> float | None:
 
 
 def command(module: str, args: Sequence[str]) -> list[str]:
-    """`omega ARGS` runs the CLI of the tree (`python -m streams.cli`); anything else is a tests/bench module."""
+    """`omega ARGS` runs the CLI of the tree (`python -m streams.cli.main`); anything else is a tests/bench module."""
     if module == "omega":
-        return [sys.executable, "-m", "streams.cli", *args]
+        return [sys.executable, "-m", "streams.cli.main", *args]
     return [sys.executable, "-m", f"tests.bench.{module}", *args]
 
 

@@ -5,7 +5,7 @@
 The workload is the simulated sessions of tests/data/omega57/generate.py (the nine sessions, built in memory,
 not read from their YAML files), each copied `--copies` times under distinct session ids; every message is one
 record (its YAML text, as an agent emits it), and the records of all sessions are interleaved round-robin the
-way a shared log carries concurrent sessions. What is timed is `streams.monitor.MonitorStage.messages` per
+way a shared log carries concurrent sessions. What is timed is `streams.stages.messages.MonitorStage.messages` per
 record (parse, validate, the session `evolve`, Avro encoding of the accepted message and of every alert,
 escalation and termination), session states kept in a dict as replay does; pinned to one CPU where the OS
 allows. It prints figures and never asserts on time.
@@ -26,9 +26,10 @@ import yaml
 
 from omega.agents.model import MessageRejected
 from omega.agents.session import SessionState
-from streams.codec import SchemaRegistry
-from streams.monitor import MonitorStage
-from streams.pipeline import Pipeline, Source
+from streams.stages.base import Source
+from streams.stages.messages import MonitorStage
+from streams.stages.packets import Pipeline
+from streams.wire.codec import SchemaRegistry
 from tests.bench.pinning import pin_to_one_core
 
 GENERATOR = Path(__file__).resolve().parents[1] / "data" / "omega57" / "generate.py"

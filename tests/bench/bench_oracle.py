@@ -22,7 +22,7 @@ from typing import Any
 
 from omega.oracle.case import parse_case
 from omega.oracle.report import build_report, judge_case
-from streams.oracle import read_config
+from streams.stages.oracle import read_config
 from tests.bench.pinning import pin_to_one_core
 
 REPO = Path(__file__).resolve().parents[2]
@@ -50,7 +50,7 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "cases.ndjson"
         path.write_text("\n".join(json.dumps(line) for line in workload) + "\n", encoding="utf-8")
-        command = [sys.executable, "-m", "streams.cli", "check", "oracle", str(path), "--config",
+        command = [sys.executable, "-m", "streams.cli.main", "check", "oracle", str(path), "--config",
                    str(DATA / "phase-q-config.json"), "--report", str(Path(tmp) / "report.json")]
         if hasattr(os, "sched_getaffinity") and Path("/usr/bin/taskset").exists():
             command = ["taskset", "-c", str(min(os.sched_getaffinity(0))), *command]

@@ -36,11 +36,12 @@ from typing import Any
 
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import evolve
-from streams.codec import SchemaRegistry
-from streams.omen_avro import PACKET_SCHEMA
-from streams.pipeline import Emit, Pipeline, Source
 from streams.replay import InputRecord, Replayer, read_inputs
+from streams.stages.base import Emit, Source
+from streams.stages.packets import Pipeline
 from streams.topics import PACKETS, PACKETS_JSON, VERDICTS, topic_name
+from streams.wire.codec import SchemaRegistry
+from streams.wire.omen_avro import PACKET_SCHEMA
 from tests.bench.pinning import pin_to_one_core
 from tests.factories import episode_packets, merged_log, mixed_episode
 
@@ -348,12 +349,12 @@ def bench_core(workloads: dict[str, list[dict[str, Any]]], profile_top: int) -> 
 
 # ---------------------------------------------------------------------------------------------- 3. live
 class WorkerProcess:
-    """`python -m streams.cli worker` as a child process, its log drained by a thread (a full pipe blocks it)."""
+    """`python -m streams.cli.main worker` as a child process, its log drained by a thread (a full pipe blocks it)."""
 
     def __init__(self, bootstrap: str, prefix: str, app_id: str, data_dir: Path, partitions: int) -> None:
         env = {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "OMEGA_LOG_LEVEL": "INFO",
                "PYTHONUNBUFFERED": "1"}
-        argv = [sys.executable, "-m", "streams.cli", "worker", "--prefix", prefix, "--app-id", app_id,
+        argv = [sys.executable, "-m", "streams.cli.main", "worker", "--prefix", prefix, "--app-id", app_id,
                 "--data-dir", str(data_dir), "--partitions", str(partitions)]
         self.proc = subprocess.Popen(argv, cwd=REPO, env=env, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -445,7 +446,7 @@ async def _drive(bootstrap: str, prefix: str, registry: SchemaRegistry, warmup: 
     verdict_topic = topic_name(VERDICTS, prefix)
     encode = avro_encoder(registry) if avro else to_json_bytes
     # A short long-poll, as a real-time consumer of verdicts would set: with aiokafka's 500 ms, a fetch of the
-    # other partitions held a partition's verdicts back while its buffered ones were read (see streams/transport.py).
+    # other partitions held a partition's verdicts back while its buffered ones were read (see kafka/transport.py).
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
                                 auto_offset_reset="earliest", fetch_max_wait_ms=RECEIVER_FETCH_MAX_WAIT_MS)
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True)

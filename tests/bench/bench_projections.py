@@ -127,7 +127,7 @@ def _kafka_rebuild(bootstrap: str, prefix: str, store: SqlStore, batch: int, gro
     """Seconds from start to the last committed batch (the idle wait that ends the run is not work)."""
     import asyncio
 
-    from streams.projection_source import KafkaSource
+    from streams.kafka.projection_source import KafkaSource
 
     last = clock()
 

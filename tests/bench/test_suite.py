@@ -10,7 +10,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from streams.cli import main
+from streams.cli.main import main
 from tests.bench import suite
 
 HAND_WRITTEN = "# Benchmarks\n\n## Analysis\n\nWritten by hand: | pipes |, `code`, trailing spaces  \nno newline at end"

@@ -23,9 +23,9 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from omega.eventtime import to_ms
-from streams.codec import SchemaRegistry
-from streams.state_cache import partition_of
+from streams.stages.keyed import partition_of
 from streams.topics import ALERTS, ESCALATIONS, VERDICTS
+from streams.wire.codec import SchemaRegistry
 from tests.integration.worker import REPO, WorkerProcess
 
 # the fields a live verdict and a `check packets` verdict line both carry (the brief's list, at least)
@@ -44,7 +44,7 @@ def write_jsonl(path: Path, packets: list[Record]) -> Path:
 
 def check_packets(path: Path, timeout: float = 120) -> list[Record]:
     """`omega check packets PATH` as a subprocess: its output lines, parsed (exit 1 means something was rejected)."""
-    done = subprocess.run([sys.executable, "-m", "streams.cli", "check", "packets", str(path)], cwd=REPO,
+    done = subprocess.run([sys.executable, "-m", "streams.cli.main", "check", "packets", str(path)], cwd=REPO,
                           capture_output=True, timeout=timeout, check=False)
     assert done.returncode in (0, 1), done.stderr.decode(errors="replace")
     return [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]

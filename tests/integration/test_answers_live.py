@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from omega.answers.ingest import ingest
-from streams.codec import SchemaRegistry
 from streams.topics import ANSWERS, DOCUMENTS, FACTS, QUESTIONS
+from streams.wire.codec import SchemaRegistry
 from tests.integration.worker import WorkerProcess, consume_until, produce
 
 pytestmark = pytest.mark.integration

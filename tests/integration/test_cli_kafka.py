@@ -10,9 +10,9 @@ import fastavro
 import pytest
 from click.testing import CliRunner
 
-from streams.cli import main
-from streams.codec import SchemaRegistry
-from streams.omen_avro import PACKET_SCHEMA, PacketConverter
+from streams.cli.main import main
+from streams.wire.codec import SchemaRegistry
+from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
 from tests.factories import episode_packets
 
 pytestmark = pytest.mark.integration

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 
 from omega.grounding.paragraph import ParagraphState, evolve
-from streams.cli_grounding import read_requests
-from streams.codec import SchemaRegistry
+from streams.cli.grounding import read_requests
 from streams.topics import GROUNDING_FACTS, GROUNDING_REQUESTS, GROUNDING_VERDICTS
+from streams.wire.codec import SchemaRegistry
 from tests.integration.worker import WorkerProcess, consume_until, produce
 
 pytestmark = pytest.mark.integration

@@ -26,11 +26,11 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from omega.answers.ingest import ingest
 from omega.grounding.paragraph import ParagraphState, evolve
 from omega.grounding.request import parse_request
-from streams.codec import DecodeError, SchemaRegistry
-from streams.grounding import stored_facts
-from streams.monitor import MonitorStage
-from streams.oracle import default_config_path
-from streams.pipeline import DEAD_LETTER_RAW_BYTES, Pipeline, Source
+from streams.stages.base import DEAD_LETTER_RAW_BYTES, Source
+from streams.stages.grounding import stored_facts
+from streams.stages.messages import MonitorStage
+from streams.stages.oracle import default_config_path
+from streams.stages.packets import Pipeline
 from streams.topics import (
     AGENT_MESSAGES,
     AGENT_MESSAGES_RAW,
@@ -50,6 +50,7 @@ from streams.topics import (
     VERDICTS,
     TopicSpec,
 )
+from streams.wire.codec import DecodeError, SchemaRegistry
 from tests.hostile import Hostile, huge_valid, malformed, valid, valid_json
 from tests.integration.worker import WorkerProcess, consume_until, produce
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from streams.codec import SchemaRegistry
 from streams.topics import DEAD_LETTERS, PACKETS_JSON, VERDICTS
+from streams.wire.codec import SchemaRegistry
 from tests.factories import packet
 from tests.integration.worker import WorkerProcess, drain, produce
 

@@ -24,10 +24,10 @@ import pytest
 from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaConnectionError, TopicAuthorizationFailedError
 
-from streams.codec import SchemaRegistry
-from streams.kafka_io import ensure_topics
+from streams.kafka.clients import ensure_topics
 from streams.settings import Settings
 from streams.topics import ALL_TOPICS, PACKETS_JSON, VERDICTS, topic_name
+from streams.wire.codec import SchemaRegistry
 from tests.conftest import _broker_required
 from tests.factories import packet
 from tests.integration.worker import WorkerProcess, consume_until, produce

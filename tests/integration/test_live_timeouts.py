@@ -23,14 +23,14 @@ import pytest
 from faust.types import TP
 
 from omega.eventtime import to_ms
-from streams.app import OmegaApp, create_app
-from streams.codec import SchemaRegistry
-from streams.omen_avro import PACKET_SCHEMA, PacketConverter
-from streams.pipeline import Pipeline
 from streams.replay import InputRecord, Replayer
 from streams.settings import Settings
-from streams.state_cache import partition_of
+from streams.stages.keyed import partition_of
+from streams.stages.packets import Pipeline
 from streams.topics import ALERTS, ALL_TOPICS, ESCALATIONS, PACKETS, PACKETS_JSON, VERDICTS
+from streams.wire.codec import SchemaRegistry
+from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
+from streams.worker.app import OmegaApp, create_app
 from tests.factories import example_cycle, packet
 from tests.integration.test_two_workers_equivalence import as_check_line, check_packets, consume_until, write_jsonl
 from tests.integration.worker import WorkerProcess, produce
@@ -186,7 +186,7 @@ def _avro(p: dict[str, Any]) -> bytes:
 
 def _replay_alerts(packets: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What embedded replay raises for `packets` followed by the end of the log."""
-    from streams.pipeline import Source
+    from streams.stages.base import Source
 
     replayer = Replayer(Pipeline(REGISTRY))
     for n, p in enumerate(packets):

@@ -12,10 +12,11 @@ import pytest
 import yaml
 
 from omega.canonical import canonical_json
-from streams.codec import SchemaRegistry
-from streams.monitor import MonitorStage
-from streams.pipeline import Pipeline, Source
+from streams.stages.base import Source
+from streams.stages.messages import MonitorStage
+from streams.stages.packets import Pipeline
 from streams.topics import AGENT_MESSAGES, AGENT_MESSAGES_RAW, ALERTS, DEAD_LETTERS, ESCALATIONS, TERMINATIONS
+from streams.wire.codec import SchemaRegistry
 from tests.integration.worker import WorkerProcess, consume_until, produce
 
 pytestmark = pytest.mark.integration

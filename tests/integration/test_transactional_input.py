@@ -1,5 +1,5 @@
 """Input published by a transactional producer, on the real broker: every commit marker takes an offset of its
-own, so the input partitions have offsets that hold no record. The agents must pass them (streams/offset_probe.py)
+own, so the input partitions have offsets that hold no record. The agents must pass them (streams/kafka/offset_probe.py)
 instead of reading the partition again from them forever."""
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from collections.abc import Sequence
 import pytest
 from aiokafka import AIOKafkaProducer
 
-from streams.codec import SchemaRegistry
-from streams.offset_probe import OffsetProbe
+from streams.kafka.offset_probe import OffsetProbe
 from streams.topics import PACKETS_JSON, VERDICTS
+from streams.wire.codec import SchemaRegistry
 from tests.factories import packet
 from tests.integration.worker import WorkerProcess, drain
 

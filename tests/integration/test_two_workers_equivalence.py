@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from streams.codec import SchemaRegistry
-from streams.kafka_io import ensure_topics
+from streams.kafka.clients import ensure_topics
 from streams.topics import ALERTS, ALL_TOPICS, ESCALATIONS, PACKETS, PACKETS_JSON, VERDICTS, topic_name
+from streams.wire.codec import SchemaRegistry
 from tests.factories import merged_log, mixed_episode
 from tests.integration.equivalence import (
     ID_FIELD,

@@ -43,9 +43,9 @@ from typing import Any
 import pytest
 from aiokafka import AIOKafkaConsumer
 
-from streams.codec import SchemaRegistry
-from streams.state_cache import partition_of
+from streams.stages.keyed import partition_of
 from streams.topics import ALERTS, ESCALATIONS, PACKETS, PACKETS_JSON, VERDICTS
+from streams.wire.codec import SchemaRegistry
 from tests.factories import merged_log, mixed_episode
 from tests.integration.equivalence import (
     Expected,
@@ -72,9 +72,9 @@ PARTITIONS = 4
 SUMMARY = REPO / "out" / "under-fire.json"
 # A killed worker never leaves the group: the coordinator waits a session timeout before it rebalances its
 # partitions away (Faust's default is 60 s). The tests shorten it; heartbeats stay well inside it.
-# A worker whose stall watch fires (streams/watchdog.py) exits; the run restarts it as a supervisor would.
+# A worker whose stall watch fires (streams/worker/watchdog.py) exits; the run restarts it as a supervisor would.
 GROUP_ENV = {"BROKER_SESSION_TIMEOUT": "20", "BROKER_HEARTBEAT_INTERVAL": "3", "OMEGA_STALL_SECONDS": "60"}
-# A stall restart recovers from one of Faust's hangs (streams/watchdog.py), which a kill, a bounce or a rebalance
+# A stall restart recovers from one of Faust's hangs (streams/worker/watchdog.py), which a kill, a bounce or a rebalance
 # can set off now and then; restarting without bound would hide a worker that stalls again after every restart (a
 # hang the restart does not cure) behind the test's whole budget and a timeout that does not name it. Past this
 # many restarts in one run, the run fails and says so.

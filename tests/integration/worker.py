@@ -16,15 +16,15 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
-from streams.codec import SchemaRegistry
 from streams.topics import TopicSpec, topic_name
+from streams.wire.codec import SchemaRegistry
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 @dataclass
 class WorkerProcess:
-    """One `python -m streams.cli worker` subprocess with its own topic prefix and consumer group."""
+    """One `python -m streams.cli.main worker` subprocess with its own topic prefix and consumer group."""
 
     bootstrap: str
     data_dir: Path
@@ -44,7 +44,7 @@ class WorkerProcess:
         self.log_path = self.data_dir / f"worker-{int(time.monotonic() * 1000)}.log"
         env = {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": self.bootstrap, "OMEGA_LOG_LEVEL": "INFO",
                "PYTHONUNBUFFERED": "1", **self.env}
-        cmd = [sys.executable, "-m", "streams.cli", "worker", "--prefix", self.prefix,
+        cmd = [sys.executable, "-m", "streams.cli.main", "worker", "--prefix", self.prefix,
                "--app-id", f"{self.prefix}app", "--partitions", str(self.partitions), "--store", self.store,
                "--data-dir", str(self.data_dir / "faust")]
         with self.log_path.open("wb") as log:

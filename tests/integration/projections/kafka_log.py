@@ -15,10 +15,10 @@ from projections.projector import Projector
 from projections.runner import Runner, RunStats
 from projections.sqlite_store import SqliteStore
 from projections.store import SqlStore
-from streams.codec import SchemaRegistry
-from streams.kafka_io import ensure_topics
-from streams.projection_source import PROJECTED, KafkaSource
+from streams.kafka.clients import ensure_topics
+from streams.kafka.projection_source import PROJECTED, KafkaSource
 from streams.topics import BY_LOGICAL, topic_name
+from streams.wire.codec import SchemaRegistry
 from tests.unit.projections.factories import workload
 
 SCHEMA = {spec.logical: str(spec.value_schema) for spec in PROJECTED}

@@ -30,8 +30,8 @@ from fastapi.testclient import TestClient
 
 from projections.api import create_app
 from projections.sqlite_store import SqliteStore
-from streams.cli import main
-from streams.projection_source import PROJECTED
+from streams.cli.main import main
+from streams.kafka.projection_source import PROJECTED
 from streams.topics import topic_name
 from tests.integration.projections.kafka_log import (
     events,
@@ -96,7 +96,7 @@ def _progress(path: Path) -> int:
 
 
 def _projector(bootstrap: str, prefix: str, store: Path, log: Path) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "streams.cli", "project", "--bootstrap", bootstrap, "--prefix", prefix,
+    cmd = [sys.executable, "-m", "streams.cli.main", "project", "--bootstrap", bootstrap, "--prefix", prefix,
            "--store", f"sqlite:{store}", "--until-idle", "3", "--batch", "1000", "--audit",
            "--group-id", f"{prefix}projector"]
     with log.open("ab") as out:

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
-from streams.codec import SchemaRegistry
-from streams.omen_avro import PACKET_SCHEMA, PacketConverter
-from streams.pipeline import Pipeline
+from streams.stages.packets import Pipeline
+from streams.wire.codec import SchemaRegistry
+from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
 
 
 @pytest.fixture(scope="session")

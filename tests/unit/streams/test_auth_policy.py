@@ -9,12 +9,12 @@ from pathlib import Path
 import pytest
 
 from omega.packets.authenticity import AuthKey
-from streams.app import create_app
 from streams.auth_policy import PolicyError, load_policy, policy_for
-from streams.codec import SchemaRegistry
-from streams.pipeline import Source
 from streams.settings import Settings
-from streams.validator import ValidatorSteps
+from streams.stages.base import Source
+from streams.stages.episodes import ValidatorSteps
+from streams.wire.codec import SchemaRegistry
+from streams.worker.app import create_app
 from tests.factories import packet
 
 SECRET = "governor-secret-0123456789"

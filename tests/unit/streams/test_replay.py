@@ -11,11 +11,12 @@ import fastavro
 import pytest
 
 from omega.canonical import canonical_json
-from streams.codec import SchemaRegistry
-from streams.omen_avro import PACKET_SCHEMA, PacketConverter
-from streams.pipeline import Pipeline, Source
 from streams.replay import InputRecord, Replayer, read_inputs
+from streams.stages.base import Source
+from streams.stages.packets import Pipeline
 from streams.topics import DEAD_LETTERS, PACKETS, VERDICTS
+from streams.wire.codec import SchemaRegistry
+from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
 from tests.factories import packet as factory_packet
 
 MALFORMED_LINE = b'{"header": {"packet_id": "pkt_broken"'

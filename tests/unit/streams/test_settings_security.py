@@ -8,7 +8,6 @@ import ssl
 import faust
 import pytest
 
-from streams.app import broker_credentials
 from streams.settings import Settings, kafka_client_options
 from streams.topics import (
     ALL_TOPICS,
@@ -21,6 +20,7 @@ from streams.topics import (
     main,
     topic_name,
 )
+from streams.worker.app import broker_credentials
 
 SASL_ENV = {"KAFKA_SECURITY_PROTOCOL": "SASL_PLAINTEXT", "KAFKA_SASL_MECHANISM": "SCRAM-SHA-512",
             "KAFKA_SASL_USERNAME": "omega-worker", "KAFKA_SASL_PASSWORD": "s3cret"}
@@ -127,7 +127,7 @@ def test_the_topics_command_prints_prefixed_names(capsys: pytest.CaptureFixture[
 def test_the_worker_refuses_an_unusable_security_setting_with_exit_2_and_no_traceback() -> None:
     from click.testing import CliRunner
 
-    from streams.cli import main
+    from streams.cli.main import main
 
     result = CliRunner().invoke(main, ["worker"], env={"KAFKA_SECURITY_PROTOCOL": "SASL_PLAINTEXT",
                                                        "KAFKA_SASL_USERNAME": "", "KAFKA_SASL_PASSWORD": ""})

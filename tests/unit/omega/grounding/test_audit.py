@@ -8,7 +8,7 @@ import hashlib
 from omega.grounding.audit import audit_record, reconstruct
 from omega.grounding.paragraph import evolve
 from omega.grounding.request import parse_request
-from streams.codec import SchemaRegistry
+from streams.wire.codec import SchemaRegistry
 from tests.unit.omega.grounding.support import DIZZY, DIZZY_PLACEBO
 
 REGISTRY = SchemaRegistry.from_directory()

@@ -21,10 +21,11 @@ from omega.eventtime import to_ms
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import advance, evolve
 from omega.packets.verdict import VerdictStatus
-from streams.codec import SchemaRegistry
-from streams.pipeline import Emit, Pipeline
 from streams.replay import Replayer, read_inputs
+from streams.stages.base import Emit
+from streams.stages.packets import Pipeline
 from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, VERDICTS
+from streams.wire.codec import SchemaRegistry
 
 EXAMPLES = Path(__file__).resolve().parents[4] / "examples" / "omen"
 

@@ -10,9 +10,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from omega.packets.validator import evolve, evolve_single
-from streams.avro_json import ConversionError
-from streams.codec import SchemaRegistry
-from streams.omen_avro import PACKET_SCHEMA, PacketConverter
+from streams.wire.avro_json import ConversionError
+from streams.wire.codec import SchemaRegistry
+from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
 from tests.hostile import leaf_paths, replaced, wild_json
 from tests.omen_strategies import valid_packets
 

@@ -23,10 +23,11 @@ from omega.canonical import canonical_json
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import evolve
 from omega.packets.verdict import PacketVerdict
-from streams.codec import SchemaRegistry
-from streams.pipeline import Emit, Pipeline, Source
 from streams.replay import InputRecord, Replayer
+from streams.stages.base import Emit, Source
+from streams.stages.packets import Pipeline
 from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, VERDICTS
+from streams.wire.codec import SchemaRegistry
 from tests.factories import episode_packets
 from tests.omen_strategies import valid_packets
 

@@ -1,0 +1,253 @@
+"""The memory commands of the `omega` CLI: `project`, `memory show|serve|hash`, `check memories`.
+
+Exit codes as in `streams.cli.main`: 0 ok, 1 something rejected (undecodable records skipped, an unknown session,
+consistency violations), 2 usage or I/O error.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import click
+import structlog
+from rich.console import Console, Group, RenderableType
+from rich.panel import Panel
+from rich.table import Table
+from rich.tree import Tree
+
+from omega.canonical import canonical_json
+from projections.consistency import check_consistency
+from projections.documents import KINDS
+from projections.projector import DEFAULT_BATCH, REBUILD_BATCH, Projector
+from projections.runner import DEFAULT_STORE, EventSource, FileSource, Runner, RunStats, open_store
+from projections.store import SqlStore
+
+EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
+
+store_option = click.option(
+    "--store", "store_url", envvar="OMEGA_READ_MODEL", default=DEFAULT_STORE, show_default=True,
+    help="Read model: sqlite:PATH or postgresql://... [env OMEGA_READ_MODEL].")
+bootstrap_option = click.option(
+    "--bootstrap", envvar="KAFKA_BOOTSTRAP_SERVERS", default="127.0.0.1:9092", show_default=True,
+    help="Kafka bootstrap servers [env KAFKA_BOOTSTRAP_SERVERS].")
+prefix_option = click.option(
+    "--prefix", envvar="OMEGA_TOPIC_PREFIX", default="", help="Topic name prefix [env OMEGA_TOPIC_PREFIX].")
+
+log = structlog.get_logger("omega.projections")
+
+
+@contextmanager
+def _opened(store_url: str) -> Iterator[SqlStore]:
+    try:
+        store = open_store(store_url)
+        store.open()
+    except Exception as exc:  # noqa: BLE001 - a bad URL, a missing driver or a refused connection: a usage error
+        click.echo(f"omega: cannot open the read model {store_url}: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+# ------------------------------------------------------------------------------------------- omega project
+@click.command()
+@click.option("--from", "files", multiple=True, type=click.Path(path_type=Path),
+              help="Project `omega replay --out` JSONL file(s) instead of Kafka (repeatable).")
+@bootstrap_option
+@prefix_option
+@store_option
+@click.option("--rebuild", is_flag=True, help="Empty the read model and replay from the beginning of the log.")
+@click.option("--until-idle", type=float, default=None,
+              help="Stop after this many seconds without a new record (default: run until SIGTERM/SIGINT).")
+@click.option("--batch", "batch_size", type=click.IntRange(min=1), default=None,
+              help=f"Most events per transaction [default: {DEFAULT_BATCH:,}; {REBUILD_BATCH:,} with --rebuild]. "
+                   "A bound, not a wait: a batch holds what is already fetched.")
+@click.option("--group-id", envvar="OMEGA_PROJECTOR_GROUP", default="omega-projector", show_default=True,
+              help="Kafka consumer group (offsets committed for monitoring only) [env OMEGA_PROJECTOR_GROUP].")
+@click.option("--audit", is_flag=True,
+              help="Also record every applied event (source, partition, offset, event id) in memory_applied.")
+def project(files: tuple[Path, ...], bootstrap: str, prefix: str, store_url: str, rebuild: bool,
+            until_idle: float | None, batch_size: int | None, group_id: str, audit: bool) -> None:
+    """Rebuild Session, Pattern, Failure and Success Memory from the log into the read model, exactly once.
+
+    Prints the run's figures as one JSON line; exit 1 when undecodable records were skipped."""
+    from streams.kafka.projection_source import KafkaSource, projected_topics
+
+    # A rebuild has no reader waiting: larger transactions rewrite each session's documents less often.
+    batch_size = batch_size or (REBUILD_BATCH if rebuild else DEFAULT_BATCH)
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        click.echo(f"omega: no such file: {', '.join(missing)}", err=True)
+        sys.exit(EXIT_USAGE)
+    with _opened(store_url) as store:
+        store.audit = audit
+        source: EventSource
+        if files:
+            # `omega replay` writes unprefixed topic names; a prefixed export maps back as well.
+            source = FileSource(list(files), {**projected_topics(""), **projected_topics(prefix)},
+                                log=log.warning)
+        else:
+            source = KafkaSource(bootstrap, prefix=prefix, group_id=group_id, max_fetch=batch_size)
+        runner = Runner(Projector(store, batch_size=batch_size), source, batch_size=batch_size,
+                        until_idle=until_idle)
+        try:
+            stats = asyncio.run(_run_until_signalled(runner, rebuild))
+        except OSError as exc:
+            click.echo(f"omega: {exc}", err=True)
+            sys.exit(EXIT_USAGE)
+    click.echo(canonical_json(stats.as_dict()))
+    sys.exit(EXIT_REJECTED if stats.undecodable else EXIT_OK)
+
+
+async def _run_until_signalled(runner: Runner, rebuild: bool) -> RunStats:
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, runner.request_stop)  # graceful: the batch in hand commits first
+    try:
+        return await runner.run(rebuild=rebuild)
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)
+
+
+# ------------------------------------------------------------------------------------------- omega memory
+@click.group()
+def memory() -> None:
+    """Read the memories the projector built."""
+
+
+@memory.command("show")
+@click.argument("session_id")
+@click.option("--kind", type=click.Choice(KINDS), default=None, help="Only this memory (default: all four).")
+@store_option
+def memory_show(session_id: str, kind: str | None, store_url: str) -> None:
+    """Print a session's memories readably; exit 1 when the session is unknown."""
+    with _opened(store_url) as store:
+        documents = store.session(session_id)
+    console = Console()
+    if not documents:
+        click.echo(f"omega: unknown session {session_id!r} in {store_url}", err=True)
+        sys.exit(EXIT_REJECTED)
+    kinds = [kind] if kind else [k for k in KINDS if k in documents]
+    for name in kinds:
+        doc = documents.get(name)
+        if doc is None:
+            console.print(f"[dim]{name} memory: nothing recorded[/dim]")
+            continue
+        console.print(Panel(render_document(doc), title=f"{name.title()} Memory of {session_id}",
+                            title_align="left"))
+
+
+MAX_ROWS = 15
+HIDDEN = {"id", "event_id", "source_event_id", "pattern_id"}
+
+
+def render_document(doc: Mapping[str, Any]) -> RenderableType:
+    """A memory document as rich renderables: scalars as lines, lists of objects as tables, objects as trees."""
+    parts: list[RenderableType] = []
+    scalars = Table.grid(padding=(0, 2))
+    for key, value in doc.items():
+        if not isinstance(value, dict | list):
+            scalars.add_row(f"[bold]{key}[/bold]", _cell(value))
+    parts.append(scalars)
+    for key, value in doc.items():
+        if isinstance(value, list):
+            parts.append(_table(key, value))
+        elif isinstance(value, dict):
+            tree = Tree(f"[bold]{key}[/bold]")
+            _branch(tree, value)
+            parts.append(tree)
+    return Group(*parts)
+
+
+def _cell(value: Any, width: int = 70) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _table(title: str, entries: list[Any]) -> RenderableType:
+    if not entries:
+        return f"[bold]{title}[/bold]: [dim]none[/dim]"
+    if not all(isinstance(e, dict) for e in entries):
+        return f"[bold]{title}[/bold]: {_cell(entries, 110)}"
+    columns: list[str] = []
+    for entry in entries[:MAX_ROWS]:
+        # ids are long hashes that crowd out the readable columns; the JSON API has them
+        columns += [k for k, v in entry.items()
+                    if k not in columns and k not in HIDDEN and not isinstance(v, dict | list)]
+    columns = columns[:6]
+    table = Table(title=f"{title} ({len(entries)})", title_justify="left", show_lines=False)
+    for column in columns:
+        table.add_column(column, overflow="fold", max_width=48)
+    for entry in entries[:MAX_ROWS]:
+        table.add_row(*(_cell(entry.get(c), 48) if entry.get(c) is not None else "" for c in columns))
+    if len(entries) > MAX_ROWS:
+        table.caption = f"… {len(entries) - MAX_ROWS} more"
+    return table
+
+
+def _branch(tree: Tree, node: Mapping[str, Any]) -> None:
+    for key, value in node.items():
+        if isinstance(value, dict):
+            _branch(tree.add(f"[bold]{key}[/bold]"), value)
+        elif isinstance(value, list):
+            tree.add(f"[bold]{key}[/bold] ({len(value)}): {_cell(value)}")
+        else:
+            tree.add(f"[bold]{key}[/bold]: {_cell(value)}")
+
+
+@memory.command("hash")
+@store_option
+def memory_hash(store_url: str) -> None:
+    """Print the read model's content hash (equal for equal memories, whatever the backend)."""
+    with _opened(store_url) as store:
+        click.echo(store.content_hash())
+
+
+@memory.command("serve")
+@store_option
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=int, default=8080, show_default=True)
+@click.option("--bootstrap", envvar="KAFKA_BOOTSTRAP_SERVERS", default=None,
+              help="Broker to report the projector's lag from in /health [env KAFKA_BOOTSTRAP_SERVERS].")
+@prefix_option
+def memory_serve(store_url: str, host: str, port: int, bootstrap: str | None, prefix: str) -> None:
+    """Serve the HTTP read API (JSON; OpenAPI at /openapi.json, docs at /docs)."""
+    import uvicorn
+
+    from projections.api import LagProbe, create_app
+
+    probe: LagProbe | None = None
+    if bootstrap:
+        from streams.kafka.projection_source import kafka_lag
+
+        async def probe_lag(positions: Mapping[tuple[str, int], int]) -> int | None:
+            return await kafka_lag(bootstrap, prefix, positions)
+
+        probe = probe_lag
+    with _opened(store_url) as store:
+        uvicorn.run(create_app(store, lag=probe), host=host, port=port, log_level="warning")
+
+
+# ------------------------------------------------------------------------------------------- check memories
+@click.command("memories")
+@store_option
+def check_memories(store_url: str) -> None:
+    """Check §3.5.5 cross-memory consistency of every session: one JSON line per violation; exit 1 if any."""
+    with _opened(store_url) as store:
+        sessions = store.sessions()
+        found = 0
+        for sid in sessions:
+            for violation in check_consistency(store.session(sid)):
+                found += 1
+                click.echo(canonical_json({"session_id": sid, "violation": violation}))
+    click.echo(f"{len(sessions)} session(s) checked, {found} violation(s)", err=True)
+    sys.exit(EXIT_REJECTED if found else EXIT_OK)

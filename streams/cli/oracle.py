@@ -1,0 +1,77 @@
+"""`omega check oracle FILE.ndjson [--config FILE] [--report OUT.json]`: the Phase Q oracles over a test set.
+
+One JSON line per case on stdout `{id, verdict, oracles: {A, B, C: {verdict, violations, metrics}}}`; a
+malformed line is reported on stderr with its line number and the other lines are still judged; when
+cases carry `expected.verdict`, the agreement with it is summarised on stderr. Exit 0 when every case
+passes, 1 when any fails, 2 on bad input (a malformed line, an unreadable file or config).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from omega.canonical import canonical_json
+from omega.oracle.case import CaseError, parse_case
+from omega.oracle.config import ConfigError
+from omega.oracle.report import CaseJudgement, build_report, judge_case, report_text
+from streams.settings import Settings
+from streams.stages.base import InputRejected, parse_json_object
+from streams.stages.oracle import CONFIG_ENV, read_config
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+@click.command("oracle")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
+              help=f"Phase Q config [default: ${CONFIG_ENV}, else ../shared/data/phase-q-config.json].")
+@click.option("--report", "report_path", type=click.Path(path_type=Path), default=None,
+              help="Write the Phase Q report (key-sorted JSON, schema phase-q-report.schema.json) here.")
+def check_oracle(file: Path, config_path: Path | None, report_path: Path | None) -> None:
+    """Judge Phase Q cases (NDJSON test-set lines) with Oracle-A, -B and -C; exit 1 if any case fails."""
+    try:
+        config = read_config(config_path)
+        data = file.read_bytes()
+    except (ConfigError, OSError) as exc:
+        click.echo(f"omega: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    max_bytes = Settings.from_env().max_event_bytes
+    judged: list[CaseJudgement] = []
+    malformed = 0
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            judgement = judge_case(parse_case(parse_json_object(line, max_bytes)), config)
+        except InputRejected as exc:
+            reason = f"{exc.error_class}: {exc.reason}"
+        except CaseError as exc:
+            reason = f"INVALID_CASE: {exc}"
+        else:
+            judged.append(judgement)
+            click.echo(canonical_json(judgement.to_line()))
+            continue
+        malformed += 1
+        click.echo(f"omega: {file}:{number}: malformed line, not judged: {reason}", err=True)
+    _agreement(judged)
+    if report_path is not None:
+        report_path.parent.mkdir(parents=True, exist_ok=True)
+        report_path.write_text(report_text(build_report(judged, config)), encoding="utf-8", newline="\n")
+    if malformed:
+        sys.exit(EXIT_USAGE)
+    sys.exit(EXIT_FAILED if any(j.verdict != "PASS" for j in judged) else EXIT_OK)
+
+
+def _agreement(judged: list[CaseJudgement]) -> None:
+    """Print how many verdicts agree with `expected.verdict`, and which do not, on stderr."""
+    expected = [(j, j.case.expected.verdict) for j in judged if j.case.expected and j.case.expected.verdict]
+    if not expected:
+        return
+    agree = sum(j.verdict == verdict for j, verdict in expected)
+    click.echo(f"agreement with expected.verdict: {agree}/{len(expected)}", err=True)
+    for j, verdict in expected:
+        if j.verdict != verdict:
+            click.echo(f"  {j.case.id}: expected {verdict}, got {j.verdict}", err=True)

@@ -1,0 +1,84 @@
+"""The OMEGA-57 session monitor stage: raw agent output -> validated messages -> session `evolve` -> outputs.
+
+Shared unchanged by the Faust monitor agent and embedded replay. A record is the text an agent emitted
+(YAML or JSON, one or several messages), keyed by its session id. Accepted messages are republished in
+canonical Avro for the projections; a rejected one becomes a dead letter and, through the session judge,
+an AGENT_FAILURE (its output QUARANTINED, §4.2.1). Nothing an agent sends can stop the stage.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from omega.agents.messages import message_record, parse_messages
+from omega.agents.model import AgentMessage, MessageRejected, SessionEvent
+from omega.agents.session import SessionState, evolve
+from omega.agents.termination import TerminationReport
+from omega.canonical import derived_id
+from omega.events import Alert, Escalation
+from omega.eventtime import to_ms
+from streams.stages.base import Emit, Source
+from streams.stages.packets import Pipeline
+from streams.topics import AGENT_MESSAGES, TERMINATIONS
+
+MESSAGE_SCHEMA = "omega.agents.AgentMessage"
+MAX_SESSION_ID_BYTES = 1024  # a session id keys the sessions table and every output: a huge key would not fit
+
+
+@dataclass(frozen=True)
+class MessageStep:
+    """What one record did: the session state after it, what to send, and each message's outcome."""
+
+    state: SessionState | None
+    emits: list[Emit]
+    events: list[SessionEvent]
+
+
+class MonitorStage:
+    """The monitor's per-record work over the pipeline's schema registry; state is passed in and returned."""
+
+    def __init__(self, pipeline: Pipeline) -> None:
+        self.pipeline = pipeline
+
+    def messages(self, state: SessionState | None, raw: bytes, source: Source, session_id: str) -> MessageStep:
+        """Judge every message of one record of session `session_id`, in order."""
+        events = self._parse(raw, source, session_id)
+        emits: list[Emit] = []
+        for index, event in enumerate(events):
+            if isinstance(event, AgentMessage):
+                emits.append(self._accepted(event))
+            else:
+                emits.append(self._dead_letter(raw, source, index, event))
+            state, outputs = evolve(state, event)
+            emits.extend(self.output(o, source.timestamp_ms) for o in outputs)
+        return MessageStep(state, emits, events)
+
+    def output(self, output: Alert | Escalation | TerminationReport, fallback_ms: int | None) -> Emit:
+        """Encode a session judge output for its topic, timestamped with its event time."""
+        if isinstance(output, TerminationReport):
+            record = output.to_dict()
+            return self.pipeline.encode(TERMINATIONS, output.session_id, record,
+                                        to_ms(record["event_time"]) or fallback_ms)
+        return self.pipeline.output(output, fallback_ms)
+
+    def _parse(self, raw: bytes, source: Source, session_id: str) -> list[SessionEvent]:
+        """The record's messages; bytes that are not text of a sane size are one rejected message."""
+        digest = derived_id("msg_", session_id, hashlib.sha256(raw).hexdigest())
+        if len(raw) > self.pipeline.max_event_bytes:
+            reason = f"OVERSIZED: {len(raw)} bytes exceeds the limit of {self.pipeline.max_event_bytes}"
+            return [MessageRejected(session_id, digest, (reason,))]
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return [MessageRejected(session_id, digest, (f"INVALID_UTF8: not UTF-8 at byte {exc.start}",))]
+        # No position in the reasons: they reach alerts, which must not depend on where the log was read
+        # (the dead letter carries the position).
+        return list(parse_messages(text, session_id))
+
+    def _accepted(self, message: AgentMessage) -> Emit:
+        record = message_record(message)
+        return self.pipeline.encode(AGENT_MESSAGES, message.session_id, record, to_ms(message.timestamp))
+
+    def _dead_letter(self, raw: bytes, source: Source, index: int, event: MessageRejected) -> Emit:
+        return self.pipeline.dead_letter(raw, source, "MESSAGE_REJECTED", "; ".join(event.reasons), part=index)

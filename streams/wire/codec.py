@@ -1,0 +1,138 @@
+"""Avro single-object encoding (marker C3 01, CRC-64-AVRO fingerprint, body) over the schemas in schemas_avro/.
+
+Schemas are parsed once, when the registry is built; the reader resolves the writer schema by the
+fingerprint in the header, so older and newer writers are read through Avro schema resolution.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import fastavro
+from fastavro.schema import fingerprint, load_schema, parse_schema, to_parsing_canonical_form
+
+MARKER = b"\xc3\x01"
+HEADER_SIZE = len(MARKER) + 8
+
+
+class DecodeError(ValueError):
+    """Bytes that are not a readable single-object Avro event; `error_class` names the failure."""
+
+    def __init__(self, error_class: str, message: str) -> None:
+        super().__init__(message)
+        self.error_class = error_class
+
+
+class EncodeError(ValueError):
+    """A datum the writer schema cannot carry."""
+
+
+def crc64_avro_fingerprint(canonical_form: str) -> bytes:
+    """The 8-byte CRC-64-AVRO fingerprint of a schema's Parsing Canonical Form, little-endian as on the wire."""
+    # fastavro's hex string already spells the little-endian bytes (spec vector: "int" -> 8f5c393f1ad57572)
+    return bytes.fromhex(fingerprint(canonical_form, "CRC-64-AVRO"))
+
+
+def default_schemas_dir() -> Path:
+    """`OMEGA_SCHEMAS_DIR`, else `schemas_avro/` beside the package, else the installed data files."""
+    env = os.environ.get("OMEGA_SCHEMAS_DIR")
+    if env:
+        return Path(env)
+    beside = Path(__file__).resolve().parents[2] / "schemas_avro"
+    if beside.is_dir():
+        return beside
+    return Path(sys.prefix) / "share" / "omega" / "schemas_avro"
+
+
+@dataclass(frozen=True)
+class RegisteredSchema:
+    """A parsed schema, its full name and its fingerprint."""
+
+    name: str
+    parsed: Any
+    fingerprint: bytes
+
+
+class SchemaRegistry:
+    """Every schema the process reads or writes, by full name and by fingerprint."""
+
+    def __init__(self) -> None:
+        self._by_name: dict[str, RegisteredSchema] = {}
+        self._by_fingerprint: dict[bytes, RegisteredSchema] = {}
+
+    @classmethod
+    def from_directory(cls, directory: Path | None = None) -> SchemaRegistry:
+        """Load and parse every `.avsc` of the directory (one named type per file)."""
+        registry = cls()
+        root = directory or default_schemas_dir()
+        files = sorted(root.glob("*.avsc"))
+        if not files:
+            raise FileNotFoundError(f"no .avsc schemas in {root}")
+        for path in files:
+            parsed = load_schema(str(path))
+            if not isinstance(parsed, dict):
+                raise ValueError(f"{path}: a schema file holds one named type")
+            registry.register(parsed)
+        return registry
+
+    def register(self, schema: Mapping[str, Any], *, current: bool = True) -> RegisteredSchema:
+        """Add a schema; `current=False` adds a writer version that is read but not written or read into."""
+        parsed: Any = schema if schema.get("__fastavro_parsed") else parse_schema(dict(schema))
+        entry = RegisteredSchema(parsed["name"], parsed, crc64_avro_fingerprint(to_parsing_canonical_form(parsed)))
+        self._by_fingerprint[entry.fingerprint] = entry
+        if current or entry.name not in self._by_name:
+            self._by_name[entry.name] = entry
+        return entry
+
+    def get(self, name: str) -> RegisteredSchema:
+        """The current schema of a full name."""
+        try:
+            return self._by_name[name]
+        except KeyError:
+            raise KeyError(f"no schema named {name!r}") from None
+
+    def names(self) -> Iterable[str]:
+        """Full names of all current schemas."""
+        return self._by_name.keys()
+
+    def encode(self, name: str, datum: object) -> bytes:
+        """Single-object encoding of `datum` with the current schema `name`."""
+        entry = self.get(name)
+        buffer = io.BytesIO()
+        buffer.write(MARKER)
+        buffer.write(entry.fingerprint)
+        try:
+            fastavro.schemaless_writer(buffer, entry.parsed, datum)
+        except (TypeError, ValueError, AttributeError, KeyError, UnicodeEncodeError) as exc:
+            raise EncodeError(f"{name}: {exc}") from exc
+        return buffer.getvalue()
+
+    def writer_of(self, data: bytes) -> RegisteredSchema:
+        """The writer schema named by a single-object header."""
+        if len(data) < HEADER_SIZE or data[:2] != MARKER:
+            raise DecodeError("NOT_SINGLE_OBJECT", "not Avro single-object encoding (marker C3 01 missing)")
+        entry = self._by_fingerprint.get(bytes(data[2:HEADER_SIZE]))
+        if entry is None:
+            raise DecodeError("UNKNOWN_FINGERPRINT", f"unknown writer schema fingerprint {data[2:HEADER_SIZE].hex()}")
+        return entry
+
+    def decode(self, data: bytes, reader_name: str | None = None) -> tuple[str, Any]:
+        """Decode to `(full name, datum)`, reading into the current schema of the same (or the given) name."""
+        writer = self.writer_of(data)
+        reader = self.get(reader_name or writer.name)
+        body = io.BytesIO(data[HEADER_SIZE:])
+        try:
+            datum = fastavro.schemaless_reader(body, writer.parsed, reader.parsed)
+        except (EOFError, ValueError, TypeError, KeyError, IndexError, UnicodeDecodeError, OverflowError) as exc:
+            raise DecodeError("AVRO_DECODE", f"{writer.name}: body does not decode: {exc!r}") from exc
+        except fastavro.read.SchemaResolutionError as exc:
+            raise DecodeError("SCHEMA_RESOLUTION", f"{writer.name} -> {reader.name}: {exc}") from exc
+        if body.tell() != len(data) - HEADER_SIZE:
+            raise DecodeError("AVRO_DECODE", f"{writer.name}: {len(data) - HEADER_SIZE - body.tell()} trailing bytes")
+        return reader.name, datum

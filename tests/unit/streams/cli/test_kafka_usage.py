@@ -1,0 +1,208 @@
+"""Exit code 2 of the broker commands `omega worker`, `omega publish` and `omega tail` (issue 20): each usage or
+connection failure exits 2 with a message naming the problem, and nothing after it runs. No broker: the aiokafka
+clients (and the Faust side of the worker) are replaced by fakes that fail as told and record what was asked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner, Result
+
+from streams.cli.main import EXIT_USAGE, main
+from tests.factories import packet
+
+BOOTSTRAP = "127.0.0.1:1"  # never dialled: every client below is a fake
+# Variables of the machine running the tests that would change what the commands do; unset unless a test sets them.
+UNSET: dict[str, str | None] = dict.fromkeys((
+    "KAFKA_BOOTSTRAP_SERVERS", "KAFKA_SECURITY_PROTOCOL", "KAFKA_SASL_MECHANISM", "KAFKA_SASL_USERNAME",
+    "KAFKA_SASL_PASSWORD", "OMEGA_TOPIC_PREFIX", "OMEGA_PACKET_AUTH_POLICY", "OMEGA_STALL_SECONDS",
+))
+
+
+def _invoke(*args: str, env: dict[str, str] | None = None) -> Result:
+    return CliRunner().invoke(main, list(args), prog_name="omega", catch_exceptions=False,
+                              env={**UNSET, **(env or {})})
+
+
+class Calls:
+    """What the fakes were asked: (what, detail) in order."""
+
+    def __init__(self) -> None:
+        self.made: list[tuple[str, Any]] = []
+
+    def names(self) -> list[str]:
+        return [what for what, _ in self.made]
+
+
+def _client(calls: Calls, kind: str, start_error: BaseException | None) -> type:
+    """A stand-in for an aiokafka client class: records its construction and start, whose failure is `start_error`
+    (None: starts), and records anything else it is asked."""
+
+    class FakeClient:
+        def __init__(self, **options: Any) -> None:
+            calls.made.append((f"{kind}()", options))
+
+        async def start(self) -> None:
+            calls.made.append((f"{kind}.start", None))
+            if start_error is not None:
+                raise start_error
+
+        async def list_topics(self) -> list[str]:
+            calls.made.append((f"{kind}.list_topics", None))
+            return []
+
+        async def create_topics(self, new_topics: list[Any]) -> None:
+            calls.made.append((f"{kind}.create_topics", [t.name for t in new_topics]))
+
+        async def send(self, topic: str, value: bytes, key: bytes | None = None) -> None:
+            calls.made.append((f"{kind}.send", topic))
+
+        def __getattr__(self, name: str) -> Any:  # stop / close / flush / getmany ...: recorded, harmless
+            async def recorded(*args: Any, **kwargs: Any) -> None:
+                calls.made.append((f"{kind}.{name}", None))
+            return recorded
+
+    return FakeClient
+
+
+def _jsonl(path: Path) -> Path:
+    path.write_text(json.dumps(packet(0, 1)) + "\n", encoding="utf-8")
+    return path
+
+
+# --- omega worker -------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def worker_calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
+    """The worker's admin client (topic preparation), app factory and Faust Worker, all recording into one list;
+    the admin client starts unless a test replaces it. Nothing here touches a broker or the data directory."""
+    import aiokafka.admin
+    import faust.worker
+
+    import streams.worker.app
+
+    calls = Calls()
+    monkeypatch.setattr(aiokafka.admin, "AIOKafkaAdminClient", _client(calls, "admin", None))
+    real_create_app = streams.worker.app.create_app
+
+    def create_app(settings: Any, *args: Any, **kwargs: Any) -> Any:
+        calls.made.append(("create_app", settings))
+        return real_create_app(settings, *args, **kwargs)
+
+    class Worker:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            calls.made.append(("Worker()", None))
+
+        def execute_from_commandline(self) -> None:
+            calls.made.append(("Worker.execute_from_commandline", None))
+
+    monkeypatch.setattr(streams.worker.app, "create_app", create_app)
+    monkeypatch.setattr(faust.worker, "Worker", Worker)
+    return calls
+
+
+def _worker(tmp_path: Path, env: dict[str, str] | None = None) -> Result:
+    return _invoke("worker", "--bootstrap", BOOTSTRAP, "--data-dir", str(tmp_path / "data"), env=env)
+
+
+def test_the_worker_refuses_an_unknown_security_protocol_before_it_contacts_the_broker(
+    tmp_path: Path, worker_calls: Calls,
+) -> None:
+    # (test_settings_security.py pins exit 2 for SASL without credentials; this pins that the check comes first)
+    result = _worker(tmp_path, env={"KAFKA_SECURITY_PROTOCOL": "SSL"})
+    assert result.exit_code == EXIT_USAGE, result.output
+    assert "omega: bad setting: KAFKA_SECURITY_PROTOCOL must be one of" in result.stderr
+    assert "'SSL'" in result.stderr
+    assert worker_calls.made == []  # no admin client, no app, no Faust worker
+    assert not (tmp_path / "data").exists()
+
+
+def test_the_worker_exits_two_naming_the_broker_when_its_topics_cannot_be_prepared(
+    tmp_path: Path, worker_calls: Calls, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import aiokafka.admin
+    from aiokafka.errors import KafkaConnectionError
+
+    # what aiokafka 0.14 raises when no bootstrap server answers
+    refused = KafkaConnectionError("Unable to bootstrap from [('127.0.0.1', 1, <AddressFamily.AF_INET: 2>)]")
+    monkeypatch.setattr(aiokafka.admin, "AIOKafkaAdminClient", _client(worker_calls, "admin", refused))
+    result = _worker(tmp_path)
+    assert result.exit_code == EXIT_USAGE, result.output
+    assert f"omega: cannot prepare topics on {BOOTSTRAP}: " in result.stderr
+    assert "Unable to bootstrap from" in result.stderr
+    assert worker_calls.names() == ["admin()", "admin.start"]  # no topic created, no app built, no worker run
+    assert worker_calls.made[0][1]["bootstrap_servers"] == BOOTSTRAP
+    assert not (tmp_path / "data").exists()
+
+
+def test_the_worker_exits_two_naming_an_unreadable_auth_policy_and_never_runs(
+    tmp_path: Path, worker_calls: Calls,
+) -> None:
+    policy = tmp_path / "absent-policy.yaml"
+    result = _worker(tmp_path, env={"OMEGA_PACKET_AUTH_POLICY": str(policy)})
+    assert result.exit_code == EXIT_USAGE, result.output
+    assert f"omega: cannot read auth policy {policy}" in result.stderr
+    assert "create_app" in worker_calls.names()  # the branch is the app factory's refusal ...
+    assert "Worker()" not in worker_calls.names()  # ... and the Faust worker is never built nor run
+    assert "Worker.execute_from_commandline" not in worker_calls.names()
+
+
+# --- omega publish ------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def producer_calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
+    """`omega publish`'s producer; a test that expects no producer asserts the list stays empty."""
+    import streams.kafka.clients
+
+    calls = Calls()
+    monkeypatch.setattr(streams.kafka.clients, "AIOKafkaProducer", _client(calls, "producer", None))
+    return calls
+
+
+def test_publish_exits_two_naming_every_missing_file_and_sends_nothing(tmp_path: Path, producer_calls: Calls) -> None:
+    present = _jsonl(tmp_path / "ok.jsonl")
+    missing = [tmp_path / "nowhere.jsonl", tmp_path / "gone.avro"]
+    result = _invoke("publish", str(present), *map(str, missing), "--topic", "packets_json", "--bootstrap", BOOTSTRAP)
+    assert result.exit_code == EXIT_USAGE, result.output
+    assert f"omega: no such file: {missing[0]}, {missing[1]}" in result.stderr
+    assert "published" not in result.output
+    assert producer_calls.made == []  # refused before any producer exists: not even the present file is sent
+
+
+def test_publish_exits_two_naming_the_broker_it_cannot_reach_and_sends_nothing(
+    tmp_path: Path, producer_calls: Calls, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import streams.kafka.clients
+
+    monkeypatch.setattr(streams.kafka.clients, "AIOKafkaProducer",
+                        _client(producer_calls, "producer", ConnectionRefusedError(111, "Connection refused")))
+    result = _invoke("publish", str(_jsonl(tmp_path / "ok.jsonl")), "--topic", "packets_json",
+                     "--bootstrap", BOOTSTRAP)
+    assert result.exit_code == EXIT_USAGE, result.output
+    assert f"omega: cannot reach Kafka at {BOOTSTRAP}: " in result.stderr
+    assert "Connection refused" in result.stderr
+    assert "published" not in result.output
+    assert producer_calls.names() == ["producer()", "producer.start"]  # nothing sent
+
+
+# --- omega tail ---------------------------------------------------------------------------------------------------
+
+
+def test_tail_exits_two_naming_the_broker_it_cannot_reach_and_prints_no_record(monkeypatch: pytest.MonkeyPatch) -> None:
+    import streams.kafka.clients
+
+    calls = Calls()
+    monkeypatch.setattr(streams.kafka.clients, "AIOKafkaConsumer",
+                        _client(calls, "consumer", ConnectionRefusedError(111, "Connection refused")))
+    result = _invoke("tail", "packets", "--bootstrap", BOOTSTRAP, "--prefix", "t.")
+    assert result.exit_code == EXIT_USAGE, result.output
+    assert f"omega: cannot reach Kafka at {BOOTSTRAP}: " in result.stderr
+    assert "Connection refused" in result.stderr
+    assert result.stdout == ""
+    assert calls.names() == ["consumer()", "consumer.start"]  # never assigned nor fetched
+    assert calls.made[0][1]["bootstrap_servers"] == BOOTSTRAP
