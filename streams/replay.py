@@ -16,11 +16,10 @@ from typing import IO, Any
 
 import fastavro
 
-from omega.agents.session import SessionState
 from omega.canonical import canonical_json
-from omega.packets.ledger import EpisodeLedger
 from streams.stages.base import Emit, Source
-from streams.stages.messages import MonitorStage
+from streams.stages.episodes import EpisodeSteps
+from streams.stages.messages import MonitorStage, SessionSteps
 from streams.stages.packets import Pipeline
 from streams.topics import AGENT_MESSAGES, DEAD_LETTERS, PACKETS, TERMINATIONS, VERDICTS
 from streams.wire.omen_avro import PACKET_SCHEMA
@@ -132,16 +131,23 @@ class ReplaySummary:
 
 
 class Replayer:
-    """Feeds recorded events through the pipeline, keeping state in dicts instead of Faust tables."""
+    """Feeds recorded events through the worker's own steps (stages/episodes.py, stages/messages.py), with dicts
+    for its tables: a record gives the same outputs here as live, a STATE_TOO_LARGE dead letter included."""
 
     def __init__(self, pipeline: Pipeline) -> None:
         self.pipeline = pipeline
-        self.episodes: dict[str, EpisodeLedger] = {}
-        self.sessions: dict[str, SessionState] = {}
-        self.monitor = MonitorStage(pipeline)
+        self.episodes: dict[str, Any] = {}  # the episodes table: ledgers and judgements (stages/episodes.py)
+        self.sessions: dict[str, Any] = {}  # the sessions table
+        self.episode_steps = EpisodeSteps(pipeline, self.episodes)
+        self.session_steps = SessionSteps(MonitorStage(pipeline), self.sessions)
         self.summary = ReplaySummary()
-        self.watermark_ms: int | None = None
         self._packet_offset = 0
+        self._episode_keys: set[str] = set()  # episodes with a stored ledger (the table also holds judgements)
+
+    @property
+    def watermark_ms(self) -> int | None:
+        """The log's watermark: the largest event time of a packet judged so far (one replayed partition)."""
+        return self.episode_steps.watermarks.get(0)
 
     def feed(self, record: InputRecord) -> list[Emit]:
         """All outputs of one recorded event, in order (the internal Avro hop is not an output)."""
@@ -151,7 +157,7 @@ class Replayer:
         elif record.stage == "single":
             stage_one = self.pipeline.single_packet(record.raw, record.source)
         elif record.stage == "message":
-            return self._counted(self._messages(record))
+            return self._counted(self.session_steps.record(record.raw, record.source))
         else:
             stage_one = self.pipeline.ingress(record.raw, record.source)
         outputs: list[Emit] = []
@@ -165,26 +171,14 @@ class Replayer:
     def _counted(self, outputs: list[Emit]) -> list[Emit]:
         for emit in outputs:
             self.summary.count(emit)
-        self.summary.episodes = len(self.episodes)
+        self.summary.episodes = len(self._episode_keys)
         self.summary.sessions = len(self.sessions)
         return outputs
-
-    def _messages(self, record: InputRecord) -> list[Emit]:
-        session_id = (record.source.key or b"").decode("utf-8", "replace")
-        step = self.monitor.messages(self.sessions.get(session_id), record.raw, record.source, session_id)
-        if step.state is not None:
-            self.sessions[session_id] = step.state
-        return step.emits
 
     def finish(self) -> list[Emit]:
         """End of the log: every episode advances to the log's watermark, so quiet episodes' dangling
         directives time out just as the live timer makes them (INV-011)."""
-        outputs: list[Emit] = []
-        for key, ledger in self.episodes.items():
-            advanced, emits = self.pipeline.tick(ledger, self.watermark_ms)
-            self.episodes[key] = advanced
-            outputs.extend(emits)
-        return self._counted(outputs)
+        return self._counted(self.episode_steps.finish(self.watermark_ms))
 
     def _reencode(self, record: InputRecord) -> list[Emit]:
         """An Avro container record becomes the packets-topic bytes the worker would read."""
@@ -198,13 +192,12 @@ class Replayer:
         return self.pipeline.ingress(text.encode("utf-8"), record.source)
 
     def _packet(self, emit: Emit) -> list[Emit]:
+        """The packets-topic record the ingress made, judged as the validator agent judges it (one partition)."""
         source = Source(f"replay:{PACKETS.name}", 0, self._packet_offset, emit.key.encode(), emit.timestamp_ms)
         self._packet_offset += 1
-        if emit.timestamp_ms is not None:
-            self.watermark_ms = max(self.watermark_ms or emit.timestamp_ms, emit.timestamp_ms)
-        ledger, outputs = self.pipeline.packet(self.episodes.get(emit.key), emit.value, source)
-        if ledger is not None:
-            self.episodes[emit.key] = ledger
+        outputs = self.episode_steps.record(emit.value, source)
+        if emit.key in self.episodes:
+            self._episode_keys.add(emit.key)
         return outputs
 
     def run(self, records: Iterable[InputRecord], out: IO[str] | None = None) -> ReplaySummary:

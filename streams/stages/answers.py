@@ -31,7 +31,8 @@ from omega.answers.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 from omega.canonical import canonical_json, derived_id
 from omega.eventtime import to_iso
 from streams.stages.base import Emit, InputRejected, Source, parse_json_object
-from streams.stages.corpus import DEFAULT_CORPUS, corpus_of, keyed_by
+from streams.stages.corpus import DEFAULT_CORPUS, corpus_of, fact_key, keyed_by
+from streams.stages.keyed import KeyedTable, put_checked
 from streams.stages.packets import Pipeline
 from streams.topics import ANSWERS, FACTS, QUESTIONS
 from streams.wire.answers_avro import (
@@ -174,3 +175,23 @@ class FactStoreView:
 
 def _facts(values: Iterable[Any]) -> list[Fact]:
     return [fact_from_dict(v) for v in values if v]
+
+
+class FactSteps:
+    """The facts agent's work per record: a validated fact stored once under `corpus/fact id` (ids are content
+    hashes: a stored id is the same fact)."""
+
+    def __init__(self, stage: AnswersStage, facts: KeyedTable) -> None:
+        self.stage, self.facts = stage, facts
+
+    def record(self, raw: bytes, src: Source) -> list[Emit]:
+        """Store one fact of the corpus its key names (the default corpus when keyless); return its outputs."""
+        fact, emits = self.stage.fact(raw, src)
+        if fact is None:
+            return emits
+        key = fact_key((src.key or DEFAULT_CORPUS.encode()).decode("utf-8", "replace"), fact.fact_id)
+        if self.facts.get(key) is None:
+            refused = put_checked(self.facts, [(key, fact.to_dict())], raw, src, self.stage.pipeline, checked_from=0)
+            if refused is not None:
+                return [refused]
+        return emits

@@ -7,13 +7,21 @@ data: any record that cannot be judged becomes a dead letter with its raw bytes 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from streams.topics import TopicSpec
+from omega.canonical import derived_id
+from omega.events import Alert, Escalation
+from omega.eventtime import to_iso, to_ms
+from omega.packets.verdict import PacketVerdict
+from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, VERDICTS, TopicSpec
+from streams.wire.codec import SchemaRegistry
+
+OUTPUT_TOPICS = {"verdicts": VERDICTS, "alerts": ALERTS, "escalations": ESCALATIONS}
 
 MAX_JSON_DEPTH = 64
 # A dead letter must fit the dead-letter topic (the broker's default max is ~1 MB) whatever it reports on:
@@ -131,3 +139,42 @@ def _nesting_depth(text: str) -> int:
     return deepest
 
 
+
+
+class Outputs:
+    """The encoder every stage shares: output records for their topics, dead letters, core outputs."""
+
+    def __init__(self, registry: SchemaRegistry, max_event_bytes: int = 1_048_576) -> None:
+        self.registry = registry
+        self.max_event_bytes = max_event_bytes
+
+    def encode(self, topic: TopicSpec, key: str, record: Mapping[str, Any], timestamp_ms: int | None) -> Emit:
+        """Encode an output record for its topic."""
+        assert topic.value_schema is not None
+        return Emit(topic, key, self.registry.encode(topic.value_schema, record), timestamp_ms, record)
+
+    def dead_letter(self, raw: bytes, source: Source, error_class: str, reason: str, part: int = 0) -> Emit:
+        """A dead letter for `raw`, with an id derived from its source position (and `part`, the message's
+        index when one record holds several)."""
+        position = (source.topic, str(source.partition), str(source.offset)) + ((str(part),) if part else ())
+        whole = len(raw) <= DEAD_LETTER_RAW_BYTES
+        key = source.key if source.key is None else bytes(source.key[:DEAD_LETTER_KEY_BYTES])
+        record = {
+            "dead_letter_id": derived_id("dl_", *position),
+            "source_topic": source.topic,
+            "source_partition": source.partition,
+            "source_offset": source.offset,
+            "source_key": key,
+            "raw": bytes(raw[:DEAD_LETTER_RAW_BYTES]),
+            "error_class": error_class,
+            "reason": bounded_reason(reason),
+            "event_time": to_iso(source.timestamp_ms),
+            "raw_size": None if whole else len(raw),
+            "raw_sha256": None if whole else hashlib.sha256(raw).hexdigest(),
+        }
+        return self.encode(DEAD_LETTERS, source.topic, record, source.timestamp_ms)
+
+    def output(self, output: PacketVerdict | Alert | Escalation, fallback_ms: int | None) -> Emit:
+        """Encode a core output for its topic, timestamped with its event time."""
+        topic = OUTPUT_TOPICS[output.topic_kind]
+        return self.encode(topic, output.key, output.to_dict(), to_ms(output.event_time) or fallback_ms)

@@ -1,4 +1,5 @@
-"""The validator agent's work per record, around the pure `evolve`: the episodes table and its two kinds of entry.
+"""The episode step: the validator's work per packets-topic record around the pure `evolve`, over a keyed table
+(a Faust table live, a dict in replay) holding two kinds of entry.
 
 Keyed by the episode (`correlation_id`), the ledger without its judgements, rewritten on every packet. Keyed
 `correlation_id NUL packet_id`, one judgement per judged packet, written once: `[sequence number, judgement]`.
@@ -15,8 +16,10 @@ from typing import Any
 
 from omega.packets.ledger import EpisodeLedger, Judgement
 from streams.stages.base import Emit, Source
-from streams.stages.keyed import DecodedCache, oversized_state, partition_of
+from streams.stages.keyed import DecodedCache, KeyedTable, put_checked
 from streams.stages.packets import Pipeline
+
+TICK_KEY = "__watermark__"  # the key of a watermark tick on the packets topic (no episode has it: not a packet)
 
 
 def judgement_key(episode: str, packet_id: str) -> str:
@@ -24,21 +27,32 @@ def judgement_key(episode: str, packet_id: str) -> str:
     return f"{episode}\x00{packet_id}"
 
 
-def _given(value: object) -> Callable[[], object]:
-    return lambda: value
+def _one_partition(_key: str) -> int:
+    return 0
 
 
-class ValidatorSteps:
-    """The validator agent's work per record, with its process-local state: the ledger cache, the partition
-    watermarks (the largest event time seen per packets partition, and the last one ticked), and per partition
-    the episodes with open directives (what a tick must advance)."""
+class EpisodeSteps:
+    """The validator's work per record, with its process-local state: the ledger cache, the partition watermarks
+    (the largest event time seen per packets partition, and the last one ticked), and per partition the episodes
+    with open directives (what a tick must advance). `partition_of` gives a key's packets partition (injected by
+    the worker: this module imports no Kafka; replay reads one partition)."""
 
-    def __init__(self, pipeline: Pipeline, episodes: Any, partitions: int) -> None:
-        self.pipeline, self.episodes, self.partitions = pipeline, episodes, partitions
+    def __init__(self, pipeline: Pipeline, episodes: KeyedTable,
+                 partition_of: Callable[[str], int] = _one_partition) -> None:
+        self.pipeline, self.episodes, self.partition_of = pipeline, episodes, partition_of
         self.ledgers: DecodedCache[EpisodeLedger] = DecodedCache(self._decode)
         self.watermarks: dict[int, int] = {}
         self.ticked: dict[int, int] = {}
         self.open: dict[int, set[str]] = {}  # partition -> keys of episodes with open directives
+
+    def record(self, raw: bytes, src: Source) -> list[Emit]:
+        """One record of the packets topic: a watermark tick, or a packet of the episode its key names."""
+        tick_partition = self.pipeline.decode_tick(raw)
+        if tick_partition is not None:
+            return self.tick(src, raw, tick_partition)
+        # A keyless record is judged under the key "None", as it always was (issue 22 keys records by episode).
+        key = src.key.decode("utf-8", "replace") if src.key is not None else str(src.key)
+        return self.packet(src, raw, key)
 
     def packet(self, src: Source, raw: bytes, key: str) -> list[Emit]:
         """One packet of episode `key`: evolve its ledger, store what changed, return the outputs."""
@@ -47,11 +61,10 @@ class ValidatorSteps:
         new_ledger, emits = self.pipeline.packet(ledger, raw, src)
         if new_ledger is not None and new_ledger is not ledger:
             entries = self._entries(key, new_ledger, ledger, stored)
-            for entry_key, value in entries:
-                why = oversized_state(entry_key, raw, _given(value))
-                if why is not None:
-                    return [self.pipeline.dead_letter(raw, src, "STATE_TOO_LARGE", why)]
-            self._store(key, src.partition, new_ledger, entries)
+            refused = put_checked(self.episodes, entries, raw, src, self.pipeline)
+            if refused is not None:
+                return [refused]
+            self._stored(key, src.partition, new_ledger, entries)
         if src.timestamp_ms is not None:
             previous = self.watermarks.get(src.partition, src.timestamp_ms)
             self.watermarks[src.partition] = max(previous, src.timestamp_ms)
@@ -74,6 +87,22 @@ class ValidatorSteps:
             emits.extend(out)
         return emits
 
+    def finish(self, watermark_ms: int | None) -> list[Emit]:
+        """The end of a replayed log: every episode (in order of its first ledger) advances to the log's watermark,
+        so quiet episodes' dangling directives time out as the live ticks make them (INV-011)."""
+        emits: list[Emit] = []
+        for key, stored in list(self.episodes.items()):
+            if not isinstance(stored, dict):  # a judgement entry, not a ledger
+                continue
+            ledger = self.ledgers.get(key, stored)
+            if ledger is None:
+                continue
+            advanced, out = self.pipeline.tick(ledger, watermark_ms)
+            if advanced is not ledger:
+                self._store(key, self.partition_of(key), advanced, self._entries(key, advanced, ledger, stored))
+            emits.extend(out)
+        return emits
+
     def due_ticks(self, owned: Iterable[int]) -> list[tuple[int, int]]:
         """(partition, watermark) of each owned partition whose watermark moved since its last tick."""
         due = [(p, mark) for p in owned
@@ -91,7 +120,7 @@ class ValidatorSteps:
         if keys is None:  # first tick since start or a rebalance: one scan of the table
             keys = self.open[partition] = {
                 k for k, v in list(self.episodes.items())
-                if isinstance(v, dict) and v.get("open_directives") and partition_of(k, self.partitions) == partition}
+                if isinstance(v, dict) and v.get("open_directives") and self.partition_of(k) == partition}
         return keys
 
     def _decode(self, key: str, stored: Any) -> EpisodeLedger:
@@ -116,6 +145,9 @@ class ValidatorSteps:
     def _store(self, key: str, partition: int, ledger: EpisodeLedger, entries: list[tuple[str, Any]]) -> None:
         for entry_key, value in entries:  # the ledger last: its changelog record must follow its judgements'
             self.episodes[entry_key] = value  # assigned, never mutated: Faust logs only this
+        self._stored(key, partition, ledger, entries)
+
+    def _stored(self, key: str, partition: int, ledger: EpisodeLedger, entries: list[tuple[str, Any]]) -> None:
         self.ledgers.put(key, entries[-1][1], ledger)
         open_keys = self.open.get(partition)
         if open_keys is not None:

@@ -26,8 +26,9 @@ from omega.grounding.facts import AtomicFact, FactError, parse_fact
 from omega.grounding.judge import EntailmentJudge
 from omega.grounding.paragraph import ParagraphState, ParagraphVerdict, evolve
 from omega.grounding.request import EPOCH, ParagraphRequest, RequestError, parse_request
-from streams.stages.base import Emit, InputRejected, Source, oversized_entry, parse_json_object
+from streams.stages.base import Emit, InputRejected, Source, parse_json_object
 from streams.stages.corpus import CorpusView, corpus_of, fact_key, keyed_by
+from streams.stages.keyed import KeyedTable, put_checked
 from streams.stages.packets import Pipeline
 from streams.topics import GROUNDING_AUDIT, GROUNDING_FACTS, GROUNDING_REQUESTS, GROUNDING_VERDICTS
 
@@ -102,10 +103,10 @@ def stored_facts(table: Mapping[str, Any], allowed: object) -> dict[str, AtomicF
 class GroundingSteps:
     """The grounding agents' work per record: the corpus-keyed facts and paragraphs tables, the re-keying."""
 
-    def __init__(self, stage: GroundingStage, facts: Any, paragraphs: Any) -> None:
+    def __init__(self, stage: GroundingStage, facts: KeyedTable, paragraphs: KeyedTable) -> None:
         self.stage, self.facts, self.paragraphs = stage, facts, paragraphs
 
-    def fact(self, src: Source, raw: bytes) -> list[Emit]:
+    def fact(self, raw: bytes, src: Source) -> list[Emit]:
         """Store one fact under `corpus/id` (a later record for the same id replaces it); a fact not keyed by its
         corpus is re-published keyed by it."""
         fact, corpus, emits = self.stage.fact(raw, src)
@@ -113,14 +114,12 @@ class GroundingSteps:
             return emits
         if not keyed_by(corpus, src.key):
             return [Emit(GROUNDING_FACTS, corpus, bytes(raw), src.timestamp_ms, fact.to_json())]
-        key, value = fact_key(corpus, fact.id), fact.to_json()
-        why = oversized_entry(key, value)
-        if why is not None:
-            return [self.stage.pipeline.dead_letter(raw, src, "STATE_TOO_LARGE", why)]
-        self.facts[key] = value  # reassigned, never mutated: Faust logs only this
-        return emits
+        # checked whatever the record's size: a fact stored beside the request that carried it may be larger
+        refused = put_checked(self.facts, [(fact_key(corpus, fact.id), fact.to_json())], raw, src,
+                              self.stage.pipeline, checked_from=0)
+        return emits if refused is None else [refused]
 
-    def request(self, src: Source, raw: bytes) -> list[Emit]:
+    def request(self, raw: bytes, src: Source) -> list[Emit]:
         """Judge one paragraph request beside its corpus's facts; one not keyed by its corpus is re-published."""
         pipeline = self.stage.pipeline
         try:
@@ -136,9 +135,9 @@ class GroundingSteps:
         state = ParagraphState.from_dict(stored) if stored else None
         step = self.stage.request(state, obj, raw, src, CorpusView(self.facts, corpus))
         if key is not None and step.state is not None and step.state is not state:
-            value = step.state.to_dict()
-            why = oversized_entry(key, value)
-            if why is not None:  # nothing stored: the verdict of a version that is not recorded is not sent
-                return [pipeline.dead_letter(raw, src, "STATE_TOO_LARGE", why)]
-            self.paragraphs[key] = value  # reassigned, never mutated
+            # checked whatever the request's size: a paragraph's state grows with every version of every sentence.
+            # Nothing stored: the verdict of a version that is not recorded is not sent.
+            refused = put_checked(self.paragraphs, [(key, step.state.to_dict())], raw, src, pipeline, checked_from=0)
+            if refused is not None:
+                return [refused]
         return step.emits

@@ -1,24 +1,54 @@
-"""Process-local helpers around the Faust tables: decoded values kept beside their stored form, the partition
-of a key, and the size check a stored value must pass."""
+"""The one keyed-state step every stateful stage shares: a table behind a small protocol, decoded values kept
+beside their stored form, and `put_checked`, which stores a step's entries or yields its STATE_TOO_LARGE dead letter.
+
+A Faust table and a plain dict both satisfy `KeyedTable`: the worker's agents pass Faust tables, embedded replay
+passes dicts, and both call the same steps (stages/episodes.py, stages/messages.py, stages/answers.py,
+stages/grounding.py), so a record whose state outgrows its changelog record is the same dead letter in replay as
+live (DESIGN.md: "replay gives the same outputs as live").
+"""
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Generic, Protocol, TypeVar
 
-from aiokafka.partitioner import murmur2
-
-from streams.stages.base import CHECK_STATE_FROM_BYTES, oversized_entry
+from streams.stages.base import CHECK_STATE_FROM_BYTES, Emit, Outputs, Source, oversized_entry
 
 T = TypeVar("T")
+
+
+class KeyedTable(Protocol):
+    """What a step needs of its state: get, set, items and size (a Faust table and a dict both fit)."""
+
+    def get(self, key: str, /) -> Any: ...
+
+    def __setitem__(self, key: str, value: Any, /) -> None: ...
+
+    def items(self) -> Iterable[tuple[Any, Any]]: ...
+
+    def __len__(self) -> int: ...
+
+
+def put_checked(table: KeyedTable, entries: Sequence[tuple[str, object]], raw: bytes, source: Source,
+                outputs: Outputs, checked_from: int = CHECK_STATE_FROM_BYTES) -> Emit | None:
+    """Assign every entry in order, or none: the STATE_TOO_LARGE dead letter of `raw` when one of them would not fit
+    its changelog record. Records smaller than `checked_from` (value + key) are not checked (a check costs a dumps);
+    a step whose state grows by accumulation from small records passes 0."""
+    for key, value in entries:
+        why = None if len(raw) + len(key) < checked_from else oversized_entry(key, value)
+        if why is not None:
+            return outputs.dead_letter(raw, source, "STATE_TOO_LARGE", why)
+    for key, value in entries:  # in the given order: a ledger's changelog record must follow its judgements'
+        table[key] = value  # assigned, never mutated: Faust logs only an assignment
+    return None
 
 
 class DecodedCache(Generic[T]):
     """Decoded table values by key, trusted only while the table still holds the very object they came from.
 
-    The memory store returns the dict we assigned, so a hit skips decoding (which grows with the episode
-    or session); any other store, a recovery or a rebalance hands back a new object and the entry misses.
+    The memory store (and a dict) returns the object we assigned, so a hit skips decoding (which grows with the
+    episode or session); any other store, a recovery or a rebalance hands back a new object and the entry misses.
     """
 
     def __init__(self, decode: Callable[[str, Any], T], size: int = 10_000) -> None:
@@ -42,15 +72,3 @@ class DecodedCache(Generic[T]):
         self._entries.move_to_end(key)
         if len(self._entries) > self._size:
             self._entries.popitem(last=False)
-
-
-def oversized_state(key: str, raw: bytes, value: Callable[[], object]) -> str | None:
-    """Why the table entry a large record makes would not fit its changelog (small records are not checked)."""
-    if len(raw) + len(key) < CHECK_STATE_FROM_BYTES:
-        return None
-    return oversized_entry(key, value())
-
-
-def partition_of(key: str, partitions: int) -> int:
-    """The partition the producers' default partitioner (murmur2, as in the Java client) gives a key."""
-    return (int(murmur2(key.encode("utf-8"))) & 0x7FFFFFFF) % partitions

@@ -19,6 +19,7 @@ from omega.canonical import derived_id
 from omega.events import Alert, Escalation
 from omega.eventtime import to_ms
 from streams.stages.base import Emit, Source
+from streams.stages.keyed import DecodedCache, KeyedTable, put_checked
 from streams.stages.packets import Pipeline
 from streams.topics import AGENT_MESSAGES, TERMINATIONS
 
@@ -82,3 +83,32 @@ class MonitorStage:
 
     def _dead_letter(self, raw: bytes, source: Source, index: int, event: MessageRejected) -> Emit:
         return self.pipeline.dead_letter(raw, source, "MESSAGE_REJECTED", "; ".join(event.reasons), part=index)
+
+
+class SessionSteps:
+    """The monitor's work per record over the sessions table: the session state, the stage, the checked put."""
+
+    def __init__(self, stage: MonitorStage, sessions: KeyedTable) -> None:
+        self.stage, self.sessions = stage, sessions
+        self.cache: DecodedCache[SessionState] = DecodedCache(lambda _key, stored: SessionState.from_dict(stored))
+
+    def record(self, raw: bytes, src: Source) -> list[Emit]:
+        """One record of the session its key names; a record without a session id cannot be attributed: a dead
+        letter."""
+        key = src.key.decode("utf-8", "replace") if src.key is not None else ""
+        if not key:
+            return [self.stage.pipeline.dead_letter(raw, src, "NO_SESSION", "the record has no key (session id)")]
+        if len(key.encode("utf-8")) > MAX_SESSION_ID_BYTES:  # it keys the table and every output: bounded
+            return [self.stage.pipeline.dead_letter(
+                raw, src, "INVALID_SESSION", f"the session id (key) is {len(key.encode('utf-8'))} bytes, more than "
+                f"the limit of {MAX_SESSION_ID_BYTES}")]
+        stored = self.sessions.get(key)
+        state = self.cache.get(key, stored)
+        step = self.stage.messages(state, raw, src, key)
+        if step.state is not None and step.state is not state:
+            value = step.state.to_dict()
+            refused = put_checked(self.sessions, [(key, value)], raw, src, self.stage.pipeline)
+            if refused is not None:
+                return [refused]
+            self.cache.put(key, value, step.state)
+        return step.emits

@@ -1,38 +1,40 @@
-"""The Faust application factory: topics, tables and agents declared in one place, nothing module-global.
+"""The Faust application: tables built first, then a frozen, typed `OmegaApp`, then one agent per row of a table.
 
-Each agent only moves bytes: decode, call the pipeline stage (which calls the pure `evolve`), reassign
-the table entry, send the outputs. Faust persists a table change only on `table[key] = value`, so the
-ledger is always reassigned, never mutated in place.
+Each agent only moves bytes: the same `_agent_loop` admits a record, clears and binds the log context, runs the
+row's step (a Faust-free function of `streams/stages/`, the same one embedded replay calls, over the tables behind
+`KeyedTable`), fits its outputs, marks the offset processed and sends the outputs; Faust commits the offset after
+the loop's iteration. A new agent is one row of `_agent_rows`. Faust persists a table change only on `table[key] =
+value`, so every step reassigns, never mutates (stages/keyed.py `put_checked`).
 
 DS005 facts live in a partitioned Table keyed `corpus/fact id`, written by the facts agent from the facts topic,
 which is keyed by corpus like the questions topic: a question is answered on the worker that owns its corpus's
-partition, beside every fact of that corpus (see `streams.stages.answers`).
+partition, beside every fact of that corpus (see `stages/answers.py`).
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import faust
 import structlog
 from faust.exceptions import PartitionsMismatch
 
-from omega.agents.session import SessionState
 from streams.auth_policy import policy_for
 from streams.kafka.offset_probe import OffsetProbe
+from streams.kafka.partitioning import partition_of
 from streams.kafka.transport import admitted, transport_class
 from streams.logs import get_logger
 from streams.settings import Settings
-from streams.stages.answers import AnswersStage, FactStoreView
-from streams.stages.base import Emit, Source, oversized_entry
-from streams.stages.corpus import DEFAULT_CORPUS, fact_key
-from streams.stages.episodes import ValidatorSteps
+from streams.stages.answers import AnswersStage, FactSteps, FactStoreView
+from streams.stages.base import Emit, Source
+from streams.stages.episodes import TICK_KEY, EpisodeSteps
 from streams.stages.grounding import GroundingStage, GroundingSteps
-from streams.stages.keyed import DecodedCache, oversized_state
-from streams.stages.messages import MAX_SESSION_ID_BYTES, MonitorStage
+from streams.stages.keyed import KeyedTable
+from streams.stages.messages import MonitorStage, SessionSteps
 from streams.stages.oracle import OracleStage
 from streams.stages.packets import Pipeline
 from streams.topics import (
@@ -53,6 +55,8 @@ from streams.topics import (
 from streams.wire.codec import SchemaRegistry
 from streams.worker import watchdog
 
+Step = Callable[[bytes, Source], list[Emit]]  # one record (raw bytes, where it came from) -> what to send
+
 log = get_logger("omega.worker")
 TABLE_NOT_READY_RETRIES = 40  # x 0.25 s: how long a step waits for a table's changelog metadata after start-up
 TABLE_NOT_READY_WAIT_SECONDS = 0.25
@@ -67,19 +71,21 @@ OUTPUT_PART_BASE = 1_000_000
 WHOLE_VALUE_CHANGELOG = {"segment.bytes": 16 * 1024 * 1024, "min.cleanable.dirty.ratio": 0.2}
 
 
-@dataclass
+
+@dataclass(frozen=True)
 class OmegaApp:
-    """The Faust app with handles on its topics and tables, for the CLI and tests."""
+    """The Faust app with handles on its topics and tables, for the CLI and tests; nothing is assigned after it is
+    built."""
 
     app: faust.App
     settings: Settings
     pipeline: Pipeline
-    topics: dict[str, Any]
-    episodes: Any
-    sessions: Any
-    facts: Any = None  # DS005 corpus/fact id -> fact dict (co-partitioned with the questions by corpus)
-    grounding_facts: Any = None  # corpus/§3.1 fact id -> fact JSON (co-partitioned with the requests by corpus)
-    paragraphs: Any = None  # corpus/paragraph_id -> ParagraphState dict (beside the corpus's facts)
+    topics: Mapping[str, Any]  # logical name -> faust topic
+    episodes: KeyedTable  # correlation_id -> ledger; correlation_id NUL packet_id -> judgement (stages/episodes.py)
+    sessions: KeyedTable  # session_id -> SessionState dict
+    facts: KeyedTable  # DS005 corpus/fact id -> fact dict (co-partitioned with the questions by corpus)
+    grounding_facts: KeyedTable  # corpus/§3.1 fact id -> fact JSON (co-partitioned with the requests by corpus)
+    paragraphs: KeyedTable  # corpus/paragraph_id -> ParagraphState dict (beside the corpus's facts)
     processed: dict[tuple[str, int], int] = field(default_factory=dict)  # (topic, partition) -> next offset
 
     async def send_all(self, emits: Iterable[Emit]) -> None:
@@ -91,12 +97,22 @@ class OmegaApp:
                             error_class=emit.record["error_class"], reason=emit.record["reason"])
             else:
                 log.debug("emit", topic=emit.topic.name, key=emit.key)
-            # 1. outputs are sent before the source offset is acknowledged (at-least-once; ids dedupe)
             await self.topics[emit.topic.logical].send(
                 key=emit.key.encode("utf-8"),
                 value=emit.value,
                 timestamp=None if emit.timestamp_ms is None else emit.timestamp_ms / 1000,
             )
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """One agent: the topic it reads, its name (after the topic prefix), its step, and the log field its record key
+    is bound to (None: the key says nothing worth logging)."""
+
+    topic: TopicSpec
+    name: str
+    step: Step
+    log_field: str | None = None
 
 
 def log_key(key: str, limit: int = 256) -> str:
@@ -122,34 +138,6 @@ def _raw(event: Any) -> bytes:
     return value if isinstance(value, bytes) else bytes(value or b"")
 
 
-class MonitorSteps:
-    """The monitor agent's work per record: the session state from the table, the stage, the reassignment."""
-
-    def __init__(self, stage: MonitorStage, sessions: Any) -> None:
-        self.stage, self.sessions = stage, sessions
-        self.cache: DecodedCache[SessionState] = DecodedCache(lambda _key, stored: SessionState.from_dict(stored))
-
-    def record(self, src: Source, raw: bytes, key: str) -> list[Emit]:
-        """One record of session `key`; a record without a session id cannot be attributed: a dead letter."""
-        if not key:
-            return [self.stage.pipeline.dead_letter(raw, src, "NO_SESSION", "the record has no key (session id)")]
-        if len(key.encode("utf-8")) > MAX_SESSION_ID_BYTES:  # it keys the table and every output: bounded
-            return [self.stage.pipeline.dead_letter(
-                raw, src, "INVALID_SESSION", f"the session id (key) is {len(key.encode('utf-8'))} bytes, more than "
-                f"the limit of {MAX_SESSION_ID_BYTES}")]
-        stored = self.sessions.get(key)
-        state = self.cache.get(key, stored)
-        step = self.stage.messages(state, raw, src, key)
-        if step.state is not None and step.state is not state:
-            value = step.state.to_dict()
-            why = oversized_state(key, raw, lambda: value)
-            if why is not None:
-                return [self.stage.pipeline.dead_letter(raw, src, "STATE_TOO_LARGE", why)]
-            self.sessions[key] = value  # reassigned, never mutated: Faust logs only this
-            self.cache.put(key, value, step.state)
-        return step.emits
-
-
 def broker_credentials(settings: Settings) -> faust.SASLCredentials | None:
     """Faust's broker credentials for `settings` (None for PLAINTEXT); the same options as our own clients."""
     if not settings.sasl:
@@ -159,12 +147,8 @@ def broker_credentials(settings: Settings) -> faust.SASLCredentials | None:
                                  mechanism=options["sasl_mechanism"], ssl_context=options.get("ssl_context"))
 
 
-def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> OmegaApp:
-    """Build the Faust app for `settings`; schemas are parsed here, once. Raises PolicyError for a bad
-    `packet_auth_policy` (the validator agent then checks signatures with it)."""
-    pipeline = Pipeline(registry or SchemaRegistry.from_directory(), settings.max_event_bytes,
-                        policy_for(settings.packet_auth_policy))
-    app = faust.App(
+def _faust_app(settings: Settings) -> faust.App:
+    return faust.App(
         settings.app_id,
         broker=f"kafka://{settings.bootstrap_servers}",
         broker_credentials=broker_credentials(settings),
@@ -181,76 +165,114 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         consumer_auto_offset_reset="earliest",
         topic_allow_declare=True,
     )
+
+
+def _table(app: faust.App, settings: Settings, name: str, help_text: str, whole_value: bool = False) -> KeyedTable:
+    table: KeyedTable = app.Table(f"{settings.topic_prefix}{name}", default=None, partitions=settings.partitions,
+                                  help=help_text, extra_topic_configs=WHOLE_VALUE_CHANGELOG if whole_value else None)
+    return table
+
+
+def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> OmegaApp:
+    """Build the Faust app for `settings`; schemas are parsed here, once. Raises PolicyError for a bad
+    `packet_auth_policy` (the validator agent then checks signatures with it)."""
+    pipeline = Pipeline(registry or SchemaRegistry.from_directory(), settings.max_event_bytes,
+                        policy_for(settings.packet_auth_policy))
+    app = _faust_app(settings)
     probe = OffsetProbe(settings.bootstrap_servers, settings.kafka_client_options())
     app.transport = transport_class(settings.fetch_max_wait_ms, probe)(app.conf.broker_consumer, app)
     topics = {
-        spec.logical: app.topic(
-            topic_name(spec, settings.topic_prefix),
-            key_type=bytes,
-            value_type=bytes,
-            key_serializer="raw",
-            value_serializer="raw",
-            partitions=settings.partitions,
-        )
+        spec.logical: app.topic(topic_name(spec, settings.topic_prefix), key_type=bytes, value_type=bytes,
+                                key_serializer="raw", value_serializer="raw", partitions=settings.partitions)
         for spec in ALL_TOPICS
     }
-    episodes = app.Table(
-        f"{settings.topic_prefix}episodes",
-        default=None,
-        partitions=settings.partitions,
-        help="Episode ledger per correlation_id, and one judgement per judged packet (stages/episodes.py; JSON).",
-        extra_topic_configs=WHOLE_VALUE_CHANGELOG,
+    omega = OmegaApp(
+        app, settings, pipeline, topics,
+        episodes=_table(app, settings, "episodes", "Episode ledger per correlation_id, and one judgement per judged "
+                        "packet (stages/episodes.py; JSON).", whole_value=True),
+        sessions=_table(app, settings, "sessions", "OMEGA-57 session state per session_id (JSON).", whole_value=True),
+        facts=_table(app, settings, "facts", "DS005 validated facts by corpus/fact id (JSON, Fact.to_dict()), "
+                     "co-partitioned with the questions."),
+        grounding_facts=_table(app, settings, "grounding-facts", "Grounded-generation Atomic Facts by corpus/fact id "
+                               "(JSON), co-partitioned with the paragraph requests."),
+        paragraphs=_table(app, settings, "paragraphs", "Grounded-generation paragraph state (every version of every "
+                          "sentence) by corpus/paragraph_id (JSON)."),
     )
-    sessions = app.Table(
-        f"{settings.topic_prefix}sessions",
-        default=None,
-        partitions=settings.partitions,
-        help="OMEGA-57 session state per session_id (JSON).",
-        extra_topic_configs=WHOLE_VALUE_CHANGELOG,
-    )
-    omega = OmegaApp(app, settings, pipeline, topics, episodes, sessions)
-    omega.facts = app.Table(
-        f"{settings.topic_prefix}facts",
-        default=None,
-        partitions=settings.partitions,
-        help="DS005 validated facts by corpus/fact id (JSON, Fact.to_dict()), co-partitioned with the questions.",
-    )
-    omega.grounding_facts = app.Table(
-        f"{settings.topic_prefix}grounding-facts", default=None, partitions=settings.partitions,
-        help="Grounded-generation Atomic Facts by corpus/fact id (JSON), co-partitioned with the paragraph requests.")
-    omega.paragraphs = app.Table(
-        f"{settings.topic_prefix}paragraphs", default=None, partitions=settings.partitions,
-        help="Grounded-generation paragraph state (every version of every sentence) by corpus/paragraph_id (JSON).")
-    _register_agents(omega)
+    episodes = EpisodeSteps(pipeline, omega.episodes, partial(partition_of, partitions=settings.partitions))
+    for spec in _agent_rows(omega, episodes):
+        app.agent(topics[spec.topic.logical], name=f"{settings.topic_prefix}{spec.name}")(_agent_loop(omega, spec))
+    _register_ticks(omega, episodes)
     watchdog.install(app, omega.processed, settings.stall_seconds, every=STALL_CHECK_SECONDS,
                      stored=probe.first_at_or_after)
-
     log.info("app_created", app_id=settings.app_id, topics=[t.name for t in ALL_TOPICS],
              prefix=settings.topic_prefix, dead_letters=DEAD_LETTERS.name)
     return omega
 
 
-async def run_guarded(pipeline: Pipeline, event: Any, spec: TopicSpec, step: Callable[[Source], list[Emit]]
-                      ) -> list[Emit]:
-    """Run one stage step; an unexpected error becomes a dead letter instead of killing the worker.
+def _agent_rows(omega: OmegaApp, episodes: EpisodeSteps) -> list[AgentSpec]:
+    """Every agent: the topic it reads and the step it runs (the same steps embedded replay runs, over dicts)."""
+    pipeline = omega.pipeline
+    answers = AnswersStage(pipeline)
+    facts_view = FactStoreView(omega.facts)
+    grounding = GroundingSteps(GroundingStage(pipeline), omega.grounding_facts, omega.paragraphs)
+    return [
+        AgentSpec(PACKETS_JSON, "ingress", pipeline.ingress),
+        AgentSpec(PACKETS, "validator", episodes.record, log_field="correlation_id"),
+        AgentSpec(AGENT_MESSAGES_RAW, "monitor", SessionSteps(MonitorStage(pipeline), omega.sessions).record,
+                  log_field="session_id"),
+        AgentSpec(ORACLE_REQUESTS, "oracle", OracleStage.from_default_config(pipeline).request),
+        AgentSpec(DOCUMENTS, "documents", answers.document),
+        AgentSpec(FACTS, "facts", FactSteps(answers, omega.facts).record),
+        AgentSpec(QUESTIONS, "questions", lambda raw, src: answers.question(raw, src, facts_view.store)),
+        AgentSpec(GROUNDING_FACTS, "grounding-facts", grounding.fact),
+        AgentSpec(GROUNDING_REQUESTS, "grounding", grounding.request),
+    ]
+
+
+def _agent_loop(omega: OmegaApp, spec: AgentSpec) -> Callable[[faust.StreamT[Any]], Awaitable[None]]:
+    """The one loop every agent runs over its stream, in this order per record."""
+    async def agent(stream: faust.StreamT[Any]) -> None:
+        async for event in stream.events():
+            message = event.message
+            # 1. admit: the partition's next record only (a rewind or gap is handled in kafka/input_order.py)
+            if not await admitted(omega.app.consumer, message):
+                continue
+            # 2. log context: this record's, and nothing of the record before it
+            structlog.contextvars.clear_contextvars()
+            key = message.key.decode("utf-8", "replace") if isinstance(message.key, bytes) else ""
+            if spec.log_field is not None and key and key != TICK_KEY:
+                structlog.contextvars.bind_contextvars(**{spec.log_field: log_key(key)})
+            # 3. step and 4. fit: an unexpected error, or an output too large to send, becomes a dead letter
+            emits = await run_guarded(omega.pipeline, event, spec.topic, spec.step)
+            # 5. mark processed (for the stall watch, worker/watchdog.py)
+            omega.processed[message.topic, message.partition] = message.offset + 1
+            # 6. send the outputs before the offset is acknowledged: Faust commits it after this iteration
+            # (at-least-once; output ids are derived from the input, so a redelivery dedupes)
+            await omega.send_all(emits)
+    return agent
+
+
+async def run_guarded(pipeline: Pipeline, event: Any, spec: TopicSpec, step: Step) -> list[Emit]:
+    """Run one step on one record and fit its outputs; an unexpected error becomes a dead letter instead of killing
+    the worker.
 
     Just after start-up a table's changelog may be missing from the consumer's metadata ("0 partitions",
     PartitionsMismatch): the step wrote nothing (every step assigns its table last), so it waits and runs again.
     """
-    source = _source(event)
+    source, raw = _source(event), _raw(event)
     for attempt in range(TABLE_NOT_READY_RETRIES + 1):
         try:
-            return fitting(pipeline, _raw(event), source, step(source))
+            return fitting(pipeline, raw, source, step(raw, source))
         except PartitionsMismatch as exc:
             if attempt < TABLE_NOT_READY_RETRIES:
                 log.warning("table_not_ready", topic=spec.name, partition=source.partition, offset=source.offset)
                 await asyncio.sleep(TABLE_NOT_READY_WAIT_SECONDS)
                 continue
             log.exception("stage_failed", topic=spec.name, partition=source.partition, offset=source.offset)
-            return [pipeline.dead_letter(_raw(event), source, "INTERNAL", f"{type(exc).__name__}: {exc}")]
+            return [pipeline.dead_letter(raw, source, "INTERNAL", f"{type(exc).__name__}: {exc}")]
         except Exception as exc:
             log.exception("stage_failed", topic=spec.name, partition=source.partition, offset=source.offset)
-            return [pipeline.dead_letter(_raw(event), source, "INTERNAL", f"{type(exc).__name__}: {exc}")]
+            return [pipeline.dead_letter(raw, source, "INTERNAL", f"{type(exc).__name__}: {exc}")]
     raise AssertionError("unreachable")
 
 
@@ -270,97 +292,7 @@ def fitting(pipeline: Pipeline, raw: bytes, source: Source, emits: list[Emit]) -
     return out
 
 
-def _register_agents(omega: OmegaApp) -> None:
-    """The ingress, validator, monitor, oracle and DS005 (documents, facts, questions) agents and the watermark
-    timer, bound to one app's topics and tables."""
-    app, settings, pipeline, topics, episodes = omega.app, omega.settings, omega.pipeline, omega.topics, omega.episodes
-
-    async def guarded(event: Any, spec: TopicSpec, step: Any) -> list[Emit]:
-        """Run one stage on its partition's next record (streams/kafka/input_order.py); an unexpected error becomes a
-        dead letter instead of killing the worker."""
-        message = event.message
-        if not await admitted(app.consumer, message):
-            return []
-        emits = await run_guarded(pipeline, event, spec, step)
-        omega.processed[message.topic, message.partition] = message.offset + 1  # for the stall watch
-        return emits
-
-    @app.agent(topics[PACKETS_JSON.logical], name=f"{settings.topic_prefix}ingress")
-    async def ingress(stream: faust.StreamT[Any]) -> None:
-        async for event in stream.events():
-            emits = await guarded(event, PACKETS_JSON, lambda src, ev=event: pipeline.ingress(_raw(ev), src))
-            await omega.send_all(emits)
-
-    steps = ValidatorSteps(pipeline, episodes, settings.partitions)
-
-    @app.agent(topics[PACKETS.logical], name=f"{settings.topic_prefix}validator")
-    async def validator(stream: faust.StreamT[Any]) -> None:
-        async for event in stream.events():
-            raw = _raw(event)
-            tick_partition = pipeline.decode_tick(raw)
-            if tick_partition is not None:
-                await omega.send_all(await guarded(
-                    event, PACKETS, lambda src, raw=raw, p=tick_partition: steps.tick(src, raw, p)))
-                continue
-            key = event.key.decode("utf-8", "replace") if isinstance(event.key, bytes) else str(event.key)
-            structlog.contextvars.bind_contextvars(correlation_id=log_key(key))
-            await omega.send_all(await guarded(
-                event, PACKETS, lambda src, raw=raw, key=key: steps.packet(src, raw, key)))
-
-    monitor_steps = MonitorSteps(MonitorStage(pipeline), omega.sessions)
-
-    @app.agent(topics[AGENT_MESSAGES_RAW.logical], name=f"{settings.topic_prefix}monitor")
-    async def monitor(stream: faust.StreamT[Any]) -> None:
-        async for event in stream.events():
-            key = event.key.decode("utf-8", "replace") if isinstance(event.key, bytes) else str(event.key or "")
-            structlog.contextvars.bind_contextvars(session_id=log_key(key))
-            await omega.send_all(await guarded(
-                event, AGENT_MESSAGES_RAW, lambda src, ev=event, key=key: monitor_steps.record(src, _raw(ev), key)))
-
-    oracle_stage = OracleStage.from_default_config(pipeline)
-
-    @app.agent(topics[ORACLE_REQUESTS.logical], name=f"{settings.topic_prefix}oracle")
-    async def oracle(stream: faust.StreamT[Any]) -> None:
-        async for event in stream.events():
-            await omega.send_all(await guarded(
-                event, ORACLE_REQUESTS, lambda src, ev=event: oracle_stage.request(_raw(ev), src)))
-
-    answers_stage, facts_table = AnswersStage(pipeline), omega.facts
-    facts_view = FactStoreView(facts_table)
-
-    @app.agent(topics[DOCUMENTS.logical], name=f"{settings.topic_prefix}documents")
-    async def documents(stream: faust.StreamT[Any]) -> None:
-        async for event in stream.events():
-            await omega.send_all(await guarded(
-                event, DOCUMENTS, lambda src, ev=event: answers_stage.document(_raw(ev), src)))
-
-    def store_fact(src: Source, raw: bytes) -> list[Emit]:
-        fact, emits = answers_stage.fact(raw, src)
-        corpus = (src.key or DEFAULT_CORPUS.encode()).decode("utf-8", "replace")
-        key = None if fact is None else fact_key(corpus, fact.fact_id)
-        if fact is not None and key is not None and facts_table.get(key) is None:  # ids are content hashes
-            why = oversized_entry(key, fact.to_dict())
-            if why is not None:
-                return [pipeline.dead_letter(raw, src, "STATE_TOO_LARGE", why)]
-            facts_table[key] = fact.to_dict()  # assigned, never mutated: Faust logs only this
-        return emits
-
-    @app.agent(topics[FACTS.logical], name=f"{settings.topic_prefix}facts")
-    async def facts(stream: faust.StreamT[Any]) -> None:
-        async for event in stream.events():
-            await omega.send_all(await guarded(event, FACTS, lambda src, ev=event: store_fact(src, _raw(ev))))
-
-    @app.agent(topics[QUESTIONS.logical], name=f"{settings.topic_prefix}questions")
-    async def questions(stream: faust.StreamT[Any]) -> None:
-        async for event in stream.events():
-            await omega.send_all(await guarded(
-                event, QUESTIONS, lambda src, ev=event: answers_stage.question(_raw(ev), src, facts_view.store)))
-
-    _register_grounding(omega, guarded)
-    _register_ticks(omega, steps)
-
-
-def _register_ticks(omega: OmegaApp, steps: ValidatorSteps) -> None:
+def _register_ticks(omega: OmegaApp, steps: EpisodeSteps) -> None:
     """The watermark timer, and the rebalance hook that makes the validator look up open episodes again."""
     app, settings, topics = omega.app, omega.settings, omega.topics
     app.on_partitions_revoked.connect(steps.on_partitions_revoked)  # type: ignore[arg-type]  # mode types it narrowly
@@ -373,21 +305,3 @@ def _register_ticks(omega: OmegaApp, steps: ValidatorSteps) -> None:
         for partition, mark in steps.due_ticks(owned):
             await topics[PACKETS.logical].send(key=b"__watermark__", value=omega.pipeline.encode_tick(partition, mark),
                                                partition=partition, timestamp=mark / 1000)
-
-
-def _register_grounding(omega: OmegaApp, guarded: Any) -> None:
-    """The grounded-generation agents: facts into their corpus's table, paragraph requests judged beside them."""
-    app, settings, topics = omega.app, omega.settings, omega.topics
-    grounding = GroundingSteps(GroundingStage(omega.pipeline), omega.grounding_facts, omega.paragraphs)
-
-    @app.agent(topics[GROUNDING_FACTS.logical], name=f"{settings.topic_prefix}grounding-facts")
-    async def grounding_facts(stream: faust.StreamT[Any]) -> None:
-        async for event in stream.events():
-            await omega.send_all(await guarded(
-                event, GROUNDING_FACTS, lambda src, ev=event: grounding.fact(src, _raw(ev))))
-
-    @app.agent(topics[GROUNDING_REQUESTS.logical], name=f"{settings.topic_prefix}grounding")
-    async def grounding_requests(stream: faust.StreamT[Any]) -> None:
-        async for event in stream.events():
-            await omega.send_all(await guarded(
-                event, GROUNDING_REQUESTS, lambda src, ev=event: grounding.request(src, _raw(ev))))

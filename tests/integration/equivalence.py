@@ -23,7 +23,7 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from omega.eventtime import to_ms
-from streams.stages.keyed import partition_of
+from streams.kafka.partitioning import partition_of
 from streams.topics import ALERTS, ESCALATIONS, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from tests.integration.worker import REPO, WorkerProcess

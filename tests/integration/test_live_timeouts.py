@@ -23,9 +23,9 @@ import pytest
 from faust.types import TP
 
 from omega.eventtime import to_ms
+from streams.kafka.partitioning import partition_of
 from streams.replay import InputRecord, Replayer
 from streams.settings import Settings
-from streams.stages.keyed import partition_of
 from streams.stages.packets import Pipeline
 from streams.topics import ALERTS, ALL_TOPICS, ESCALATIONS, PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry

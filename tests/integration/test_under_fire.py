@@ -43,7 +43,7 @@ from typing import Any
 import pytest
 from aiokafka import AIOKafkaConsumer
 
-from streams.stages.keyed import partition_of
+from streams.kafka.partitioning import partition_of
 from streams.topics import ALERTS, ESCALATIONS, PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from tests.factories import merged_log, mixed_episode

@@ -3,6 +3,7 @@ worker judging with it."""
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -10,12 +11,15 @@ import pytest
 
 from omega.packets.authenticity import AuthKey
 from streams.auth_policy import PolicyError, load_policy, policy_for
+from streams.kafka.partitioning import partition_of
 from streams.settings import Settings
 from streams.stages.base import Source
-from streams.stages.episodes import ValidatorSteps
+from streams.stages.episodes import EpisodeSteps
 from streams.wire.codec import SchemaRegistry
 from streams.worker.app import create_app
 from tests.factories import packet
+
+PARTITION_OF_4 = functools.partial(partition_of, partitions=4)  # the packets topic's 4 partitions
 
 SECRET = "governor-secret-0123456789"
 
@@ -96,7 +100,7 @@ def test_the_worker_validator_judges_with_the_configured_policy(tmp_path: Path,
     authority = packet(0, 1)
     authority["header"]["layer_source"] = 1
     [ingressed] = omega.pipeline.ingress(json.dumps(authority).encode(), Source("packets_json", 0, 0))
-    steps = ValidatorSteps(omega.pipeline, {}, 4)
+    steps = EpisodeSteps(omega.pipeline, {}, PARTITION_OF_4)
     emits = steps.packet(Source("packets", 0, 0), ingressed.value, "corr_ep00001")
     assert emits[0].record["status"] == "REJECTED"
     assert [v["rule"] for v in emits[0].record["violations"]] == ["AUTH"]

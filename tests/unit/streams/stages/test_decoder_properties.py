@@ -160,8 +160,8 @@ STAGES = {
     "question": lambda raw: ANSWERS.question(raw, SOURCE, lambda _: FactStore([])),
     "oracle": lambda raw: ORACLE.request(raw, SOURCE),
     "monitor": lambda raw: MONITOR.messages(None, raw, SOURCE, "session").emits,
-    "grounding_fact": lambda raw: GroundingSteps(GroundingStage(PIPELINE), {}, {}).fact(SOURCE, raw),
-    "grounding_request": lambda raw: GroundingSteps(GroundingStage(PIPELINE), {}, {}).request(SOURCE, raw),
+    "grounding_fact": lambda raw: GroundingSteps(GroundingStage(PIPELINE), {}, {}).fact(raw, SOURCE),
+    "grounding_request": lambda raw: GroundingSteps(GroundingStage(PIPELINE), {}, {}).request(raw, SOURCE),
 }
 
 

@@ -4,6 +4,7 @@ what a crash between their writes leaves, ledgers stored the old way, and the ep
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 from pathlib import Path
 from typing import Any
@@ -11,10 +12,12 @@ from typing import Any
 import pytest
 
 from omega.packets.ledger import EpisodeLedger
+from streams.kafka.partitioning import partition_of
 from streams.stages.base import Emit, Source
-from streams.stages.episodes import ValidatorSteps, judgement_key
-from streams.stages.keyed import partition_of
+from streams.stages.episodes import EpisodeSteps, judgement_key
 from streams.stages.packets import Pipeline
+
+PARTITION_OF_4 = functools.partial(partition_of, partitions=4)  # the packets topic's 4 partitions
 
 EXAMPLE = Path(__file__).parents[4] / "examples" / "omen" / "dangling_directive.jsonl"
 KEY = "corr_dangling_0001"
@@ -28,7 +31,7 @@ def packets(pipeline: Pipeline) -> list[bytes]:
             for n, line in enumerate(EXAMPLE.read_text().splitlines())]
 
 
-def _run(steps: ValidatorSteps, packets: list[bytes], start: int = 0) -> list[list[Emit]]:
+def _run(steps: EpisodeSteps, packets: list[bytes], start: int = 0) -> list[list[Emit]]:
     return [steps.packet(Source("packets", PARTITION, start + n), raw, KEY) for n, raw in enumerate(packets)]
 
 
@@ -39,7 +42,7 @@ def _values(emits: list[Emit]) -> list[bytes]:
 def test_each_packet_stores_its_judgement_and_the_ledger_without_judgements(pipeline: Pipeline,
                                                                              packets: list[bytes]) -> None:
     table: dict[str, Any] = {}
-    _run(ValidatorSteps(pipeline, table, 4), packets[:3])
+    _run(EpisodeSteps(pipeline, table, PARTITION_OF_4), packets[:3])
 
     assert sorted(table) == [KEY, *(judgement_key(KEY, f"pkt_dd_000{n}") for n in (1, 2, 3))]
     assert "applied" not in table[KEY]
@@ -50,10 +53,10 @@ def test_each_packet_stores_its_judgement_and_the_ledger_without_judgements(pipe
 def test_a_redelivery_after_a_restart_re_emits_the_stored_judgement_and_writes_nothing(
         pipeline: Pipeline, packets: list[bytes]) -> None:
     table: dict[str, Any] = {}
-    first = _run(ValidatorSteps(pipeline, table, 4), packets)
+    first = _run(EpisodeSteps(pipeline, table, PARTITION_OF_4), packets)
     before = dict(table)
 
-    again = _run(ValidatorSteps(pipeline, table, 4), packets)  # a new process: nothing cached
+    again = _run(EpisodeSteps(pipeline, table, PARTITION_OF_4), packets)  # a new process: nothing cached
 
     assert [_values(e) for e in again] == [_values(e) for e in first]
     assert table == before
@@ -62,14 +65,14 @@ def test_a_redelivery_after_a_restart_re_emits_the_stored_judgement_and_writes_n
 def test_a_judgement_stored_without_its_ledger_is_judged_again_to_the_same_verdict(
         pipeline: Pipeline, packets: list[bytes]) -> None:
     whole: dict[str, Any] = {}
-    expected = _run(ValidatorSteps(pipeline, whole, 4), packets[:5])
+    expected = _run(EpisodeSteps(pipeline, whole, PARTITION_OF_4), packets[:5])
     table: dict[str, Any] = {}
-    _run(ValidatorSteps(pipeline, table, 4), packets[:4])
+    _run(EpisodeSteps(pipeline, table, PARTITION_OF_4), packets[:4])
     ledger_after_four = table[KEY]
-    _run(ValidatorSteps(pipeline, table, 4), packets[4:5], start=4)
+    _run(EpisodeSteps(pipeline, table, PARTITION_OF_4), packets[4:5], start=4)
     table[KEY] = ledger_after_four  # the crash: the fifth packet's judgement was stored, its ledger was not
 
-    redelivered = _run(ValidatorSteps(pipeline, table, 4), packets[4:5], start=4)
+    redelivered = _run(EpisodeSteps(pipeline, table, PARTITION_OF_4), packets[4:5], start=4)
 
     assert _values(redelivered[0]) == _values(expected[4])
     assert table == whole
@@ -78,7 +81,7 @@ def test_a_judgement_stored_without_its_ledger_is_judged_again_to_the_same_verdi
 def test_a_ledger_stored_with_its_judgements_inline_has_them_moved_out_at_its_next_packet(
         pipeline: Pipeline, packets: list[bytes]) -> None:
     reference: dict[str, Any] = {}
-    expected = _run(ValidatorSteps(pipeline, reference, 4), packets[:4])
+    expected = _run(EpisodeSteps(pipeline, reference, PARTITION_OF_4), packets[:4])
     ledger, _ = pipeline.packet(None, packets[0], Source("t", 0, 0))
     for raw in packets[1:3]:
         ledger, _ = pipeline.packet(ledger, raw, Source("t", 0, 0))
@@ -86,22 +89,22 @@ def test_a_ledger_stored_with_its_judgements_inline_has_them_moved_out_at_its_ne
     table: dict[str, Any] = {KEY: ledger.to_dict()}  # the layout before judgements had entries of their own
     assert "applied" in table[KEY]
 
-    fourth = _run(ValidatorSteps(pipeline, table, 4), packets[3:4], start=3)
+    fourth = _run(EpisodeSteps(pipeline, table, PARTITION_OF_4), packets[3:4], start=3)
 
     assert _values(fourth[0]) == _values(expected[3])
     assert table == reference
-    assert _values(_run(ValidatorSteps(pipeline, table, 4), packets[:1])[0]) == _values(expected[0])
+    assert _values(_run(EpisodeSteps(pipeline, table, PARTITION_OF_4), packets[:1])[0]) == _values(expected[0])
 
 
-def _tick(steps: ValidatorSteps, pipeline: Pipeline, watermark_ms: int) -> list[Emit]:
+def _tick(steps: EpisodeSteps, pipeline: Pipeline, watermark_ms: int) -> list[Emit]:
     return steps.tick(Source("packets", PARTITION, 99), pipeline.encode_tick(PARTITION, watermark_ms), PARTITION)
 
 
 def test_a_tick_finds_open_directives_another_process_stored_and_follows_them_afterwards(
         pipeline: Pipeline, packets: list[bytes]) -> None:
     table: dict[str, Any] = {}
-    _run(ValidatorSteps(pipeline, table, 4), packets[:6])  # another worker: three directives opened
-    steps = ValidatorSteps(pipeline, table, 4)
+    _run(EpisodeSteps(pipeline, table, PARTITION_OF_4), packets[:6])  # another worker: three directives opened
+    steps = EpisodeSteps(pipeline, table, PARTITION_OF_4)
     late = 2_000_000_000_000  # far past every deadline
 
     alerts = [e.record for e in _tick(steps, pipeline, late) if e.topic.logical == "alerts"]
@@ -115,7 +118,7 @@ def test_a_tick_finds_open_directives_another_process_stored_and_follows_them_af
 def test_an_episode_leaves_the_tick_index_when_its_last_directive_is_answered(pipeline: Pipeline) -> None:
     table: dict[str, Any] = {KEY: {"open_directives": {"t": {}}}, "other": {"open_directives": {}},
                          judgement_key(KEY, "p"): [0, []]}
-    steps = ValidatorSteps(pipeline, table, 4)
+    steps = EpisodeSteps(pipeline, table, PARTITION_OF_4)
     assert steps._open_in(PARTITION) == {KEY}
     ledger = EpisodeLedger(KEY)
 

@@ -1,15 +1,13 @@
-"""streams/stages/keyed.py: the decoded-value cache beside a Faust table (trusted only while the table still holds
-the very object a value was decoded from, least recently used entries evicted first), the size check of a
-stored value, and the partition of a key."""
+"""streams/stages/keyed.py: the decoded-value cache beside a table (trusted only while the table still holds the very
+object a value was decoded from, least recently used entries evicted first) and `put_checked`, which stores all of a
+step's entries or none of them and a STATE_TOO_LARGE dead letter."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
-from streams.stages.base import CHECK_STATE_FROM_BYTES
-from streams.stages.keyed import DecodedCache, oversized_state, partition_of
+from streams.stages.base import CHECK_STATE_FROM_BYTES, MAX_TABLE_ENTRY_BYTES, Source
+from streams.stages.keyed import DecodedCache, put_checked
 
 
 class Decoder:
@@ -151,47 +149,69 @@ def test_the_cache_holds_ten_thousand_entries_by_default() -> None:
     assert decoder.calls == ["k0"]
 
 
-def test_a_small_record_is_not_checked() -> None:
-    def value() -> object:
-        raise AssertionError("a record under the check threshold must not be serialised")
+class Letters:
+    """An `Outputs` stand-in that records the dead letters asked of it (the encoder is tested in test_packets)."""
 
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, str]] = []
+
+    def dead_letter(self, raw: bytes, source: Source, error_class: str, reason: str, part: int = 0) -> Any:
+        self.asked.append((error_class, reason))
+        return ("dead letter", error_class)
+
+
+SRC = Source("t", 0, 9)
+
+
+def test_entries_that_fit_are_all_assigned_in_order_and_no_dead_letter_is_made() -> None:
+    table: dict[str, Any] = {}
+    letters = Letters()
+    entries = [("ep\x00p1", [1, "judgement"]), ("ep", {"ledger": 1})]
+    assert put_checked(table, entries, b"x" * CHECK_STATE_FROM_BYTES, SRC, letters) is None
+    assert list(table.items()) == entries  # the ledger last: its changelog record follows its judgements'
+    assert letters.asked == []
+
+
+def test_one_entry_too_large_stores_none_of_them_and_is_a_state_too_large_dead_letter() -> None:
+    table: dict[str, Any] = {"ep": {"before": True}}
+    letters = Letters()
+    entries = [("ep\x00p1", [1, "small"]), ("ep", {"blob": "y" * 2_000_000})]
+    refused = put_checked(table, entries, b"x" * CHECK_STATE_FROM_BYTES, SRC, letters)
+    assert refused == ("dead letter", "STATE_TOO_LARGE")
+    assert table == {"ep": {"before": True}}
+    # 2 bytes of key + json.dumps: '{"blob": "' (10) + 2,000,000 + '"}' (2)
+    assert letters.asked == [("STATE_TOO_LARGE", "the table entry it makes is 2000014 bytes, more than the limit of "
+                                                 f"{MAX_TABLE_ENTRY_BYTES}")]
+
+
+def test_a_small_record_is_not_checked_by_default() -> None:
+    table: dict[str, Any] = {}
     key = "episode"
     raw = b"x" * (CHECK_STATE_FROM_BYTES - len(key) - 1)  # 65,535 bytes with the key: under 65,536
-    assert oversized_state(key, raw, value) is None
+    huge = {"blob": "y" * 2_000_000}
+    assert put_checked(table, [(key, huge)], raw, SRC, Letters()) is None
+    assert table == {key: huge}
 
 
-def test_a_large_record_whose_entry_fits_passes() -> None:
+def test_a_record_at_the_threshold_is_checked() -> None:
     key = "episode"
     raw = b"x" * (CHECK_STATE_FROM_BYTES - len(key))  # exactly at the threshold: checked
-    asked: list[bool] = []
-
-    def value() -> object:
-        asked.append(True)
-        return {"small": 1}
-
-    assert oversized_state(key, raw, value) is None
-    assert asked == [True]
+    refused = put_checked({}, [(key, {"blob": "y" * 2_000_000})], raw, SRC, Letters())
+    assert refused == ("dead letter", "STATE_TOO_LARGE")
 
 
-def test_a_large_record_whose_entry_would_not_fit_is_refused_with_its_size() -> None:
-    key = "episode"
-    raw = b"x" * CHECK_STATE_FROM_BYTES
-    entry = {"blob": "y" * 2_000_000}
-    why = oversized_state(key, raw, lambda: entry)
-    # 7 bytes of key + json.dumps: '{"blob": "' (10) + 2,000,000 + '"}' (2)
-    assert why is not None
-    assert "2000019 bytes" in why
+def test_checked_from_zero_checks_a_small_record() -> None:
+    # a paragraph's or fact's state may outgrow its changelog record from a small request
+    table: dict[str, Any] = {}
+    refused = put_checked(table, [("p", {"blob": "y" * 2_000_000})], b"{}", SRC, Letters(),
+                          checked_from=0)
+    assert refused == ("dead letter", "STATE_TOO_LARGE")
+    assert table == {}
 
 
-@pytest.mark.parametrize(("key", "partitions", "partition"), [
-    # murmur2 values from Kafka's own UtilsTest.testMurmur2 (the Java client's partitioner):
-    # "21" -> -973932308, "foobar" -> -790332482, "a-little-bit-long-string" -> -985981536;
-    # partition = (hash & 0x7fffffff) % partitions
-    ("21", 4, 0),  # 1173551340 % 4
-    ("21", 7, 3),  # 1173551340 % 7
-    ("foobar", 4, 2),  # 1357151166 % 4
-    ("foobar", 10, 6),
-    ("a-little-bit-long-string", 3, 2),  # 1161502112 % 3
-])
-def test_a_key_goes_to_the_partition_the_java_client_gives_it(key: str, partitions: int, partition: int) -> None:
-    assert partition_of(key, partitions) == partition
+def test_an_entry_of_exactly_the_limit_fits_and_one_byte_more_does_not() -> None:
+    # key "k" (1 byte) + json.dumps of a string: 2 quotes + its characters
+    fits = "y" * (MAX_TABLE_ENTRY_BYTES - 1 - 2)
+    assert put_checked({}, [("k", fits)], b"", SRC, Letters(), checked_from=0) is None
+    refused = put_checked({}, [("k", fits + "y")], b"", SRC, Letters(), checked_from=0)
+    assert refused == ("dead letter", "STATE_TOO_LARGE")

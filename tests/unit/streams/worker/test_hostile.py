@@ -6,6 +6,7 @@ session keys and log context, a table's changelog not yet in the metadata)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import json
 from collections import Counter
@@ -16,6 +17,7 @@ import pytest
 from faust.exceptions import PartitionsMismatch
 
 from omega.answers.store import FactStore
+from streams.kafka.partitioning import partition_of
 from streams.stages.answers import AnswersStage
 from streams.stages.base import (
     DEAD_LETTER_KEY_BYTES,
@@ -26,9 +28,9 @@ from streams.stages.base import (
     Source,
     parse_json_object,
 )
-from streams.stages.episodes import ValidatorSteps
+from streams.stages.episodes import EpisodeSteps
 from streams.stages.grounding import GroundingStage, GroundingSteps
-from streams.stages.messages import MAX_SESSION_ID_BYTES, MonitorStage
+from streams.stages.messages import MAX_SESSION_ID_BYTES, MonitorStage, SessionSteps
 from streams.stages.oracle import OracleStage
 from streams.stages.packets import Pipeline
 from streams.topics import (
@@ -46,8 +48,10 @@ from streams.topics import (
 )
 from streams.wire.codec import SchemaRegistry
 from streams.worker import app as app_module
-from streams.worker.app import MonitorSteps, log_key, run_guarded
+from streams.worker.app import log_key, run_guarded
 from tests.hostile import TEN_MB, malformed, valid, valid_json
+
+PARTITION_OF_4 = functools.partial(partition_of, partitions=4)  # the packets topic's 4 partitions
 
 BROKER_DEFAULT_MAX = 1_048_576
 EVENTS = 400  # per topic: every category, and a sample of the wrong-typed fields (the live test walks them all)
@@ -61,20 +65,20 @@ class Stages:
         self.answers = AnswersStage(pipeline)
         self.oracle = OracleStage.from_default_config(pipeline)
         self.grounding = GroundingSteps(GroundingStage(pipeline), {}, {})
-        self.monitor = MonitorSteps(MonitorStage(pipeline), {})
-        self.validator = ValidatorSteps(pipeline, {}, 4)
+        self.monitor = SessionSteps(MonitorStage(pipeline), {})
+        self.validator = EpisodeSteps(pipeline, {}, PARTITION_OF_4)
 
     def run(self, topic: TopicSpec, raw: bytes, src: Source) -> list[Emit]:
         key = "" if src.key is None else src.key.decode("utf-8", "replace")
         runners = {
             PACKETS_JSON: lambda: self.pipeline.ingress(raw, src),
             PACKETS: lambda: self.validator.packet(src, raw, key),
-            AGENT_MESSAGES_RAW: lambda: self.monitor.record(src, raw, key),
+            AGENT_MESSAGES_RAW: lambda: self.monitor.record(raw, src),
             ORACLE_REQUESTS: lambda: self.oracle.request(raw, src),
             DOCUMENTS: lambda: self.answers.document(raw, src),
             QUESTIONS: lambda: self.answers.question(raw, src, lambda _: FactStore([])),
-            GROUNDING_FACTS: lambda: self.grounding.fact(src, raw),
-            GROUNDING_REQUESTS: lambda: self.grounding.request(src, raw),
+            GROUNDING_FACTS: lambda: self.grounding.fact(raw, src),
+            GROUNDING_REQUESTS: lambda: self.grounding.request(raw, src),
         }
         return runners[topic]()
 
@@ -169,8 +173,8 @@ def test_a_document_whose_id_holds_a_lone_surrogate_is_a_dead_letter_not_an_inte
 
 def test_a_session_id_past_the_bound_is_a_dead_letter_and_keeps_no_state(pipeline: Pipeline) -> None:
     sessions: dict[str, Any] = {}
-    steps = MonitorSteps(MonitorStage(pipeline), sessions)
-    [letter] = steps.record(Source("t", 0, 5), b"garbage", "s" * (MAX_SESSION_ID_BYTES + 1))
+    steps = SessionSteps(MonitorStage(pipeline), sessions)
+    [letter] = steps.record(b"garbage", Source("t", 0, 5, b"s" * (MAX_SESSION_ID_BYTES + 1)))
     assert letter.record["error_class"] == "INVALID_SESSION"
     assert sessions == {}
 
@@ -192,7 +196,7 @@ def test_a_step_is_run_again_while_its_tables_changelog_is_not_in_the_metadata(
     monkeypatch.setattr(app_module, "TABLE_NOT_READY_WAIT_SECONDS", 0)
     calls: list[Source] = []
 
-    def step(src: Source) -> list[Emit]:
+    def step(raw: bytes, src: Source) -> list[Emit]:
         calls.append(src)
         if len(calls) < 3:
             raise PartitionsMismatch("changelog has 0 partitions")
@@ -207,10 +211,10 @@ def test_a_step_that_never_finds_its_table_and_one_that_fails_are_dead_letters(
 ) -> None:
     monkeypatch.setattr(app_module, "TABLE_NOT_READY_WAIT_SECONDS", 0)
 
-    def missing(src: Source) -> list[Emit]:
+    def missing(raw: bytes, src: Source) -> list[Emit]:
         raise PartitionsMismatch("changelog has 0 partitions")
 
-    def broken(src: Source) -> list[Emit]:
+    def broken(raw: bytes, src: Source) -> list[Emit]:
         raise ZeroDivisionError("bug")
 
     for step, reason in ((missing, "PartitionsMismatch"), (broken, "ZeroDivisionError")):
@@ -225,7 +229,7 @@ def test_an_output_too_large_for_the_producer_is_a_dead_letter_of_its_source(reg
     raw = json.dumps({**question, "id": "q" + "9" * 990_000}).encode()
 
     [letter] = asyncio.run(run_guarded(stages.pipeline, _event(raw, b"default"), QUESTIONS,
-                                       lambda src: stages.run(QUESTIONS, raw, src)))
+                                       lambda raw, src: stages.run(QUESTIONS, raw, src)))
 
     assert letter.topic is DEAD_LETTERS
     assert letter.record["error_class"] == "OUTPUT_TOO_LARGE"
@@ -239,7 +243,8 @@ def test_outputs_that_fit_pass_unchanged(registry: SchemaRegistry) -> None:
     raw = json.dumps(valid_json(QUESTIONS)[0][1]).encode()
     emits = stages.run(QUESTIONS, raw, Source("t", 0, 7, b"default", 1500))
     assert [e.topic.logical for e in emits] == ["answers"]
-    assert asyncio.run(run_guarded(stages.pipeline, _event(raw, b"default"), QUESTIONS, lambda src: emits)) == emits
+    guarded = asyncio.run(run_guarded(stages.pipeline, _event(raw, b"default"), QUESTIONS, lambda raw, src: emits))
+    assert guarded == emits
 
 
 def test_a_fact_too_large_for_its_changelog_is_a_dead_letter_and_not_stored(pipeline: Pipeline) -> None:
@@ -248,7 +253,7 @@ def test_a_fact_too_large_for_its_changelog_is_a_dead_letter_and_not_stored(pipe
     _, fact = valid_json(GROUNDING_FACTS)[0]
     raw = json.dumps({**fact, "id": "F" * 600_000, "content": fact["content"] + " x" * 200_000}).encode()
 
-    [letter] = steps.fact(Source("t", 0, 3, b"hostile"), raw)
+    [letter] = steps.fact(raw, Source("t", 0, 3, b"hostile"))
 
     assert letter.record["error_class"] == "STATE_TOO_LARGE"
     assert facts == {}
@@ -260,7 +265,7 @@ def test_a_paragraph_state_too_large_for_its_changelog_is_a_dead_letter_and_not_
     _, request = valid_json(GROUNDING_REQUESTS)[0]
     raw = json.dumps({**request, "paragraph_id": "p" * 500_000}).encode()
 
-    [letter] = steps.request(Source("t", 0, 3, b"hostile"), raw)
+    [letter] = steps.request(raw, Source("t", 0, 3, b"hostile"))
 
     assert letter.record["error_class"] == "STATE_TOO_LARGE"
     assert paragraphs == {}
@@ -268,7 +273,7 @@ def test_a_paragraph_state_too_large_for_its_changelog_is_a_dead_letter_and_not_
 
 def test_a_judgement_too_large_for_its_changelog_is_a_dead_letter_and_not_stored(pipeline: Pipeline) -> None:
     episodes: dict[str, Any] = {}
-    steps = ValidatorSteps(pipeline, episodes, 4)
+    steps = EpisodeSteps(pipeline, episodes, PARTITION_OF_4)
     packet = json.loads(valid(PACKETS_JSON, pipeline.registry)[0][1])
     key = packet["header"]["correlation_id"]
     packet["header"]["packet_id"] = "p" * 600_000  # fits its own judgement entry (key and value)...
