@@ -31,12 +31,13 @@ class KeyedTable(Protocol):
 
 
 def put_checked(table: KeyedTable, entries: Sequence[tuple[str, object]], raw: bytes, source: Source,
-                outputs: Outputs, checked_from: int = CHECK_STATE_FROM_BYTES) -> Emit | None:
+                outputs: Outputs, checked_from: int | None = None) -> Emit | None:
     """Assign every entry in order, or none: the STATE_TOO_LARGE dead letter of `raw` when one of them would not fit
-    its changelog record. Records smaller than `checked_from` (value + key) are not checked (a check costs a dumps);
-    a step whose state grows by accumulation from small records passes 0."""
+    its changelog record. Records smaller than `checked_from` (value + key; default CHECK_STATE_FROM_BYTES) are not
+    checked (a check costs a dumps); a step whose state grows by accumulation from small records passes 0."""
+    threshold = CHECK_STATE_FROM_BYTES if checked_from is None else checked_from
     for key, value in entries:
-        why = None if len(raw) + len(key) < checked_from else oversized_entry(key, value)
+        why = None if len(raw) + len(key) < threshold else oversized_entry(key, value)
         if why is not None:
             return outputs.dead_letter(raw, source, "STATE_TOO_LARGE", why)
     for key, value in entries:  # in the given order: a ledger's changelog record must follow its judgements'
