@@ -36,10 +36,10 @@ kafka-up:
 kafka-down:
 	bash deploy/kafka/kafka.sh down
 
-# Every figure of BENCHMARKS.md (starts its own broker; rewrites the file's generated section). Smoke run:
-# make bench BENCH_ARGS="--quick --no-write"
+# Every figure of BENCHMARKS.md (`python -m tests.bench`: starts its own broker; rewrites the file's generated
+# section). Smoke run: make bench BENCH_ARGS="--quick --no-write"
 bench: venv
-	$(BIN)/omega bench $(BENCH_ARGS)
+	$(BIN)/python -m tests.bench $(BENCH_ARGS)
 
 # Grounding on claims nobody here wrote (issue 19): false support and support recall on FEVER-Symmetric dev, and the
 # per-sentence latency over the same pairs.

@@ -17,13 +17,20 @@ def to_ms(iso: object) -> int | None:
 # mixed workload repeat a recent one), and parsing is most of the cost; the answer depends only on the text.
 @lru_cache(maxsize=4096)
 def _parse_ms(iso: str) -> int | None:
+    moment = parse_iso(iso)
+    return None if moment is None else int(moment.timestamp() * 1000)
+
+
+def parse_iso(iso: object) -> datetime | None:
+    """An ISO-8601 timestamp as an aware datetime in its own offset (naive means UTC); None when unparseable."""
+    if not isinstance(iso, str):
+        return None
     try:
         moment = datetime.fromisoformat(iso)
     except ValueError:
         return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=UTC)
-    return int(moment.timestamp() * 1000)
+    # Its own offset, not UTC: converting can overflow at the ends of the calendar, where a timestamp cannot.
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
 
 
 def to_iso(ms: int | None) -> str | None:

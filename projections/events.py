@@ -17,18 +17,19 @@ their time-ordered collections sorted by (time, id) without reparsing.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import UTC
 from functools import cached_property
 from typing import Any, TypeVar, cast
 
 import orjson
 
+from omega import strictjson
 from omega.agents.session_mapping import verdict_tag
 from omega.canonical import content_hash, derived_id
+from omega.eventtime import parse_iso
 
 AGENT_MESSAGES = "agent_messages"
 ALERTS = "alerts"
@@ -66,13 +67,9 @@ def read_json(text: object) -> Any:
         pass
     try:
         # The stdlib reads what orjson refuses (integers past 64 bits); NaN and Infinity stay refused.
-        return json.loads(text, parse_constant=_refuse_constant)
+        return strictjson.loads(text)
     except ValueError:
         return text if isinstance(text, str) else text.decode("utf-8", "replace")
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
 
 
 def read_extras(extras: object) -> dict[str, Any]:
@@ -134,13 +131,10 @@ def normalise_statement(text: str) -> str:
 
 def normalise_time(value: object) -> str | None:
     """ISO-8601 text as UTC `YYYY-MM-DDTHH:MM:SS.mmmZ` (naive means UTC); None when it is not a time."""
-    if not isinstance(value, str):
+    moment = parse_iso(value)
+    if moment is None:
         return None
-    try:
-        moment = datetime.fromisoformat(value)
-    except ValueError:
-        return None
-    moment = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    moment = moment.astimezone(UTC)
     if moment.year < 1000:  # %Y does not zero-pad everywhere, and the text must sort
         return None
     return f"{moment:%Y-%m-%dT%H:%M:%S}.{moment.microsecond // 1000:03d}Z"

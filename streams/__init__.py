@@ -1,0 +1,37 @@
+"""The shell around the pure core: Kafka in, the core's judgement, Kafka out; and the same judgement embedded.
+
+    settings        Settings: every OMEGA_* environment value, read once and checked
+    topics          the topic contract (TopicSpec per logical topic, names with their prefix)
+    logs            structlog set-up (JSON lines; repeated lines thinned)
+    auth_policy     the packet signature key policy (YAML/JSON) -> omega.packets.authenticity.AuthPolicy
+    replay          Replayer: recorded files through the worker's own steps, tables as dicts
+    stages/         Faust-free work per record: raw bytes + Source -> Emits
+        base            Source, Emit, Outputs (the encoder: records, dead letters), strict JSON, size bounds
+        keyed           KeyedTable (a Faust table or a dict), put_checked (STATE_TOO_LARGE), DecodedCache
+        packets         Pipeline: OMEN ingress (JSON -> Avro), packet judgement, watermark ticks
+        episodes        EpisodeSteps: the validator's step over the episodes table (ledgers + judgements)
+        messages        MonitorStage, SessionSteps: OMEGA-57 agent output -> messages, session judgement
+        oracle          OracleStage: Phase Q requests -> oracle verdicts
+        answers         AnswersStage, FactSteps, FactStoreView: DS005 documents, facts, questions
+        grounding       GroundingStage, GroundingSteps: Atomic Facts and paragraph requests
+        corpus          the corpus key shared by the DS005 and grounding topics
+    wire/           bytes on the topics
+        codec           SchemaRegistry: Avro single-object encoding (fastavro), fingerprints
+        avro_json       JSON <-> Avro datum conversion with readable errors
+        omen_avro       PacketConverter: OMEN packet JSON <-> its Avro record
+        answers_avro    DS005 facts and answers as Avro records
+    kafka/          the broker side, no stages
+        transport       Faust's consumer with a bounded long-poll and the input-order check
+        input_order     InputOrder: a partition's next record only (rewinds and gaps named)
+        offset_probe    OffsetProbe: the first stored offset at or after a position
+        partitioning    partition_of: the Java client's murmur2 partitioner
+        clients         ensure_topics, publish_records, tail_topic (aiokafka)
+        projection_source   the projector's Kafka source
+    worker/         the Faust app
+        app             create_app: tables, OmegaApp, one AgentSpec row per agent, the one agent loop
+        watchdog        the stall watch: waiting work unmoved too long stops the worker
+    http/           OpenAI-compatible HTTP clients (the DS005 extractor's LLM, the grounding judge)
+    cli/            the `omega` command, one module per command group
+Dependencies point one way: cli -> worker -> kafka, stages -> wire -> omega; stages/ and wire/ import no Faust or
+aiokafka, and kafka/ imports no stages (tests/unit/test_architecture.py).
+"""

@@ -16,12 +16,14 @@ from typing import IO, Any
 
 import fastavro
 
+from omega import strictjson
 from omega.canonical import canonical_json
+from omega.packets.ledger import EpisodeLedger
 from streams.stages.base import Emit, Source
 from streams.stages.episodes import EpisodeSteps
 from streams.stages.messages import MonitorStage, SessionSteps
 from streams.stages.packets import Pipeline
-from streams.topics import AGENT_MESSAGES, DEAD_LETTERS, PACKETS, TERMINATIONS, VERDICTS
+from streams.topics import AGENT_MESSAGES, DEAD_LETTERS, PACKETS, TERMINATIONS, VERDICTS, TopicSpec
 from streams.wire.omen_avro import PACKET_SCHEMA
 
 JSON_SUFFIXES = {".json"}
@@ -71,7 +73,7 @@ def read_inputs(paths: Iterable[Path]) -> Iterator[InputRecord]:
 def _read_json_document(path: Path, topic: str) -> Iterator[InputRecord]:
     raw = path.read_bytes()
     try:
-        document = json.loads(raw, parse_constant=_not_json)
+        document = strictjson.loads(raw)
     except (ValueError, UnicodeDecodeError, RecursionError):
         yield InputRecord(Source(topic, 0, 0), raw, "json")  # the ingress stage names the error
         return
@@ -81,9 +83,6 @@ def _read_json_document(path: Path, topic: str) -> Iterator[InputRecord]:
     for n, item in enumerate(document):
         yield InputRecord(Source(topic, 0, n), canonical_json(item).encode("utf-8"), "json")
 
-
-def _not_json(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
 
 
 def jsonable(value: Any) -> Any:
@@ -149,6 +148,11 @@ class Replayer:
         """The log's watermark: the largest event time of a packet judged so far (one replayed partition)."""
         return self.episode_steps.watermarks.get(0)
 
+    def ledgers(self) -> dict[str, EpisodeLedger]:
+        """Every episode's ledger as stored now, decoded, by correlation_id."""
+        return {key: ledger for key in sorted(self._episode_keys)
+                if (ledger := self.episode_steps.ledger(key)) is not None}
+
     def feed(self, record: InputRecord) -> list[Emit]:
         """All outputs of one recorded event, in order (the internal Avro hop is not an output)."""
         self.summary.events_in += 1
@@ -213,3 +217,38 @@ class Replayer:
             for emit in emits:
                 line = {"topic": emit.topic.name, "key": emit.key, "value": jsonable(dict(emit.record))}
                 out.write(canonical_json(line) + "\n")
+
+
+# ------------------------------------------------------------------ recorded events <-> topic bytes (publish, tail)
+def encode_for_topic(pipeline: Pipeline, record: InputRecord, spec: TopicSpec | None) -> tuple[bytes | None, bytes]:
+    """(key, value) to publish: verbatim bytes for JSON topics, single-object Avro for Avro topics.
+
+    Records of an Avro container file are turned back into the packet JSON a producer would send first.
+    """
+    raw = record.raw
+    if record.stage == "avro":
+        if record.schema_name != PACKET_SCHEMA:
+            raise ValueError(f"container holds {record.schema_name} records, not {PACKET_SCHEMA}")
+        raw = canonical_json(pipeline.packets.from_avro(record.datum)).encode("utf-8")
+    if spec is None or spec.value_schema is None:
+        return record.source.key, raw
+    if spec is not PACKETS:
+        raise ValueError(f"publishing to {spec.name} ({spec.value_schema}) is not supported")
+    [emit] = pipeline.ingress(raw, record.source)
+    if emit.topic is not PACKETS:
+        raise ValueError(str(emit.record["reason"]))
+    return emit.key.encode("utf-8"), emit.value
+
+
+def decode_record(pipeline: Pipeline, value: bytes | None) -> Any:
+    """A topic record as JSON: Avro decoded (packets back to their JSON form), anything else as text; a value that
+    does not decode is shown as `{"undecodable": why, "raw": ...}`."""
+    if value is None:
+        return None
+    if value[:2] == b"\xc3\x01":
+        try:
+            name, datum = pipeline.registry.decode(value)
+            return pipeline.packets.from_avro(datum) if name == PACKET_SCHEMA else jsonable(datum)
+        except ValueError as exc:
+            return {"undecodable": str(exc), "raw": jsonable(value)}
+    return jsonable(value)

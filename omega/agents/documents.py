@@ -26,6 +26,8 @@ from typing import Any
 
 import yaml
 
+from omega import strictjson
+
 MAX_TEXT_CHARS = 1_000_000
 MAX_DEPTH = 64
 MAX_ERRORS = 20
@@ -58,7 +60,7 @@ class Document:
 
 
 class _Refused(Exception):
-    """A JSON value the reader refuses (duplicate key, NaN)."""
+    """A JSON value the reader refuses (a duplicate key)."""
 
 
 def read_documents(text: str) -> list[Document]:
@@ -90,18 +92,16 @@ def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _no_constant(name: str) -> Any:
-    raise _Refused(f"{name} is not a JSON number")
-
-
 def _json_document(text: str, raw: str) -> Document | None:
     """The text read as one JSON document, or None when it is not JSON (then it is read as YAML)."""
     try:
-        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
+        value = strictjson.loads(text, object_pairs_hook=_pairs)
     except json.JSONDecodeError:
         return None
     except _Refused as exc:
         return Document(1, raw, 1, errors=(f"JSON: {exc}",))
+    except strictjson.NonFiniteConstant as exc:  # worded as the YAML reader words `.nan` and `.inf`
+        return Document(1, raw, 1, errors=(f"JSON: {exc.constant} is not a JSON number",))
     except RecursionError:
         return Document(1, raw, 1, errors=(f"JSON: nesting deeper than {MAX_DEPTH} levels",))
     except ValueError as exc:  # e.g. an integer past Python's digit limit

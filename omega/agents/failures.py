@@ -29,16 +29,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from omega.agents.limits import DEFAULTS, Parameters
 from omega.agents.model import AgentMessage, MessageRejected, SessionEvent
 from omega.agents.roster import AGENTS, MANDATORY_AGENTS
+from omega.agents.session_state import AlertBook, SessionState
 from omega.events import Alert, Escalation
 from omega.records import replace
-
-if TYPE_CHECKING:
-    from omega.agents.session_state import AlertBook, SessionState
 
 CIRCULAR_REASONING = "CIRCULAR_REASONING"
 CONFIDENCE_COLLAPSE = "CONFIDENCE_COLLAPSE"
@@ -75,7 +73,7 @@ class Detection:
     facts: Mapping[str, Any] = field(default_factory=dict)
 
 
-Check = Callable[["SessionState", SessionEvent, Parameters], list[Detection]]
+Check = Callable[[SessionState, SessionEvent, Parameters], list[Detection]]
 
 
 def _level(state: SessionState, signature: str, subject: str, iteration: int, severity: str, action: str) -> int:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, fields, is_dataclass
 from typing import Any, Union
 
 from omega.agents.confidence import ConfidenceBook
-from omega.agents.termination import TerminationReport
+from omega.agents.records import TerminationReport
 from omega.events import Alert, Escalation
 
 Output = Alert | Escalation | TerminationReport

@@ -39,8 +39,8 @@ cascade declared unresolvable.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import Any
 
 from omega.agents.confidence import verifiers_and_attackers
 from omega.agents.failures import (
@@ -52,11 +52,20 @@ from omega.agents.failures import (
     resource_usage,
 )
 from omega.agents.limits import DEFAULTS, Parameters
+from omega.agents.records import TerminationMetrics, TerminationReport
 from omega.agents.roster import AGENTS, MANDATORY_AGENTS
+from omega.agents.session_state import SessionState
 from omega.canonical import derived_id
 
-if TYPE_CHECKING:
-    from omega.agents.session_state import SessionState
+# TerminationMetrics and TerminationReport live in omega.agents.records (the session state holds them, and this
+# module reads the session state); re-exported here, where callers import them
+__all__ = [
+    "APPROVALS", "FAILURE", "PARTIAL", "SUCCESS", "SUCCESS_CONDITIONS", "Condition", "Outcome", "TerminationMetrics",
+    "TerminationReport", "build_report", "decide", "degradation_level", "failure_intractable", "failure_irrecoverable",
+    "failure_resource_limits", "failure_user_abort", "iso_duration", "partial_cannot_continue", "partial_incomplete",
+    "partial_some_progress", "success_completeness", "success_confidence", "success_convergence", "success_quality",
+    "success_robustness",
+]
 
 SUCCESS, PARTIAL, FAILURE = "SUCCESS", "PARTIAL", "FAILURE"
 APPROVALS = ("SHIP", "SHIP WITH CAVEATS")
@@ -70,73 +79,6 @@ class Outcome:
     status: str
     reason: str
     failure_type: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class TerminationMetrics:
-    """§6.5 metrics."""
-
-    iterations: int
-    agents_deployed: int
-    total_tokens: int
-    time_elapsed: str
-
-
-@dataclass(frozen=True, slots=True)
-class TerminationReport:
-    """§6.5 termination report; `to_dict` is the `omega.agents.TerminationReport` Avro record."""
-
-    report_id: str
-    session_id: str
-    event_time: str
-    status: str
-    metrics: TerminationMetrics
-    audit_trail: tuple[tuple[str, str], ...] = ()  # (timestamp, event)
-    degradation_level: int | None = None
-    answer: str | None = None
-    confidence: float | None = None
-    caveats: tuple[str, ...] | None = None
-    supporting_evidence: tuple[str, ...] | None = None
-    verified_by: tuple[int, ...] | None = None
-    survived_attacks_from: tuple[int, ...] | None = None
-    partial_answer: str | None = None
-    answered: tuple[str, ...] | None = None
-    unanswered: tuple[str, ...] | None = None
-    why_stopped: str | None = None
-    what_would_complete: str | None = None
-    failure_type: str | None = None
-    what_was_attempted: tuple[str, ...] | None = None
-    why_failed: str | None = None
-    what_was_learned: tuple[str, ...] | None = None
-    recommendation: str | None = None
-    topic_kind: str = field(default="terminations", init=False)
-
-    @property
-    def key(self) -> str:
-        """The Kafka key: the session id."""
-        return self.session_id
-
-    def to_dict(self) -> dict[str, object]:
-        """Matches the `omega.agents.TerminationReport` record, field for field."""
-        def seq(value: tuple[Any, ...] | None) -> list[Any] | None:
-            return None if value is None else list(value)
-
-        m = self.metrics
-        return {
-            "report_id": self.report_id, "session_id": self.session_id, "event_time": self.event_time,
-            "status": self.status, "degradation_level": self.degradation_level, "answer": self.answer,
-            "confidence": self.confidence, "caveats": seq(self.caveats),
-            "supporting_evidence": seq(self.supporting_evidence), "verified_by": seq(self.verified_by),
-            "survived_attacks_from": seq(self.survived_attacks_from), "partial_answer": self.partial_answer,
-            "answered": seq(self.answered), "unanswered": seq(self.unanswered), "why_stopped": self.why_stopped,
-            "what_would_complete": self.what_would_complete, "failure_type": self.failure_type,
-            "what_was_attempted": seq(self.what_was_attempted), "why_failed": self.why_failed,
-            "what_was_learned": seq(self.what_was_learned), "recommendation": self.recommendation,
-            "metrics": {"iterations": m.iterations, "agents_deployed": m.agents_deployed,
-                        "total_tokens": m.total_tokens, "time_elapsed": m.time_elapsed, "extras": None},
-            "audit_trail": [{"timestamp": t, "event": e, "extras": None} for t, e in self.audit_trail],
-            "extras": None,
-        }
 
 
 # ------------------------------------------------------------------------------------------- §6.1 success

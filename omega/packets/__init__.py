@@ -1,0 +1,20 @@
+"""OMEN v0.7 packet validation: `validator.evolve(ledger, packet) -> (ledger, outputs)`, one packet at a time.
+
+    validator           evolve: the validator stages in the spec's order, verdicts and alerts out
+    verdict             PacketVerdict (derived id, the `omega.events.PacketVerdict` record), status_of
+    schema              check_schema: the structural check, interpreter plus compiled fast path (source_for)
+    schema_rules        the structural rules of every packet type, written as data
+    schema_compile      compile_rules: the rule tables as straight-line predicates (imports no checker)
+    authenticity        HMAC-SHA256 packet signatures and the AUTH rule
+    invariants          INV-001..INV-012, one pure function per rule id
+    invariants_episode  the invariants that need the episode ledger (INV-005, INV-007, INV-008)
+    fsm                 the episode state machine and the enforcement rules E1-E7
+    episode             how an accepted packet changes the ledger (usage, budgets, directives, approvals)
+    ledger              EpisodeLedger: one record per correlation_id, what the validator keeps between packets
+    judgements          Judgements: an episode's judged packets by id, an immutable mapping growing in O(1)
+"""
+
+__all__ = [
+    "authenticity", "episode", "fsm", "invariants", "invariants_episode", "judgements", "ledger", "schema",
+    "schema_compile", "schema_rules", "validator", "verdict",
+]

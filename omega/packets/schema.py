@@ -6,7 +6,7 @@ interpreter and reports every structural violation (rule `SCHEMA`, severity ERRO
 order: a record's declared fields in table order (depth first), then its undeclared keys sorted.
 
 Fast path: the same tables are also compiled, once at import, into one straight-line predicate per
-packet type (`omega.packets.schema_compile`; `COMPILED.source_for(packet_type)` shows the code). When
+packet type (`omega.packets.schema_compile`; `source_for(packet_type)` shows the code). When
 the predicate holds, the packet is valid and `check_schema` answers `[]` without interpreting; otherwise
 the interpreter (`interpret_schema`) runs and owns every message and their order. The predicate is sound
 for any value and exact on decoded JSON, so the answer is the interpreter's either way.
@@ -61,7 +61,7 @@ from omega.packets.schema_rules import (
 )
 from omega.violations import Severity, Violation
 
-__all__ = ["COMPILED", "PACKET_RULES", "PACKET_TYPES", "RULE", "check_schema", "interpret_schema"]
+__all__ = ["COMPILED", "PACKET_RULES", "PACKET_TYPES", "RULE", "check_schema", "interpret_schema", "source_for"]
 
 RULE = "SCHEMA"
 _SHOWN_MAX = 48
@@ -86,6 +86,11 @@ COMPILED: CompiledRules = compile_rules(PACKET_RULES)
 """One generated predicate per packet type: True only when `interpret_schema` would report nothing."""
 
 _is_valid = COMPILED.is_valid
+
+
+def source_for(packet_type: str) -> str:
+    """The generated source that `check_schema` runs for `packet_type` (KeyError for an unknown type)."""
+    return COMPILED.source_for(packet_type)
 
 
 def check_schema(packet: object) -> list[Violation]:

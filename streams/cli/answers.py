@@ -27,14 +27,9 @@ from omega.answers.store import FactStore
 from omega.answers.suite import SuiteError, answer_question, build_store, parse_suite, passed, score
 from omega.answers.vocabulary import DEFAULT_VOCABULARY, Vocabulary, VocabularyError, vocabulary_from_dict
 from omega.canonical import canonical_json
+from streams.cli.options import EXIT_FAILED, EXIT_OK, fact_store_option, usage_error
 from streams.http.llm import LLMError, OpenAICompatibleClient
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-DEFAULT_STORE = Path(".omega-data") / "facts.jsonl"
-
-store_option = click.option("--store", "store_path", type=click.Path(path_type=Path), envvar="OMEGA_FACT_STORE",
-                            default=DEFAULT_STORE, show_default=True,
-                            help="Fact-store file (JSON lines) [env OMEGA_FACT_STORE].")
 vocabulary_option = click.option("--vocabulary", "vocabulary_path", type=click.Path(path_type=Path), default=None,
                                  help="Predicate vocabulary JSON {predicate: {argTypes: [..]}} [default: §4.2].")
 llm_options = [
@@ -44,19 +39,13 @@ llm_options = [
 ]
 
 
-def _fail(message: str) -> None:
-    click.echo(f"omega: {message}", err=True)
-    sys.exit(EXIT_USAGE)
-
-
 def _vocabulary(path: Path | None) -> Vocabulary:
     if path is None:
         return DEFAULT_VOCABULARY
     try:
         return vocabulary_from_dict(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, VocabularyError) as exc:
-        _fail(f"cannot read vocabulary {path}: {exc}")
-        raise  # unreachable: _fail exits
+        usage_error(f"cannot read vocabulary {path}: {exc}")
 
 
 def _extractor(llm_url: str | None, llm_model: str) -> Extractor:
@@ -81,15 +70,14 @@ def _read_text(path: Path) -> str:
     try:
         return path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
-        _fail(f"cannot read {path}: {exc}")
-        raise  # unreachable: _fail exits
+        usage_error(f"cannot read {path}: {exc}")
 
 
 @click.command("ingest")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--doc-id", required=True, help="Document id.")
 @click.option("--version", "version", default=None, help="Document version (copied into its facts).")
-@store_option
+@fact_store_option
 @vocabulary_option
 @llm_options[0]
 @llm_options[1]
@@ -102,8 +90,7 @@ def ingest_command(file: Path, doc_id: str, version: str | None, store_path: Pat
         store = read_store(store_path)
         done = ingest(text, {"docId": doc_id, "version": version}, _extractor(llm_url, llm_model), vocabulary)
     except (ValueError, LLMError) as exc:
-        _fail(str(exc))
-        return
+        usage_error(str(exc))
     new = [f for f in done.facts if store.get(f.fact_id) is None]
     store_path.parent.mkdir(parents=True, exist_ok=True)
     with store_path.open("a", encoding="utf-8") as handle:
@@ -118,7 +105,7 @@ def ingest_command(file: Path, doc_id: str, version: str | None, store_path: Pat
 @click.command("ask")
 @click.argument("question")
 @click.option("--plan", "plan_json", default=None, help="A §5.1 QueryPlan as JSON (skips the template planner).")
-@store_option
+@fact_store_option
 @vocabulary_option
 def ask_command(question: str, plan_json: str | None, store_path: Path, vocabulary_path: Path | None) -> None:
     """Answer a question over the fact store; prints the §7 answer contract as one JSON line."""
@@ -127,8 +114,7 @@ def ask_command(question: str, plan_json: str | None, store_path: Path, vocabula
         store = read_store(store_path)
         plan = plan_question(question, store.subjects()) if plan_json is None else plan_from_dict(json.loads(plan_json))
     except (ValueError, PlanError) as exc:
-        _fail(f"bad input: {exc}")
-        return
+        usage_error(f"bad input: {exc}")
     click.echo(canonical_json({"question": question, "plan": plan.to_dict(),
                                **answer(plan, store, vocabulary).to_dict()}))
 
@@ -140,8 +126,7 @@ def check_answers(suite_path: Path) -> None:
     try:
         suite = parse_suite(json.loads(_read_text(suite_path)))
     except (ValueError, SuiteError) as exc:
-        _fail(f"bad suite {suite_path}: {exc}")
-        return
+        usage_error(f"bad suite {suite_path}: {exc}")
     store, rejections = build_store(suite)
     for rejection in rejections:
         click.echo(f"omega: rejected: {canonical_json(rejection.to_dict())}", err=True)
@@ -179,7 +164,7 @@ def check_extraction(file: Path, runs: int, doc_id: str, vocabulary_path: Path |
             lines.append({"chunkId": piece.chunk_id, "runs": runs, "meanJaccard": result.mean_jaccard,
                           "factCounts": list(result.fact_counts), "reliable": result.reliable})
     except LLMError as exc:
-        _fail(str(exc))
+        usage_error(str(exc))
     for line in lines:
         click.echo(canonical_json(line))
     unreliable = [line["chunkId"] for line in lines if not line["reliable"]]

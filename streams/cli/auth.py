@@ -1,36 +1,18 @@
-"""`omega sign packets`: sign a JSONL of OMEN packets with HMAC-SHA256 (issue 9), and the policy option
-that `omega replay` and `omega check packets` share."""
+"""`omega sign packets`: sign a JSONL of OMEN packets with HMAC-SHA256 (issue 9)."""
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 
 from omega.canonical import canonical_json
-from omega.packets.authenticity import AuthPolicy, sign
-from streams.auth_policy import PolicyError, load_secret, policy_for
-
-EXIT_OK, EXIT_USAGE = 0, 2
-
-auth_policy_option = click.option(
-    "--auth-policy", "auth_policy", envvar="OMEGA_PACKET_AUTH_POLICY", default=None,
-    type=click.Path(path_type=Path),
-    help="Packet signing policy (YAML/JSON): packets claiming Layer 1 or Integrity authority must be signed by an "
-         "authorised key [env OMEGA_PACKET_AUTH_POLICY].",
-)
-
-
-def policy_or_exit(path: Path | None) -> AuthPolicy | None:
-    """The policy at `path` (None without one); a bad policy file ends the command with exit 2."""
-    try:
-        return policy_for(path)
-    except PolicyError as exc:
-        click.echo(f"omega: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
+from omega.packets.authenticity import sign
+from omega.strictjson import loads
+from streams.auth_policy import PolicyError, load_secret
+from streams.cli.options import EXIT_OK, usage_error
 
 
 @click.group("sign")
@@ -49,14 +31,14 @@ def sign_packets(file: Path, key_id: str, secret_env: str | None, secret_file: P
 
     Each output line is the packet with a top-level `_auth` {alg, key_id, sig}, in canonical JSON."""
     if (secret_env is None) == (secret_file is None):
-        _fail("give exactly one of --secret-env or --secret-file")
+        usage_error("give exactly one of --secret-env or --secret-file")
     try:
         secret = load_secret("omega sign packets", secret_env=secret_env, secret_file=secret_file)
         lines = file.read_text(encoding="utf-8").splitlines()
     except PolicyError as exc:
-        _fail(str(exc))
+        usage_error(str(exc))
     except (OSError, UnicodeDecodeError) as exc:
-        _fail(f"cannot read {file}: {exc}")
+        usage_error(f"cannot read {file}: {exc}")
     signed = [canonical_json(sign(_packet(line, file, n), key_id, secret))
               for n, line in enumerate(lines, start=1) if line.strip()]
     text = "".join(line + "\n" for line in signed)
@@ -66,7 +48,7 @@ def sign_packets(file: Path, key_id: str, secret_env: str | None, secret_file: P
         try:
             Path(out_path).write_text(text, encoding="utf-8")
         except OSError as exc:
-            _fail(f"cannot write {out_path}: {exc}")
+            usage_error(f"cannot write {out_path}: {exc}")
         click.echo(f"signed {len(signed)} packet(s) with key {key_id} into {out_path}", err=True)
     sys.exit(EXIT_OK)
 
@@ -74,18 +56,10 @@ def sign_packets(file: Path, key_id: str, secret_env: str | None, secret_file: P
 def _packet(line: str, file: Path, number: int) -> dict[str, Any]:
     """One JSONL line as a packet object; anything else stops the command (a partial signing is no use)."""
     try:
-        value = json.loads(line, parse_constant=_not_json)
+        value = loads(line)
     except ValueError as exc:
-        _fail(f"{file}:{number}: not JSON: {exc}")
+        usage_error(f"{file}:{number}: not JSON: {exc}")
     if not isinstance(value, dict):
-        _fail(f"{file}:{number}: expected a JSON object, got {type(value).__name__}")
+        usage_error(f"{file}:{number}: expected a JSON object, got {type(value).__name__}")
     return value
 
-
-def _not_json(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _fail(message: str) -> NoReturn:
-    click.echo(f"omega: {message}", err=True)
-    sys.exit(EXIT_USAGE)

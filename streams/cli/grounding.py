@@ -13,7 +13,6 @@ paragraph is verified, 1 otherwise, 2 on bad input (nothing is judged then).
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,15 +23,15 @@ from omega.canonical import canonical_json
 from omega.grounding.metrics import contract_metrics
 from omega.grounding.paragraph import ParagraphState, ParagraphVerdict, evolve
 from omega.grounding.request import ParagraphRequest, RequestError, parse_facts, parse_request
+from omega.strictjson import loads
+from streams.cli.options import EXIT_FAILED, EXIT_OK, usage_error
 from streams.http.judge import OpenAICompatibleJudge
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 def read_requests(path: Path) -> list[ParagraphRequest]:
     """Parse the whole file first, so bad input judges nothing; raises RequestError or OSError."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"), parse_constant=_no_constant)
+        data = loads(path.read_text(encoding="utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
         raise RequestError(f"not a JSON file: {exc}") from exc
     if not isinstance(data, dict) or not isinstance(data.get("paragraphs"), list):
@@ -45,10 +44,6 @@ def read_requests(path: Path) -> list[ParagraphRequest]:
         except RequestError as exc:
             raise RequestError(f"paragraph {number}: {exc}") from exc
     return requests
-
-
-def _no_constant(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
 
 
 def sentence_lines(verdict: ParagraphVerdict) -> list[dict[str, Any]]:
@@ -76,8 +71,7 @@ def check_grounding(file: Path, evaluate: bool) -> None:
     try:
         requests = read_requests(file)
     except (RequestError, OSError) as exc:
-        click.echo(f"omega: {file}: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
+        usage_error(f"{file}: {exc}")
     judge = OpenAICompatibleJudge.from_env()
     states: dict[str, ParagraphState] = {}
     sentences: list[tuple[bool, bool | None]] = []

@@ -1,6 +1,6 @@
 """The memory commands of the `omega` CLI: `project`, `memory show|serve|hash`, `check memories`.
 
-Exit codes as in `streams.cli.main`: 0 ok, 1 something rejected (undecodable records skipped, an unknown session,
+Exit codes as in `streams.cli.options`: 0 ok, 1 something rejected (undecodable records skipped, an unknown session,
 consistency violations), 2 usage or I/O error.
 """
 
@@ -26,19 +26,17 @@ from omega.canonical import canonical_json
 from projections.consistency import check_consistency
 from projections.documents import KINDS
 from projections.projector import DEFAULT_BATCH, REBUILD_BATCH, Projector
-from projections.runner import DEFAULT_STORE, EventSource, FileSource, Runner, RunStats, open_store
+from projections.runner import EventSource, FileSource, Runner, RunStats, open_store
 from projections.store import SqlStore
-
-EXIT_OK, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
-
-store_option = click.option(
-    "--store", "store_url", envvar="OMEGA_READ_MODEL", default=DEFAULT_STORE, show_default=True,
-    help="Read model: sqlite:PATH or postgresql://... [env OMEGA_READ_MODEL].")
-bootstrap_option = click.option(
-    "--bootstrap", envvar="KAFKA_BOOTSTRAP_SERVERS", default="127.0.0.1:9092", show_default=True,
-    help="Kafka bootstrap servers [env KAFKA_BOOTSTRAP_SERVERS].")
-prefix_option = click.option(
-    "--prefix", envvar="OMEGA_TOPIC_PREFIX", default="", help="Topic name prefix [env OMEGA_TOPIC_PREFIX].")
+from streams.cli.options import (
+    EXIT_OK,
+    EXIT_REJECTED,
+    bootstrap_option,
+    existing_files,
+    prefix_option,
+    read_model_option,
+    usage_error,
+)
 
 log = structlog.get_logger("omega.projections")
 
@@ -49,8 +47,7 @@ def _opened(store_url: str) -> Iterator[SqlStore]:
         store = open_store(store_url)
         store.open()
     except Exception as exc:  # noqa: BLE001 - a bad URL, a missing driver or a refused connection: a usage error
-        click.echo(f"omega: cannot open the read model {store_url}: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
+        usage_error(f"cannot open the read model {store_url}: {exc}")
     try:
         yield store
     finally:
@@ -63,7 +60,7 @@ def _opened(store_url: str) -> Iterator[SqlStore]:
               help="Project `omega replay --out` JSONL file(s) instead of Kafka (repeatable).")
 @bootstrap_option
 @prefix_option
-@store_option
+@read_model_option
 @click.option("--rebuild", is_flag=True, help="Empty the read model and replay from the beginning of the log.")
 @click.option("--until-idle", type=float, default=None,
               help="Stop after this many seconds without a new record (default: run until SIGTERM/SIGINT).")
@@ -83,16 +80,13 @@ def project(files: tuple[Path, ...], bootstrap: str, prefix: str, store_url: str
 
     # A rebuild has no reader waiting: larger transactions rewrite each session's documents less often.
     batch_size = batch_size or (REBUILD_BATCH if rebuild else DEFAULT_BATCH)
-    missing = [str(f) for f in files if not f.is_file()]
-    if missing:
-        click.echo(f"omega: no such file: {', '.join(missing)}", err=True)
-        sys.exit(EXIT_USAGE)
+    paths = existing_files(files)
     with _opened(store_url) as store:
         store.audit = audit
         source: EventSource
-        if files:
+        if paths:
             # `omega replay` writes unprefixed topic names; a prefixed export maps back as well.
-            source = FileSource(list(files), {**projected_topics(""), **projected_topics(prefix)},
+            source = FileSource(paths, {**projected_topics(""), **projected_topics(prefix)},
                                 log=log.warning)
         else:
             source = KafkaSource(bootstrap, prefix=prefix, group_id=group_id, max_fetch=batch_size)
@@ -101,8 +95,7 @@ def project(files: tuple[Path, ...], bootstrap: str, prefix: str, store_url: str
         try:
             stats = asyncio.run(_run_until_signalled(runner, rebuild))
         except OSError as exc:
-            click.echo(f"omega: {exc}", err=True)
-            sys.exit(EXIT_USAGE)
+            usage_error(str(exc))
     click.echo(canonical_json(stats.as_dict()))
     sys.exit(EXIT_REJECTED if stats.undecodable else EXIT_OK)
 
@@ -127,7 +120,7 @@ def memory() -> None:
 @memory.command("show")
 @click.argument("session_id")
 @click.option("--kind", type=click.Choice(KINDS), default=None, help="Only this memory (default: all four).")
-@store_option
+@read_model_option
 def memory_show(session_id: str, kind: str | None, store_url: str) -> None:
     """Print a session's memories readably; exit 1 when the session is unknown."""
     with _opened(store_url) as store:
@@ -205,7 +198,7 @@ def _branch(tree: Tree, node: Mapping[str, Any]) -> None:
 
 
 @memory.command("hash")
-@store_option
+@read_model_option
 def memory_hash(store_url: str) -> None:
     """Print the read model's content hash (equal for equal memories, whatever the backend)."""
     with _opened(store_url) as store:
@@ -213,7 +206,7 @@ def memory_hash(store_url: str) -> None:
 
 
 @memory.command("serve")
-@store_option
+@read_model_option
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", type=int, default=8080, show_default=True)
 @click.option("--bootstrap", envvar="KAFKA_BOOTSTRAP_SERVERS", default=None,
@@ -239,7 +232,7 @@ def memory_serve(store_url: str, host: str, port: int, bootstrap: str | None, pr
 
 # ------------------------------------------------------------------------------------------- check memories
 @click.command("memories")
-@store_option
+@read_model_option
 def check_memories(store_url: str) -> None:
     """Check §3.5.5 cross-memory consistency of every session: one JSON line per violation; exit 1 if any."""
     with _opened(store_url) as store:

@@ -17,11 +17,10 @@ from omega.canonical import canonical_json
 from omega.oracle.case import CaseError, parse_case
 from omega.oracle.config import ConfigError
 from omega.oracle.report import CaseJudgement, build_report, judge_case, report_text
+from streams.cli.options import EXIT_FAILED, EXIT_OK, EXIT_USAGE, usage_error
 from streams.settings import Settings
 from streams.stages.base import InputRejected, parse_json_object
 from streams.stages.oracle import CONFIG_ENV, read_config
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 @click.command("oracle")
@@ -36,8 +35,7 @@ def check_oracle(file: Path, config_path: Path | None, report_path: Path | None)
         config = read_config(config_path)
         data = file.read_bytes()
     except (ConfigError, OSError) as exc:
-        click.echo(f"omega: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
+        usage_error(str(exc))
     max_bytes = Settings.from_env().max_event_bytes
     judged: list[CaseJudgement] = []
     malformed = 0

@@ -1,20 +1,22 @@
 """An OpenAI-compatible chat-completions client as the optional semantic entailment judge.
 
-POST {base_url}/chat/completions with temperature 0 and a bounded timeout; the model must answer with a JSON
-object {"entailed": true|false, "reason": "..."}. Anything else (network error, timeout, HTTP error, a reply
-that is not that object) is "judge unavailable": the sentence stays FAIL, with the reason. Configured by
-`OMEGA_JUDGE_URL`, `OMEGA_JUDGE_MODEL` and, if the server needs one, `OMEGA_JUDGE_API_KEY`.
+POST {base_url}/chat/completions with temperature 0, a bounded timeout and the shared client's retries; the
+model must answer with a JSON object {"entailed": true|false, "reason": "..."}. Anything else (network error,
+timeout, HTTP error after the last attempt, a reply that is not that object) is "judge unavailable": the
+sentence stays FAIL, with the reason. Configured by `OMEGA_JUDGE_URL`, `OMEGA_JUDGE_MODEL` and, if the server
+needs one, `OMEGA_JUDGE_API_KEY`.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import urllib.error
-import urllib.request
 from collections.abc import Sequence
 
+import httpx
+
 from omega.grounding.judge import JudgeAnswer
+from streams.http.client import ChatClient, ChatCompletionError, RetryPolicy
 
 SYSTEM_PROMPT = (
     "You verify scientific writing. Decide whether the CLAIM is strictly entailed by the PREMISES alone: no "
@@ -26,11 +28,13 @@ SYSTEM_PROMPT = (
 class OpenAICompatibleJudge:
     """A semantic judge behind an OpenAI-compatible `/chat/completions` endpoint."""
 
-    def __init__(self, base_url: str, model: str, api_key: str | None = None, timeout: float = 10.0) -> None:
+    def __init__(self, base_url: str, model: str, api_key: str | None = None, timeout: float = 10.0,
+                 retry: RetryPolicy | None = None, transport: httpx.BaseTransport | None = None) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"the judge URL must be http(s): {base_url!r}")
         self.base_url, self.model, self.api_key, self.timeout = base_url.rstrip("/"), model, api_key, timeout
         self.name = f"{model}@{self.base_url}"
+        self.http = ChatClient(self.base_url, model, api_key, timeout, retry or RetryPolicy(), transport)
 
     @classmethod
     def from_env(cls) -> OpenAICompatibleJudge | None:
@@ -42,24 +46,14 @@ class OpenAICompatibleJudge:
                    float(os.environ.get("OMEGA_JUDGE_TIMEOUT", "10")))
 
     def entails(self, claim: str, premises: Sequence[str]) -> JudgeAnswer:
-        """Ask once; never raises."""
-        body = {
-            "model": self.model, "temperature": 0,
-            "messages": [{"role": "system", "content": SYSTEM_PROMPT},
-                         {"role": "user", "content": "PREMISES:\n" + "\n".join(f"- {p}" for p in premises)
-                          + f"\nCLAIM: {claim}"}],
-        }
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(  # noqa: S310 - the scheme is checked to be http(s) in __init__
-            f"{self.base_url}/chat/completions", json.dumps(body).encode("utf-8"), headers, method="POST")
+        """Ask (retrying transient failures); never raises."""
+        messages = [{"role": "system", "content": SYSTEM_PROMPT},
+                    {"role": "user", "content": "PREMISES:\n" + "\n".join(f"- {p}" for p in premises)
+                     + f"\nCLAIM: {claim}"}]
         try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:  # noqa: S310 - http(s) only
-                reply = json.loads(response.read().decode("utf-8"))
-            return parse_reply(reply["choices"][0]["message"]["content"])
-        except (OSError, ValueError, KeyError, IndexError, TypeError) as exc:  # URLError and timeouts are OSError
-            return JudgeAnswer(None, f"judge unavailable: {type(exc).__name__}: {exc}")
+            return parse_reply(self.http.chat(messages, temperature=0))
+        except ChatCompletionError as exc:
+            return JudgeAnswer(None, f"judge unavailable: {exc}")
 
 
 def parse_reply(content: object) -> JudgeAnswer:

@@ -1,24 +1,23 @@
 """An OpenAI-compatible chat-completions client for the §3 `complete(prompt, options)` protocol.
 
-Deterministic settings by default (temperature 0, a fixed seed, JSON response format); a bounded timeout;
-any transport, HTTP or shape error is raised as LLMError (the caller decides; parsing happens outside).
-Stdlib only (urllib), so the worker needs no extra HTTP dependency.
+Deterministic settings by default (temperature 0, a fixed seed, JSON response format); the transport, its
+timeout and its retries are the shared ChatClient's; any transport, HTTP or shape error is raised as LLMError
+(the caller decides; parsing happens outside).
 """
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+import httpx
 
 from omega.answers.extraction import DETERMINISTIC, Completion, CompletionOptions
+from streams.http.client import DEFAULT_TIMEOUT_SECONDS, ChatClient, ChatCompletionError, RetryPolicy
 
-DEFAULT_TIMEOUT_SECONDS = 30.0
+# One error type for every chat-completion failure, so the CLI's `except LLMError` also covers a retried one.
+LLMError = ChatCompletionError
 
-
-class LLMError(RuntimeError):
-    """The provider could not give a completion."""
+__all__ = ["DEFAULT_TIMEOUT_SECONDS", "LLMError", "OpenAICompatibleClient", "RetryPolicy"]
 
 
 @dataclass(frozen=True)
@@ -29,6 +28,8 @@ class OpenAICompatibleClient:
     model: str = "gpt-4o-mini"
     api_key: str | None = None
     timeout_seconds: float = DEFAULT_TIMEOUT_SECONDS
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    transport: httpx.BaseTransport | None = None
 
     def request_body(self, prompt: str, options: CompletionOptions | None = None) -> dict[str, object]:
         """The JSON body for a prompt: deterministic options unless overridden."""
@@ -46,28 +47,9 @@ class OpenAICompatibleClient:
         return body
 
     def complete(self, prompt: str, options: CompletionOptions | None = None) -> Completion:
-        """One chat completion; returns its content or raises LLMError."""
-        if not self.base_url.startswith(("http://", "https://")):
-            raise LLMError(f"not an http(s) URL: {self.base_url}")
-        headers = {"Content-Type": "application/json"}
-        if self.api_key:
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(  # noqa: S310 - the scheme is checked above
-            self.base_url.rstrip("/") + "/chat/completions",
-            data=json.dumps(self.request_body(prompt, options)).encode("utf-8"), headers=headers, method="POST")
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout_seconds) as response:  # noqa: S310
-                payload = json.loads(response.read().decode("utf-8"))
-        except urllib.error.HTTPError as exc:
-            raise LLMError(f"HTTP {exc.code} from {self.base_url}") from exc
-        except (urllib.error.URLError, TimeoutError, OSError) as exc:
-            raise LLMError(f"cannot reach {self.base_url}: {exc}") from exc
-        except ValueError as exc:
-            raise LLMError(f"the response is not JSON: {exc}") from exc
-        try:
-            content = payload["choices"][0]["message"]["content"]
-        except (KeyError, IndexError, TypeError) as exc:
-            raise LLMError("the response has no choices[0].message.content") from exc
+        """One chat completion (retried on transient failures); returns its content or raises LLMError."""
+        http = ChatClient(self.base_url, self.model, self.api_key, self.timeout_seconds, self.retry, self.transport)
+        content = http.post(self.request_body(prompt, options))
         if not isinstance(content, str):
             raise LLMError("choices[0].message.content is not a string")
         return Completion(content)

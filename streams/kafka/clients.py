@@ -1,49 +1,29 @@
-"""Plain aiokafka producer and consumer for the CLI's `publish` and `tail` (no Faust needed)."""
+"""Plain aiokafka producer, consumer and admin for the CLI's `publish`, `tail` and `worker` (no Faust needed); what
+the bytes mean is the caller's (streams/replay.py `encode_for_topic`, `decode_record`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from omega.canonical import canonical_json
-from streams.replay import InputRecord, jsonable
 from streams.settings import kafka_client_options
-from streams.stages.packets import Pipeline
-from streams.topics import PACKETS, TopicSpec
-from streams.wire.omen_avro import PACKET_SCHEMA
+
+T = TypeVar("T")
 
 
 def _options(given: Mapping[str, Any] | None) -> dict[str, Any]:
     return dict(kafka_client_options() if given is None else given)
 
 
-def encode_for_topic(pipeline: Pipeline, record: InputRecord, spec: TopicSpec | None) -> tuple[bytes | None, bytes]:
-    """(key, value) to publish: verbatim bytes for JSON topics, single-object Avro for Avro topics.
-
-    Records of an Avro container file are turned back into the packet JSON a producer would send first.
-    """
-    raw = record.raw
-    if record.stage == "avro":
-        if record.schema_name != PACKET_SCHEMA:
-            raise ValueError(f"container holds {record.schema_name} records, not {PACKET_SCHEMA}")
-        raw = canonical_json(pipeline.packets.from_avro(record.datum)).encode("utf-8")
-    if spec is None or spec.value_schema is None:
-        return record.source.key, raw
-    if spec is not PACKETS:
-        raise ValueError(f"publishing to {spec.name} ({spec.value_schema}) is not supported")
-    [emit] = pipeline.ingress(raw, record.source)
-    if emit.topic is not PACKETS:
-        raise ValueError(str(emit.record["reason"]))
-    return emit.key.encode("utf-8"), emit.value
-
-
 async def publish_records(
-    pipeline: Pipeline, records: Iterable[InputRecord], spec: TopicSpec | None, name: str, bootstrap: str,
+    records: Iterable[T], encode: Callable[[T], tuple[bytes | None, bytes]], name: str, bootstrap: str,
     *, client_options: Mapping[str, Any] | None = None,
 ) -> tuple[int, int]:
-    """Send every record; returns (sent, refused). Refused records are ones the Avro contract cannot carry.
+    """Send every record as `encode` makes it (key, value); returns (sent, refused). A record `encode` refuses
+    (ValueError: the topic's contract cannot carry it) is counted, not sent.
 
     `client_options` (here and below): aiokafka security options, by default `kafka_client_options()` (env)."""
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True,
@@ -53,7 +33,7 @@ async def publish_records(
     try:
         for record in records:
             try:
-                key, value = encode_for_topic(pipeline, record, spec)
+                key, value = encode(record)
             except ValueError:
                 refused += 1
                 continue
@@ -65,21 +45,12 @@ async def publish_records(
     return sent, refused
 
 
-def decode_record(pipeline: Pipeline, value: bytes | None) -> Any:
-    """A topic record as JSON: Avro decoded (packets back to their JSON form), anything else as text."""
-    if value is None:
-        return None
-    if value[:2] == b"\xc3\x01":
-        name, datum = pipeline.registry.decode(value)
-        return pipeline.packets.from_avro(datum) if name == PACKET_SCHEMA else jsonable(datum)
-    return jsonable(value)
-
-
 async def tail_topic(
-    pipeline: Pipeline, name: str, bootstrap: str, follow: bool, max_records: int | None, idle_timeout: float,
-    echo: Callable[[str], None], *, client_options: Mapping[str, Any] | None = None,
+    decode: Callable[[bytes | None], Any], name: str, bootstrap: str, follow: bool, max_records: int | None,
+    idle_timeout: float, echo: Callable[[str], None], *, client_options: Mapping[str, Any] | None = None,
 ) -> int:
-    """Print every record of `name` from the beginning as a JSON line; returns how many were printed."""
+    """Print every record of `name` from the beginning as a JSON line, its value as `decode` reads it (which never
+    raises: an undecodable value is shown, not fatal); returns how many were printed."""
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, auto_offset_reset="earliest",
                                 **_options(client_options))
     await consumer.start()
@@ -94,10 +65,7 @@ async def tail_topic(
                 break
             for tp, messages in sorted(batch.items(), key=lambda kv: kv[0].partition):
                 for msg in messages:
-                    try:
-                        value = decode_record(pipeline, msg.value)
-                    except ValueError as exc:
-                        value = {"undecodable": str(exc), "raw": jsonable(msg.value)}
+                    value = decode(msg.value)
                     key = msg.key.decode("utf-8", "replace") if msg.key else None
                     echo(canonical_json({"partition": tp.partition, "offset": msg.offset, "key": key, "value": value}))
                     printed += 1

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from omega import strictjson
 from omega.canonical import derived_id
 from omega.events import Alert, Escalation
 from omega.eventtime import to_iso, to_ms
@@ -77,7 +78,7 @@ def parse_json_object(raw: bytes, max_bytes: int) -> dict[str, Any]:
     if _nesting_depth(text) > MAX_JSON_DEPTH:
         raise InputRejected("TOO_DEEP", f"JSON nesting deeper than {MAX_JSON_DEPTH}")
     try:
-        value = json.loads(text, parse_constant=_reject_constant)
+        value = strictjson.loads(text)
     except json.JSONDecodeError as exc:
         raise InputRejected("JSON_SYNTAX", f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from exc
     except ValueError as exc:
@@ -110,9 +111,6 @@ def bounded_reason(reason: str) -> str:
         return reason
     return f"{reason[:DEAD_LETTER_REASON_CHARS - 40]}... ({len(reason)} characters in all)"
 
-
-def _reject_constant(name: str) -> object:
-    raise ValueError(f"{name} is not JSON")
 
 
 def _nesting_depth(text: str) -> int:

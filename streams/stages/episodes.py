@@ -103,6 +103,10 @@ class EpisodeSteps:
             emits.extend(out)
         return emits
 
+    def ledger(self, key: str) -> EpisodeLedger | None:
+        """The stored ledger of episode `key`, decoded (None when the episode has none)."""
+        return self.ledgers.get(key, self.episodes.get(key))
+
     def due_ticks(self, owned: Iterable[int]) -> list[tuple[int, int]]:
         """(partition, watermark) of each owned partition whose watermark moved since its last tick."""
         due = [(p, mark) for p in owned

@@ -1,5 +1,5 @@
-"""`omega bench`: a quick run of the cheap benchmarks gives figures as data, and the BENCHMARKS.md rewriter only
-touches its generated section. Structure only: nothing here asserts on speed."""
+"""`python -m tests.bench`: a quick run of the cheap benchmarks gives figures as data, and the BENCHMARKS.md rewriter
+only touches its generated section. Structure only: nothing here asserts on speed."""
 
 from __future__ import annotations
 
@@ -8,23 +8,25 @@ import math
 from datetime import UTC, datetime
 from pathlib import Path
 
-from click.testing import CliRunner
+import pytest
 
-from streams.cli.main import main
 from tests.bench import suite
 
 HAND_WRITTEN = "# Benchmarks\n\n## Analysis\n\nWritten by hand: | pipes |, `code`, trailing spaces  \nno newline at end"
 
 
-def test_quick_run_of_the_cheap_benchmarks_prints_figures_with_their_commands(tmp_path: Path) -> None:
+def test_quick_run_of_the_cheap_benchmarks_prints_figures_with_their_commands(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     target = tmp_path / "BENCHMARKS.md"
     target.write_text(HAND_WRITTEN, encoding="utf-8")
     figures_json = tmp_path / "figures.json"
-    result = CliRunner().invoke(main, ["bench", "--quick", "--only", "answers", "--only", "grounding",
-                                       "--only", "monitor", "--no-write", "--file", str(target),
-                                       "--json", str(figures_json)])
-    assert result.exit_code == 0, result.output
-    assert "== figures" in result.output
+    code = suite.main(["--quick", "--only", "answers", "--only", "grounding", "--only", "monitor", "--no-write",
+                       "--file", str(target), "--json", str(figures_json)])
+    output = capsys.readouterr().out
+    assert code == 0, output
+    assert output.startswith("python -m tests.bench: monitor, answers, grounding (quick)")  # the suite's order
+    assert "== figures" in output
     assert target.read_text(encoding="utf-8") == HAND_WRITTEN  # --no-write
     data = json.loads(figures_json.read_text(encoding="utf-8"))
     assert {f["bench"] for f in data["figures"]} == {"answers", "grounding", "monitor"}

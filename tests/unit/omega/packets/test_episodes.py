@@ -94,7 +94,7 @@ def verdict(name: str, packet_id: str) -> dict[str, Any]:
 
 def ledger(name: str) -> EpisodeLedger:
     """The episode ledger at the end of the replay (each of these files is one episode)."""
-    [only] = _replayed(name)[1].episodes.values()
+    [only] = _replayed(name)[1].ledgers().values()
     return only
 
 

@@ -24,7 +24,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from omega.packets import schema, schema_compile
+from omega.packets import schema
 from omega.packets.schema import COMPILED, PACKET_RULES, check_schema, interpret_schema
 from omega.packets.schema_compile import Predicate, compile_rules, compile_source, generate_source
 from omega.packets.schema_rules import (
@@ -328,7 +328,7 @@ _BUILTINS_USED = {"type", "len", "str", "int", "float", "bool", "dict", "list", 
 
 @pytest.mark.parametrize("packet_type", PACKET_TYPES)
 def test_source_is_inspectable_and_self_contained(packet_type: str) -> None:
-    source = schema_compile.source_for(packet_type)
+    source = schema.source_for(packet_type)
     assert source == COMPILED.source_for(packet_type) == generate_source(packet_type, PACKET_RULES[packet_type])
     tree = ast.parse(source)
     assert not [n for n in ast.walk(tree) if isinstance(n, ast.Import | ast.ImportFrom)]
@@ -342,7 +342,7 @@ def test_source_is_inspectable_and_self_contained(packet_type: str) -> None:
     assert f"def is_valid_{packet_type}(" in source
     assert "_deep_plain" not in source  # every OneOf of the tables has alternatives of distinct JSON types
     with pytest.raises(KeyError):
-        schema_compile.source_for("ThoughtPacket")
+        schema.source_for("ThoughtPacket")
 
 
 def test_unsupported_tables_are_refused_at_generation() -> None:
@@ -427,8 +427,14 @@ def _near(node: Node) -> st.SearchStrategy[Any]:
     return st.one_of(good, good, good, junk)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(sorted(SYNTHETIC)).flatmap(lambda name: st.tuples(st.just(name), _near(SYNTHETIC[name]))))
+# Built once, not inside `flatmap` per example; and derandomized: in full-suite runs (never alone) this test now and
+# then stopped on FlakyStrategyDefinition ("inconsistent data generation") rather than on a finding, on the code of
+# issue 20 and 21 alike. A fixed seed keeps its 400 examples, the same ones every run.
+NEAR = {name: st.tuples(st.just(name), _near(node)) for name, node in sorted(SYNTHETIC.items())}
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
+@given(st.one_of(*NEAR.values()))
 def test_synthetic_tables_agree_with_the_interpreter(case: tuple[str, Any]) -> None:
     name, value = case
     verdict = COMPILED_SYNTHETIC[name](value)

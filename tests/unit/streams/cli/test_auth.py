@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from streams.cli.main import EXIT_OK, EXIT_REJECTED, EXIT_USAGE, main
+from streams.cli.main import main
+from streams.cli.options import EXIT_OK, EXIT_REJECTED, EXIT_USAGE
 from tests.factories import packet
 
 SECRET = "governor-secret-0123456789"

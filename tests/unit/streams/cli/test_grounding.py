@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from streams.cli.grounding import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from streams.cli.main import main
+from streams.cli.options import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 SUITE = Path(__file__).resolve().parents[3] / "data" / "grounding"
 FACT = {"id": "F1", "content": "Dizziness was reported by 8.4% of participants receiving drug A.",

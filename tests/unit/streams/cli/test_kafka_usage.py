@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from streams.cli.main import EXIT_USAGE, main
+from streams.cli.main import main
+from streams.cli.options import EXIT_USAGE
 from tests.factories import packet
 
 BOOTSTRAP = "127.0.0.1:1"  # never dialled: every client below is a fake

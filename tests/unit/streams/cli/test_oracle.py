@@ -11,7 +11,7 @@ import jsonschema
 from click.testing import CliRunner, Result
 
 from streams.cli.main import main
-from streams.cli.oracle import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from streams.cli.options import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 SHARED_DATA = Path(__file__).resolve().parents[4] / ".." / "shared" / "data"
 DEV = SHARED_DATA / "phase-q-dev.ndjson"

@@ -6,12 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 from omega.grounding.verdict import Evidence, Sentence, verify_sentence
 from streams.http.judge import OpenAICompatibleJudge, parse_reply
 from tests.unit.omega.grounding.support import TRIAL
 from tests.unit.streams.fake_llm import FakeChatLLM, serving
+from tests.unit.streams.http.support import RecordingSleep, ScriptedServer, chat_response, no_wait
 
 PARAPHRASE = ("Drug A brought systolic blood pressure down by 12 mmHg over 24 weeks in adults aged 65 or older in a "
               "randomised controlled trial. [F1]")
@@ -50,27 +52,52 @@ def test_a_no_from_the_judge_keeps_the_sentence_fail(server: FakeChatLLM) -> Non
     assert "not entailed: adds a claim" in verdict.rationale
 
 
-@pytest.mark.parametrize(("status", "reply", "delay"), [
-    (500, {"entailed": True}, 0.0),  # server error
-    (200, "I think so", 0.0),  # not JSON
-    (200, {"entailed": "yes"}, 0.0),  # not a boolean
-    (200, {"entailed": True}, 1.0),  # too slow for the timeout
+@pytest.mark.parametrize(("status", "reply", "delay", "attempts"), [
+    (500, {"entailed": True}, 0.0, 2),  # server error, retried
+    (200, "I think so", 0.0, 1),  # not JSON
+    (200, {"entailed": "yes"}, 0.0, 1),  # not a boolean
+    (200, {"entailed": True}, 1.0, 2),  # too slow for the timeout, retried
 ])
 def test_any_failure_of_the_judge_is_unavailable_and_the_sentence_stays_fail(
-    server: FakeChatLLM, status: int, reply: Any, delay: float
+    server: FakeChatLLM, status: int, reply: Any, delay: float, attempts: int
 ) -> None:
     server.status, server.reply, server.delay = status, reply, delay
-    judge = OpenAICompatibleJudge(server.url, "m", timeout=0.3)
+    judge = OpenAICompatibleJudge(server.url, "m", timeout=0.3, retry=no_wait(RecordingSleep(), retries=1))
     assert judge.entails("c", ["p"]).entailed is None
+    assert len(server.requests) == attempts
     verdict = verify_sentence(Sentence(1, PARAPHRASE), Evidence(frozenset({"F1"}), {"F1": TRIAL}), judge)
     assert verdict.outcome == "FAIL"
     assert "judge unavailable" in verdict.rationale
 
 
 def test_an_unreachable_judge_is_unavailable() -> None:
-    answer = OpenAICompatibleJudge("http://127.0.0.1:9/v1", "m", timeout=0.5).entails("c", ["p"])
+    judge = OpenAICompatibleJudge("http://127.0.0.1:9/v1", "m", timeout=0.5, retry=no_wait(RecordingSleep()))
+    answer = judge.entails("c", ["p"])
     assert answer.entailed is None
-    assert answer.reason.startswith("judge unavailable")
+    assert answer.reason.startswith("judge unavailable: cannot reach http://127.0.0.1:9/v1 after 4 attempts")
+
+
+def test_a_rate_limited_judge_waits_as_told_and_then_answers() -> None:
+    server, sleep = ScriptedServer(httpx.Response(429, headers={"Retry-After": "2"}),
+                                   reply=chat_response('{"entailed": false, "reason": "wider"}')), RecordingSleep()
+    judge = OpenAICompatibleJudge("http://judge.test/v1", "m", retry=no_wait(sleep), transport=server.transport)
+    answer = judge.entails("c", ["p"])
+    assert (answer.entailed, answer.reason, sleep.waits) == (False, "wider", [2.0])
+
+
+def test_a_judge_still_failing_after_the_last_attempt_is_unavailable_with_the_status() -> None:
+    server, sleep = ScriptedServer(reply=httpx.Response(503)), RecordingSleep()
+    judge = OpenAICompatibleJudge("http://judge.test/v1", "m", retry=no_wait(sleep), transport=server.transport)
+    answer = judge.entails("c", ["p"])
+    assert (answer.entailed, answer.reason) == (None, "judge unavailable: HTTP 503 from http://judge.test/v1 "
+                                                      "after 4 attempts")
+    assert sleep.waits == [0.5, 1.0, 2.0]
+
+
+def test_a_reply_without_text_is_unavailable() -> None:
+    server = ScriptedServer(reply=chat_response(None))
+    judge = OpenAICompatibleJudge("http://judge.test/v1", "m", transport=server.transport)
+    assert judge.entails("c", ["p"]).reason == "judge unavailable: the reply has no text"
 
 
 def test_only_http_urls_are_accepted_and_the_env_configures_the_judge(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,81 @@
+"""What the `omega` commands share: the exit codes, the options several commands take (defaults and environment
+variables as `Settings` reads them), and the checks of those options' values that end a command with exit 2."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+import click
+
+from omega.packets.authenticity import AuthPolicy
+from projections.runner import DEFAULT_STORE as DEFAULT_READ_MODEL
+from streams.auth_policy import PolicyError, policy_for
+from streams.settings import Settings
+from streams.stages.packets import Pipeline
+from streams.wire.codec import SchemaRegistry
+
+EXIT_OK = 0
+EXIT_REJECTED = 1  # something judged was refused: a packet, a message, an undecodable record, a violation
+EXIT_FAILED = 1  # an expectation was not met: an answer, an extraction, a grounded paragraph, an oracle case
+EXIT_USAGE = 2  # bad usage, unreadable input, an unusable setting or an unreachable broker: nothing was judged
+
+DEFAULT_FACT_STORE = Path(".omega-data") / "facts.jsonl"
+
+_DEFAULTS = Settings()
+
+bootstrap_option = click.option(
+    "--bootstrap", envvar="KAFKA_BOOTSTRAP_SERVERS", default=_DEFAULTS.bootstrap_servers, show_default=True,
+    help="Kafka bootstrap servers [env KAFKA_BOOTSTRAP_SERVERS].",
+)
+prefix_option = click.option(
+    "--prefix", envvar="OMEGA_TOPIC_PREFIX", default=_DEFAULTS.topic_prefix,
+    help="Topic name prefix [env OMEGA_TOPIC_PREFIX].",
+)
+table_store_option = click.option(
+    "--store", envvar="OMEGA_STORE", default=_DEFAULTS.store, show_default=True,
+    help="Faust table store: memory:// or rocksdb:// [env OMEGA_STORE].",
+)
+read_model_option = click.option(
+    "--store", "store_url", envvar="OMEGA_READ_MODEL", default=DEFAULT_READ_MODEL, show_default=True,
+    help="Read model: sqlite:PATH or postgresql://... [env OMEGA_READ_MODEL].",
+)
+fact_store_option = click.option(
+    "--store", "store_path", type=click.Path(path_type=Path), envvar="OMEGA_FACT_STORE", default=DEFAULT_FACT_STORE,
+    show_default=True, help="Fact-store file (JSON lines) [env OMEGA_FACT_STORE].",
+)
+auth_policy_option = click.option(
+    "--auth-policy", "auth_policy", envvar="OMEGA_PACKET_AUTH_POLICY", default=None,
+    type=click.Path(path_type=Path),
+    help="Packet signing policy (YAML/JSON): packets claiming Layer 1 or Integrity authority must be signed by an "
+         "authorised key [env OMEGA_PACKET_AUTH_POLICY].",
+)
+files_argument = click.argument("files", nargs=-1, required=True, type=click.Path(path_type=Path))
+
+
+def usage_error(message: str) -> NoReturn:
+    """End the command with `omega: message` on stderr and exit 2."""
+    click.echo(f"omega: {message}", err=True)
+    sys.exit(EXIT_USAGE)
+
+
+def existing_files(files: tuple[Path, ...]) -> list[Path]:
+    """The files, in order; any missing one ends the command with exit 2, naming every missing file."""
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        usage_error(f"no such file: {', '.join(missing)}")
+    return list(files)
+
+
+def policy_or_exit(path: Path | None) -> AuthPolicy | None:
+    """The policy at `path` (None without one); a bad policy file ends the command with exit 2."""
+    try:
+        return policy_for(path)
+    except PolicyError as exc:
+        usage_error(str(exc))
+
+
+def pipeline(settings: Settings, policy: AuthPolicy | None = None) -> Pipeline:
+    """The packet pipeline the file and Kafka commands judge and encode with."""
+    return Pipeline(SchemaRegistry.from_directory(), settings.max_event_bytes, policy)

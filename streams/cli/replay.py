@@ -1,0 +1,155 @@
+"""The file commands, with no broker: `omega replay`, `omega check packets`, `omega check messages`."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+import click
+from rich.console import Console
+
+from omega.agents.model import MessageRejected, SessionEvent
+from omega.agents.session import SessionState
+from omega.canonical import canonical_json
+from streams.cli.options import (
+    EXIT_OK,
+    EXIT_REJECTED,
+    auth_policy_option,
+    existing_files,
+    files_argument,
+    pipeline,
+    policy_or_exit,
+    usage_error,
+)
+from streams.cli.summary import render_summary
+from streams.replay import Replayer, ReplaySummary, jsonable, read_inputs
+from streams.settings import Settings
+from streams.stages.base import Emit, Source
+from streams.stages.messages import MonitorStage
+from streams.topics import AGENT_MESSAGES, ALERTS, DEAD_LETTERS, ESCALATIONS, TERMINATIONS, VERDICTS
+
+
+@contextmanager
+def _output(path: str | None) -> Iterator[IO[str] | None]:
+    if path is None:
+        yield None
+    elif path == "-":
+        yield sys.stdout
+    else:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8") as handle:
+            yield handle
+
+
+def _has_rejects(summary: ReplaySummary) -> bool:
+    return bool(summary.verdicts.get("REJECTED") or sum(summary.dead_letters.values()))
+
+
+@click.command()
+@files_argument
+@click.option("--out", "out_path", default=None, help="Write outputs as JSON lines here ('-' for stdout).")
+@click.option("--summary/--no-summary", default=True, show_default=True, help="Print the readable summary.")
+@auth_policy_option
+def replay(files: tuple[Path, ...], out_path: str | None, summary: bool, auth_policy: Path | None) -> None:
+    """Replay recorded events (JSON, JSONL, Avro container files) embedded, with no broker."""
+    paths = existing_files(files)
+    settings = Settings.from_env(packet_auth_policy=auth_policy)
+    replayer = Replayer(pipeline(settings, policy_or_exit(settings.packet_auth_policy)))
+    console = Console(stderr=out_path == "-")
+    with _output(out_path) as out:
+        result = replayer.run(_with_progress(read_inputs(paths), paths, console), out)
+    if summary:
+        render_summary(result, console, title=f"Replay of {len(paths)} file(s)")
+    sys.exit(EXIT_REJECTED if _has_rejects(result) else EXIT_OK)
+
+
+def _with_progress(records: Iterator[Any], paths: list[Path], console: Console) -> Iterator[Any]:
+    """A progress bar on a terminal for inputs large enough to wait for."""
+    total_bytes = sum(p.stat().st_size for p in paths)
+    if not console.is_terminal or total_bytes < 5_000_000:
+        yield from records
+        return
+    from rich.progress import Progress
+
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("replaying", total=None)
+        for record in records:
+            progress.advance(task)
+            yield record
+
+
+@click.command("packets")
+@files_argument
+@auth_policy_option
+def check_packets(files: tuple[Path, ...], auth_policy: Path | None) -> None:
+    """Check OMEN packets (JSON/JSONL/Avro) against the validator; exit 1 if any is rejected."""
+    paths = existing_files(files)
+    settings = Settings.from_env(packet_auth_policy=auth_policy)
+    replayer = Replayer(pipeline(settings, policy_or_exit(settings.packet_auth_policy)))
+    try:
+        for record in read_inputs(paths):
+            for emit in replayer.feed(record):
+                click.echo(canonical_json(check_line(emit)))
+        for emit in replayer.finish():
+            click.echo(canonical_json(check_line(emit)))
+    except OSError as exc:
+        usage_error(str(exc))
+    sys.exit(EXIT_REJECTED if _has_rejects(replayer.summary) else EXIT_OK)
+
+
+def check_line(emit: Emit) -> dict[str, Any]:
+    """One output of `check packets`: a verdict with `fsm{from,to}`, an alert (its own kind as `alert_kind`), an
+    escalation or a dead letter."""
+    record = jsonable(dict(emit.record))
+    if emit.topic is VERDICTS:
+        before, after = record.pop("state_before"), record.pop("state_after")
+        return {"kind": "verdict", **record, "fsm": {"from": before, "to": after}}
+    if emit.topic.logical == ALERTS.logical:  # the alert's own `kind` (TASK_TIMEOUT, ...) must not hide the line's
+        return {"kind": "alert", "alert_kind": record.pop("kind"), **record}
+    if emit.topic is TERMINATIONS:
+        return {"kind": "termination", **record}
+    kind = "escalation" if emit.topic.logical == ESCALATIONS.logical else "dead_letter"
+    return {"kind": kind, **record}
+
+
+@click.command("messages")
+@files_argument
+@click.option("--session-id", default=None, help="Session id of the messages (default: the first file's stem).")
+@click.option("--session-per-file", is_flag=True, help="Judge each file as its own session (id: its stem).")
+def check_messages(files: tuple[Path, ...], session_id: str | None, session_per_file: bool) -> None:
+    """Check OMEGA-57 agent messages (YAML or JSON; one or many per file; a session's messages in order).
+
+    One JSON line per message {file, agent_id, status, reasons, notes}, then any alert, escalation or
+    termination report as it fires; `notes` says what the reader normalised in an accepted message (a batch
+    reference, bare-id dependencies, ...). Exit 1 if any message is rejected."""
+    paths = existing_files(files)
+    stage = MonitorStage(pipeline(Settings.from_env()))
+    states: dict[str, SessionState | None] = {}
+    rejected = False
+    for number, path in enumerate(paths):
+        try:
+            raw = path.read_bytes()
+        except OSError as exc:
+            usage_error(str(exc))
+        session = path.stem if session_per_file else (session_id or paths[0].stem)
+        step = stage.messages(states.get(session), raw, Source(f"file:{path}", 0, number), session)
+        states[session] = step.state
+        for event in step.events:
+            rejected = rejected or isinstance(event, MessageRejected)
+            click.echo(canonical_json(message_line(path, event)))
+        for emit in step.emits:
+            if emit.topic is not AGENT_MESSAGES and emit.topic is not DEAD_LETTERS:
+                click.echo(canonical_json(check_line(emit)))
+    sys.exit(EXIT_REJECTED if rejected else EXIT_OK)
+
+
+def message_line(path: Path, event: SessionEvent) -> dict[str, Any]:
+    """One message's outcome in `check messages`."""
+    if isinstance(event, MessageRejected):
+        return {"kind": "message", "file": str(path), "session_id": event.session_id, "message_id": event.message_id,
+                "agent_id": event.agent_id, "status": "REJECTED", "reasons": list(event.reasons), "notes": []}
+    return {"kind": "message", "file": str(path), "session_id": event.session_id, "message_id": event.message_id,
+            "agent_id": event.agent_id, "status": "ACCEPTED", "reasons": [], "notes": list(event.notes)}
