@@ -176,3 +176,14 @@ def merged_log(episodes: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
         return rows
 
     return [row[3] for row in heapq.merge(*(timed(n, eps) for n, eps in enumerate(episodes)))]
+
+
+def state_outgrowing_episode(long_id_chars: int = 600_000) -> list[dict[str, Any]]:
+    """Two packets of one episode whose second cannot be stored: the first under a `long_id_chars`-character packet id
+    (its judgement entry fits: key and value quote the id once each), then a packet re-using that id, whose DUPLICATE
+    judgement quotes the id in its key and in its reason, past a changelog record's limit (STATE_TOO_LARGE)."""
+    first = packet(0, 1)
+    first["header"]["packet_id"] = "p" * long_id_chars
+    second = copy.deepcopy(first)
+    second["payload"]["summary"] = "the same id, other content"
+    return [first, second]

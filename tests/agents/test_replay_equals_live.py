@@ -15,25 +15,12 @@ from streams.topics import DEAD_LETTERS, PACKETS, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from streams.worker.app import OmegaApp
 from tests.agents.support import agent_of, sends, settle
-from tests.factories import packet as factory_packet
+from tests.factories import state_outgrowing_episode
 
 REGISTRY = SchemaRegistry.from_directory()
-LONG_ID = "p" * 600_000  # its judgement entry fits (key and value quote it once each)...
-
-
-def _packets() -> list[dict[str, Any]]:
-    """An episode's first packet under a 600,000-character id, then a packet re-using that id: the DUPLICATE
-    judgement of the re-use quotes the id in its key and its reason, so its table entry cannot fit a record."""
-    first = factory_packet(0, 1)
-    first["header"]["packet_id"] = LONG_ID
-    second = json.loads(json.dumps(first))
-    second["payload"]["summary"] = "the same id, other content"
-    return [first, second]
-
-
 def _replayed(tmp_path: Path) -> list[tuple[str, dict[str, Any]]]:
     path = tmp_path / "episode.jsonl"
-    path.write_text("".join(json.dumps(p) + "\n" for p in _packets()), encoding="utf-8")
+    path.write_text("".join(json.dumps(p) + "\n" for p in state_outgrowing_episode()), encoding="utf-8")
     replayer = Replayer(Pipeline(REGISTRY))
     outputs = [e for record in read_inputs([path]) for e in replayer.feed(record)] + replayer.finish()
     return [(e.topic.logical, dict(e.record)) for e in outputs]
@@ -42,7 +29,7 @@ def _replayed(tmp_path: Path) -> list[tuple[str, dict[str, Any]]]:
 async def _live(omega: OmegaApp) -> list[tuple[str, dict[str, Any]]]:
     pipeline = omega.pipeline
     avro = []
-    for n, packet in enumerate(_packets()):
+    for n, packet in enumerate(state_outgrowing_episode()):
         [emit] = pipeline.ingress(json.dumps(packet).encode(), Source("packets_json", 0, n))
         assert emit.topic is PACKETS
         avro.append((emit.key.encode(), emit.value, emit.timestamp_ms))
@@ -72,4 +59,3 @@ async def test_a_packet_whose_state_outgrows_a_record_is_the_same_dead_letter_in
     assert replay_letter["reason"].endswith(f"more than the limit of {MAX_TABLE_ENTRY_BYTES}")
     # the position differs by construction (a file line vs a topic offset); the refused bytes do not
     assert replay_letter["raw"] == live_letter["raw"]
-    assert omega.episodes.get(LONG_ID) is None
