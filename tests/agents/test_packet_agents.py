@@ -14,6 +14,8 @@ from datetime import UTC, datetime
 from typing import Any
 from unittest.mock import MagicMock, patch
 
+import structlog
+
 from streams.stages.base import Source
 from streams.stages.episodes import judgement_key
 from streams.topics import DEAD_LETTERS, PACKETS, PACKETS_JSON, VERDICTS
@@ -186,6 +188,31 @@ async def test_an_unexpected_stage_error_becomes_an_internal_dead_letter_and_the
     assert all_sends(omega) == {DEAD_LETTERS.logical: 1, VERDICTS.logical: 1}
     record = REGISTRY.decode(sends(omega, DEAD_LETTERS.logical)[0]["value"])[1]
     assert (record["error_class"], record["reason"], record["source_offset"]) == ("INTERNAL", "RuntimeError: boom", 0)
+
+
+async def test_the_log_context_is_each_records_own_so_a_tick_does_not_log_under_the_packet_before_it(
+    omega: OmegaApp,
+) -> None:
+    seen: list[dict[str, Any]] = []
+    real_packet, real_watermark = omega.pipeline.packet, omega.pipeline.tick_watermark
+
+    def packet(*args: Any, **kwargs: Any) -> Any:
+        seen.append(structlog.contextvars.get_contextvars())
+        return real_packet(*args, **kwargs)
+
+    def watermark(*args: Any, **kwargs: Any) -> Any:
+        seen.append(structlog.contextvars.get_contextvars())
+        return real_watermark(*args, **kwargs)
+
+    tick = omega.pipeline.encode_tick(0, 1_766_400_000_000)
+    with patch.object(omega.pipeline, "packet", side_effect=packet), \
+            patch.object(omega.pipeline, "tick_watermark", side_effect=watermark):
+        async with agent_of(omega, "validator").test_context() as agent:
+            await agent.put(_avro_packet(factory_packet(0, 1)), key=b"corr_ep00001", timestamp=KAFKA_TS)
+            await agent.put(tick, key=b"__watermark__", timestamp=KAFKA_TS)
+            await settle(lambda: len(seen) == 2)
+
+    assert seen == [{"correlation_id": "corr_ep00001"}, {}]
 
 
 # ============================================================================ the tables' changelogs
