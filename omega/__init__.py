@@ -23,8 +23,7 @@ functions of core values, pinned by core tests without a broker or fastavro, and
 to its builder changes in one place. The core still imports no Avro library and writes no wire notation (no
 `(name, datum)` union branches). `streams/wire/` stays schema-generic: it validates and encodes any datum
 against the registered schema, and converts inputs whose shape an outside spec owns (OMEN packets:
-`PacketConverter`, compiled from the schema, not written field by field). Not yet so: the DS005 Fact and
-Answer records (and the answer id) are still built in `streams/wire/answers_avro.py`.
+`PacketConverter`, compiled from the schema, not written field by field).
 """
 
 __all__ = [

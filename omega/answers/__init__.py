@@ -16,14 +16,15 @@ conflict detection -> the answer contract (§7). Pure and deterministic: no cloc
     evaluators    §6.2 evaluators: durations, timestamps, comparisons (None when unparseable)
     conflicts     §4.4 answer-time conflict detection
     answer        the §7 AnswerContract: plan -> backward chaining -> conflict check -> verdict with its chain
+    records       the Fact and Answer records (schemas_avro/) of those JSON forms, and the answer id
     suite         an evaluation suite: build the store, answer every question, score the expectations
     text          text normalisation shared by extraction, validation and planning
     versions      one canonical form for versions
-The JSON forms here are the spec's (camelCase); their Avro records are built in `streams/wire/answers_avro.py`
-for now (see the rule in `omega`'s docstring).
+The JSON forms here are the spec's (camelCase); `records` builds their snake_case records (see the rule in
+`omega`'s docstring).
 """
 
 __all__ = [
     "answer", "chunking", "conflicts", "consistency", "evaluators", "extraction", "ingest", "model", "planner",
-    "reasoning", "retrieval", "rules", "store", "suite", "text", "validation", "versions", "vocabulary",
+    "reasoning", "records", "retrieval", "rules", "store", "suite", "text", "validation", "versions", "vocabulary",
 ]

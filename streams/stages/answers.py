@@ -25,6 +25,13 @@ from omega.answers.extraction import Extractor, rule_extract
 from omega.answers.ingest import ingest, ingest_manual
 from omega.answers.model import Fact, PlanError, QueryPlan, Rejection, fact_from_dict, plan_from_dict
 from omega.answers.planner import plan_question
+from omega.answers.records import (
+    EPOCH,
+    FACT_SCHEMA,
+    answer_to_record,
+    fact_from_record,
+    fact_to_record,
+)
 from omega.answers.store import FactStore
 from omega.answers.versions import same_version
 from omega.answers.vocabulary import DEFAULT_VOCABULARY, Vocabulary
@@ -35,13 +42,6 @@ from streams.stages.corpus import DEFAULT_CORPUS, corpus_of, fact_key, keyed_by
 from streams.stages.keyed import KeyedTable, put_checked
 from streams.stages.packets import Pipeline
 from streams.topics import ANSWERS, FACTS, QUESTIONS
-from streams.wire.answers_avro import (
-    EPOCH,
-    FACT_SCHEMA,
-    answer_to_record,
-    fact_from_record,
-    fact_to_record,
-)
 from streams.wire.codec import DecodeError
 
 

@@ -9,8 +9,8 @@ from typing import Any
 
 from omega.answers.ingest import ingest
 from omega.answers.model import fact_from_dict
+from omega.answers.records import answer_from_record, fact_from_record
 from streams.topics import ANSWERS, DEAD_LETTERS, FACTS, QUESTIONS
-from streams.wire.answers_avro import answer_from_record, fact_from_record
 from streams.wire.codec import SchemaRegistry
 from streams.worker.app import OmegaApp
 from tests.agents.support import agent_of, all_sends, sends, settle

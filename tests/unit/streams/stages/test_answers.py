@@ -11,12 +11,12 @@ import pytest
 
 from omega.answers.ingest import ingest
 from omega.answers.model import fact_from_dict
+from omega.answers.records import FACT_SCHEMA, fact_from_record, fact_to_record
 from omega.answers.store import FactStore
 from streams.stages.answers import AnswersStage
 from streams.stages.base import Source
 from streams.stages.packets import Pipeline
 from streams.topics import ANSWERS, DEAD_LETTERS
-from streams.wire.answers_avro import FACT_SCHEMA, fact_from_record, fact_to_record
 from streams.wire.codec import SchemaRegistry
 
 EXPIRY = "Session tokens expire after 15 minutes of inactivity."

@@ -1,11 +1,12 @@
-"""DS005 JSON forms <-> Avro records: a fact (`Fact.to_dict()`) <-> `omega.answers.Fact`, an answer contract
-(`AnswerContract.to_dict()`) <-> `omega.answers.Answer`.
+"""DS005 records: a fact's §4.1 JSON form (`Fact.to_dict()`) <-> the `omega.answers.Fact` record, an answer
+contract (`AnswerContract.to_dict()`) <-> the `omega.answers.Answer` record, and the answer id.
 
-The Avro side is snake_case with typed envelope fields; nested JSON values (qualifiers, chain facts,
-conflicting facts) travel as canonical JSON text (logicalType `omega.json`). Optional fields are always
-written, as null when absent, and nothing ever writes null into a non-nullable field: the record either
-carries the value or the conversion raises ValueError. `from_*` inverts `to_*` exactly, so a fact or a
-contract round-trips to an equal dict.
+Plain dicts matching their `schemas_avro/` records field for field (see the rule in `omega`'s docstring): the
+record side is snake_case with typed envelope fields; nested JSON values (qualifiers, chain facts, conflicting
+facts) travel as canonical JSON text (logicalType `omega.json`). Optional fields are always written, as null
+when absent, and nothing ever writes null into a non-nullable field: the record either carries the value or
+the conversion raises ValueError. `*_from_record` inverts `*_to_record` exactly, so a fact or a contract
+round-trips to an equal dict.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from typing import Any
 
 from omega.canonical import canonical_json, derived_id
 
-FACT_SCHEMA = "omega.answers.Fact"
+FACT_SCHEMA = "omega.answers.Fact"  # the schemas_avro/ records these builders match
 ANSWER_SCHEMA = "omega.answers.Answer"
-EPOCH = "1970-01-01T00:00:00Z"
+EPOCH = "1970-01-01T00:00:00Z"  # the event time of a record whose input carries none
 # keys of Fact.to_dict() that have a typed Avro field; any other key travels in `extras`
 _FACT_KEYS = frozenset({"factId", "span", "subject", "predicate", "object", "source", "qualifiers", "polarity",
                         "confidence"})
