@@ -22,6 +22,7 @@ run: venv
 	  echo "outputs: out/replay.jsonl"; [ $$rc -le 1 ]
 	$(BIN)/omega project --from out/replay.jsonl --rebuild --store sqlite:out/memories.sqlite
 	$(BIN)/omega memory show clean_success --kind session --store sqlite:out/memories.sqlite
+	@echo "look again: $(BIN)/omega memory show SESSION_ID --kind session|pattern|failure|success --store sqlite:out/memories.sqlite"
 
 lint: venv
 	$(BIN)/ruff check omega streams projections tests

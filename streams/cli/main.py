@@ -18,6 +18,7 @@ from streams.logs import configure_logging
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="omega-stream-verifier", prog_name="omega")
 @click.option("--log-level", envvar="OMEGA_LOG_LEVEL", default="WARNING", show_default=True,
               help="structlog level [env OMEGA_LOG_LEVEL].")
 def main(log_level: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from importlib.metadata import version
 from pathlib import Path
 
 import click
@@ -79,3 +80,10 @@ def test_python_dash_m_runs_the_cli(module: str) -> None:
     assert done.returncode == EXIT_OK, done.stderr
     assert done.stdout.startswith(f"Usage: python -m {module} [OPTIONS] COMMAND [ARGS]...")
     assert _listed(done.stdout) == TOP_LEVEL
+
+
+def test_omega_version_prints_the_installed_package_version() -> None:
+    result = _invoke("--version")
+    assert result.exit_code == 0
+    assert result.output == f"omega, version {version('omega-stream-verifier')}\n"
+    assert result.output.startswith("omega, version 0.")  # pyproject's version, by hand: 0.1.0 today
