@@ -11,6 +11,7 @@ from omega.packets.authenticity import AuthPolicy
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import advance, evolve_single
 from omega.packets.validator import evolve as evolve_packet
+from streams.logs import get_logger
 from streams.stages.base import (
     Emit,
     InputRejected,
@@ -24,6 +25,7 @@ from streams.wire.codec import DecodeError, SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
 
 TICK_SCHEMA = "omega.events.WatermarkTick"
+log = get_logger("omega.ingress")
 
 
 class Pipeline(Outputs):
@@ -107,3 +109,31 @@ class Pipeline(Outputs):
         tick may be a redelivery, so what this very watermark timed out is raised again (see `advance`)."""
         new_ledger, outputs = advance(ledger, watermark_ms, again)
         return new_ledger, [self.output(o, watermark_ms) for o in outputs]
+
+
+class IngressSteps:
+    """The ingress agent's step: `Pipeline.ingress`, counting the records whose Kafka key is not their natural key
+    (the packet's correlation_id). Such a record is judged all the same (the ingress re-keys it), but its episode's
+    packets may have been spread over partitions and so judged out of order: it is logged, at the 1st, 10th, 100th...
+    occurrence, so that a keyless or mis-keyed producer shows without one log line per record."""
+
+    def __init__(self, pipeline: Pipeline) -> None:
+        self.pipeline = pipeline
+        self.misskeyed = 0  # records so far whose key was not their correlation_id
+
+    def record(self, raw: bytes, src: Source) -> list[Emit]:
+        """One JSON packet record -> its Avro packets-topic record (or a dead letter), the key checked."""
+        emits = self.pipeline.ingress(raw, src)
+        if emits[0].topic is PACKETS and src.key != emits[0].key.encode("utf-8"):
+            self.misskeyed += 1
+            if _power_of_ten(self.misskeyed):
+                log.warning("ingress_key_not_correlation_id", records=self.misskeyed, topic=src.topic,
+                            partition=src.partition, offset=src.offset, key=None if src.key is None else
+                            src.key[:256].decode("utf-8", "replace"), correlation_id=emits[0].key[:256])
+        return emits
+
+
+def _power_of_ten(n: int) -> bool:
+    while n % 10 == 0:
+        n //= 10
+    return n == 1

@@ -36,7 +36,7 @@ from streams.stages.grounding import GroundingStage, GroundingSteps
 from streams.stages.keyed import KeyedTable
 from streams.stages.messages import MonitorStage, SessionSteps
 from streams.stages.oracle import OracleStage
-from streams.stages.packets import Pipeline
+from streams.stages.packets import IngressSteps, Pipeline
 from streams.topics import (
     AGENT_MESSAGES_RAW,
     ALL_TOPICS,
@@ -218,7 +218,7 @@ def _agent_rows(omega: OmegaApp, episodes: EpisodeSteps) -> list[AgentSpec]:
     facts_view = FactStoreView(omega.facts)
     grounding = GroundingSteps(GroundingStage(pipeline), omega.grounding_facts, omega.paragraphs)
     return [
-        AgentSpec(PACKETS_JSON, "ingress", pipeline.ingress),
+        AgentSpec(PACKETS_JSON, "ingress", IngressSteps(pipeline).record),
         AgentSpec(PACKETS, "validator", episodes.record, log_field="correlation_id"),
         AgentSpec(AGENT_MESSAGES_RAW, "monitor", SessionSteps(MonitorStage(pipeline), omega.sessions).record,
                   log_field="session_id"),

@@ -13,12 +13,14 @@ import pytest
 from omega.eventtime import to_ms as event_time_ms
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import conflict_key
+from streams.stages import packets as packets_module
 from streams.stages.base import DEAD_LETTER_RAW_BYTES, MAX_JSON_DEPTH, Emit, Source
-from streams.stages.packets import Pipeline
+from streams.stages.packets import IngressSteps, Pipeline
 from streams.topics import DEAD_LETTERS, PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
 from tests.factories import packet as factory_packet
+from tests.unit.streams.log_capture import captured
 
 SOURCE = Source(PACKETS_JSON.name, 3, 41, b"producer-key", 1_766_314_800_123)
 
@@ -307,3 +309,27 @@ def test_a_truncated_packet_is_a_dead_letter(pipeline: Pipeline) -> None:
     emit = _only(pipeline.packet(None, raw, SOURCE)[1])
     assert emit.topic is DEAD_LETTERS
     assert emit.record["error_class"] == "AVRO_DECODE"
+
+
+# ------------------------------------------------------------------------------------------------ ingress keys
+def test_the_ingress_counts_records_not_keyed_by_their_correlation_id_and_logs_the_1st_10th_100th() -> None:
+    steps = IngressSteps(Pipeline(SchemaRegistry.from_directory()))
+    raw = json.dumps(factory_packet(0, 1)).encode()  # correlation_id corr_ep00001
+    with captured(packets_module) as logs:
+        steps.record(raw, Source("packets_json", 0, 0, b"corr_ep00001"))  # its natural key: not counted
+        for n in range(1, 101):
+            key = None if n % 2 else b"producer-chose-this"
+            [emit] = steps.record(raw, Source("packets_json", 0, n, key))
+            assert emit.key == "corr_ep00001"  # judged all the same, re-keyed
+    assert steps.misskeyed == 100
+    assert [e["records"] for e in logs] == [1, 10, 100]
+    assert logs[0]["event"] == "ingress_key_not_correlation_id"
+    assert (logs[0]["key"], logs[0]["correlation_id"], logs[0]["offset"]) == (None, "corr_ep00001", 1)
+    assert logs[1]["key"] == "producer-chose-this"
+
+
+def test_a_dead_lettered_record_is_not_counted_as_misskeyed() -> None:
+    steps = IngressSteps(Pipeline(SchemaRegistry.from_directory()))
+    [letter] = steps.record(b"not json", Source("packets_json", 0, 0, None))
+    assert letter.topic.logical == "dead_letters"
+    assert steps.misskeyed == 0
