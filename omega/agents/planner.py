@@ -151,6 +151,7 @@ class DeploymentPlan:
             "verification_passes": self.verification_passes, "adversary_battery": self.adversary_battery,
             "attack_rounds": self.attack_rounds, "proceed_confidence": self.proceed_confidence,
             "final_confidence": self.final_confidence, "agents": list(self.agents()), "rules": list(self.rules),
+            "roster": [{"id": a, "name": roster.AGENTS[a].name, "tier": roster.AGENTS[a].tier} for a in self.agents()],
         }
 
 
@@ -224,10 +225,12 @@ def _validated(
     ptype = word(problem_type, "problem_type", tuple(PROBLEM_TYPES))
     sub = None
     if subtype is not None:
-        sub = word(subtype, "subtype", tuple(chain.from_iterable(PROBLEM_TYPES.values())))
+        sub = subtype.strip().upper() if isinstance(subtype, str) else None
         if sub not in PROBLEM_TYPES[ptype]:
-            owner = next(t for t, subs in PROBLEM_TYPES.items() if sub in subs)
-            raise ValueError(f"subtype {sub} belongs to {owner}, not {ptype} (allowed: "
+            # the valid subtypes of the type given, whatever was wrong with the subtype
+            owner = next((t for t, subs in PROBLEM_TYPES.items() if sub in subs), None)
+            where = f"belongs to {owner}, not {ptype}" if owner else f"is not a subtype of {ptype}"
+            raise ValueError(f"subtype {sub if owner else repr(subtype)} {where} (allowed: "
                              f"{'|'.join(PROBLEM_TYPES[ptype])} or None)")
     return ptype, sub, word(uncertainty, "uncertainty", LEVELS), word(stakes, "stakes", LEVELS)
 

@@ -140,6 +140,11 @@ def test_same_inputs_give_the_same_plan_and_json_output() -> None:
     assert data["batches"][0] == {"name": "Clarification", "agents": [1, 3, 4, 47]}
     assert data["agents"] == list(first.agents())
     assert data["rules"] == list(first.rules)
+    # the agents deployed, named (Appendix A.1): the Clarification batch's four, by hand
+    named = {r["id"]: (r["name"], r["tier"]) for r in data["roster"]}
+    assert [r["id"] for r in data["roster"]] == data["agents"]
+    assert named[1] == ("First Principles", "GENESIS")
+    assert named[4] == ("Decomposition Critic", "GENESIS")
 
 
 def test_the_plan_records_the_rules_it_applied() -> None:
@@ -160,7 +165,8 @@ def test_batch_lookup_of_a_missing_batch_raises_key_error() -> None:
     [
         (("PHYSICAL", None, "LOW", "LOW"), "problem_type must be one of EMPIRICAL|NORMATIVE|ANALYTICAL|SYNTHETIC|META"),
         (("EMPIRICAL", "ETHICAL", "LOW", "LOW"), "subtype ETHICAL belongs to NORMATIVE, not EMPIRICAL"),
-        (("EMPIRICAL", "QUANTUM", "LOW", "LOW"), "subtype must be one of"),
+        (("EMPIRICAL", "QUANTUM", "LOW", "LOW"),
+         r"subtype 'QUANTUM' is not a subtype of EMPIRICAL \(allowed: CAUSAL|DESCRIPTIVE|PREDICTIVE or None\)"),
         (("EMPIRICAL", None, "EXTREME", "LOW"), "uncertainty must be one of LOW|MEDIUM|HIGH, got 'EXTREME'"),
         (("EMPIRICAL", None, "LOW", ""), "stakes must be one of LOW|MEDIUM|HIGH, got ''"),
         (("EMPIRICAL", None, "LOW", None), "stakes must be one of LOW|MEDIUM|HIGH, got None"),

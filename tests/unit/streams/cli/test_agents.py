@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner, Result
 
 from streams.cli.main import main
@@ -29,3 +30,25 @@ def test_plan_exits_2_with_a_readable_reason_on_a_subtype_of_another_type() -> N
                                        "--stakes", "LOW"])
     assert result.exit_code == EXIT_USAGE
     assert "ETHICAL" in result.stderr
+
+
+@pytest.mark.parametrize(("uncertainty", "stakes"), [("H", "l"), ("high", "LOW"), ("h", "Low")])
+def test_plan_accepts_the_initials_and_the_words_in_any_case(uncertainty: str, stakes: str) -> None:
+    result = _invoke("plan", "--type", "EMPIRICAL", "--uncertainty", uncertainty, "--stakes", stakes)
+    assert result.exit_code == 0, result.output
+    plan = json.loads(result.stdout)
+    assert (plan["uncertainty"], plan["stakes"]) == ("HIGH", "LOW")
+
+
+def test_plan_refuses_another_level_naming_the_accepted_forms() -> None:
+    result = _invoke("plan", "--type", "EMPIRICAL", "--uncertainty", "X", "--stakes", "L")
+    assert result.exit_code == 2
+    assert "'X' is not one of H, M, L, HIGH, MEDIUM, LOW" in result.output
+
+
+def test_plan_names_the_valid_subtypes_of_the_type_for_a_wrong_one_and_its_help_lists_the_types() -> None:
+    result = _invoke("plan", "--type", "EMPIRICAL/QUANTUM", "--uncertainty", "H", "--stakes", "L")
+    assert result.exit_code == 2
+    assert result.output == ("omega: subtype 'QUANTUM' is not a subtype of EMPIRICAL (allowed: "
+                             "CAUSAL|DESCRIPTIVE|PREDICTIVE or None)\n")
+    assert "META: TRACTABILITY, FRAMING, DECOMPOSITION" in " ".join(_invoke("plan", "--help").output.split())
