@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN")
+
+N = TypeVar("N", int, float)
+
+
+class SettingsError(ValueError):
+    """An environment variable holds a value the shell cannot use; the message names it, its value and what fits."""
 
 
 @dataclass(frozen=True)
@@ -38,14 +45,13 @@ class Settings:
 
     def __post_init__(self) -> None:
         if self.security_protocol not in SECURITY_PROTOCOLS:
-            raise ValueError(f"KAFKA_SECURITY_PROTOCOL must be one of {', '.join(SECURITY_PROTOCOLS)}, "
-                             f"not {self.security_protocol!r}")
+            raise _expected("KAFKA_SECURITY_PROTOCOL", self.security_protocol, _one_of(SECURITY_PROTOCOLS))
         if self.sasl:
             if self.sasl_mechanism not in SASL_MECHANISMS:
-                raise ValueError(f"KAFKA_SASL_MECHANISM must be one of {', '.join(SASL_MECHANISMS)}, "
-                                 f"not {self.sasl_mechanism!r}")
+                raise _expected("KAFKA_SASL_MECHANISM", self.sasl_mechanism, _one_of(SASL_MECHANISMS))
             if not self.sasl_username or self.sasl_password is None:
-                raise ValueError(f"{self.security_protocol} needs KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD")
+                raise SettingsError(f"KAFKA_SECURITY_PROTOCOL={self.security_protocol!r} needs "
+                                    "KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD")
 
     @property
     def sasl(self) -> bool:
@@ -68,30 +74,38 @@ class Settings:
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
-        """Read `OMEGA_*` / `KAFKA_BOOTSTRAP_SERVERS`; explicit keyword overrides win when not None."""
+        """Read `OMEGA_*` / `KAFKA_*`; explicit keyword overrides win when not None. A bad value: `SettingsError`."""
         env = os.environ if env is None else env
         base = cls()
         settings = cls(
             bootstrap_servers=env.get("KAFKA_BOOTSTRAP_SERVERS", base.bootstrap_servers),
             app_id=env.get("OMEGA_APP_ID", base.app_id),
             topic_prefix=env.get("OMEGA_TOPIC_PREFIX", base.topic_prefix),
-            partitions=int(env.get("OMEGA_PARTITIONS", base.partitions)),
+            partitions=_whole(env, "OMEGA_PARTITIONS", base.partitions, minimum=1),
             store=env.get("OMEGA_STORE", base.store),
             data_dir=Path(env.get("OMEGA_DATA_DIR", str(base.data_dir))),
-            max_event_bytes=int(env.get("OMEGA_MAX_EVENT_BYTES", base.max_event_bytes)),
+            max_event_bytes=_whole(env, "OMEGA_MAX_EVENT_BYTES", base.max_event_bytes, minimum=1),
             log_level=env.get("OMEGA_LOG_LEVEL", base.log_level).upper(),
-            web_port=int(env.get("OMEGA_WEB_PORT", base.web_port)),
-            tick_interval_seconds=float(env.get("OMEGA_TICK_INTERVAL", base.tick_interval_seconds)),
-            producer_linger_seconds=float(env.get("OMEGA_PRODUCER_LINGER_MS", base.producer_linger_seconds * 1000))
-            / 1000,
-            fetch_max_wait_ms=int(env.get("OMEGA_FETCH_MAX_WAIT_MS", base.fetch_max_wait_ms)),
-            standby_replicas=int(env.get("OMEGA_STANDBY_REPLICAS", base.standby_replicas)),
-            stall_seconds=float(env.get("OMEGA_STALL_SECONDS", base.stall_seconds)),
-            packet_auth_policy=Path(env["OMEGA_PACKET_AUTH_POLICY"]) if env.get("OMEGA_PACKET_AUTH_POLICY") else None,
+            web_port=_whole(env, "OMEGA_WEB_PORT", base.web_port, minimum=0, maximum=65535),
+            tick_interval_seconds=_real(env, "OMEGA_TICK_INTERVAL", base.tick_interval_seconds, above=0.0),
+            producer_linger_seconds=_real(env, "OMEGA_PRODUCER_LINGER_MS", base.producer_linger_seconds * 1000,
+                                          minimum=0.0) / 1000,
+            fetch_max_wait_ms=_whole(env, "OMEGA_FETCH_MAX_WAIT_MS", base.fetch_max_wait_ms, minimum=0),
+            standby_replicas=_whole(env, "OMEGA_STANDBY_REPLICAS", base.standby_replicas, minimum=0),
+            stall_seconds=_real(env, "OMEGA_STALL_SECONDS", base.stall_seconds, minimum=0.0),
+            packet_auth_policy=_auth_policy(env),
             **_security_from_env(env),
         )
-        given = {k: v for k, v in overrides.items() if v is not None}
-        return replace(settings, **given) if given else settings  # type: ignore[arg-type]
+        return _overridden(settings, overrides)
+
+    @classmethod
+    def offline_from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
+        """Only what the file commands use (`OMEGA_MAX_EVENT_BYTES`, `OMEGA_PACKET_AUTH_POLICY`), the rest default:
+        a Kafka or worker variable they never use cannot stop them."""
+        env = os.environ if env is None else env
+        settings = cls(max_event_bytes=_whole(env, "OMEGA_MAX_EVENT_BYTES", cls.max_event_bytes, minimum=1),
+                       packet_auth_policy=_auth_policy(env))
+        return _overridden(settings, overrides)
 
 
 def kafka_client_options(settings: Settings | None = None) -> dict[str, Any]:
@@ -99,10 +113,64 @@ def kafka_client_options(settings: Settings | None = None) -> dict[str, Any]:
     return (settings or Settings(**_security_from_env(os.environ))).kafka_client_options()
 
 
+def _overridden(settings: Settings, overrides: Mapping[str, object]) -> Settings:
+    given = {k: v for k, v in overrides.items() if v is not None}
+    return replace(settings, **given) if given else settings  # type: ignore[arg-type]
+
+
+def _expected(name: str, value: str, what: str) -> SettingsError:
+    return SettingsError(f"{name}={value!r}: expected {what}")
+
+
+def _one_of(choices: tuple[str, ...]) -> str:
+    return f"one of {', '.join(choices)}"
+
+
+def _bounds(kind: str, minimum: N | None, maximum: N | None, above: N | None) -> str:
+    if minimum is not None and maximum is not None:
+        return f"{kind} from {minimum:g} to {maximum:g}"
+    if above is not None:
+        return f"{kind} > {above:g}"
+    return f"{kind} >= {minimum:g}" if minimum is not None else kind
+
+
+def _parsed(env: Mapping[str, str], name: str, default: N, parse: Callable[[str], N], kind: str, *,
+            minimum: N | None = None, maximum: N | None = None, above: N | None = None) -> N:
+    raw = env.get(name)
+    if raw is None:
+        return default
+    try:
+        value = parse(raw)  # int()/float() as before: surrounding blanks and `_` separators still accepted
+    except ValueError:
+        value = None
+    if (value is None or not math.isfinite(value) or (minimum is not None and value < minimum)
+            or (maximum is not None and value > maximum) or (above is not None and value <= above)):
+        raise _expected(name, raw, _bounds(kind, minimum, maximum, above))
+    return value
+
+
+def _whole(env: Mapping[str, str], name: str, default: int, *, minimum: int, maximum: int | None = None) -> int:
+    return _parsed(env, name, default, int, "a whole number", minimum=minimum, maximum=maximum)
+
+
+def _real(env: Mapping[str, str], name: str, default: float, *, minimum: float | None = None,
+          above: float | None = None) -> float:
+    return _parsed(env, name, default, float, "a number", minimum=minimum, above=above)
+
+
+def _auth_policy(env: Mapping[str, str]) -> Path | None:
+    return Path(env["OMEGA_PACKET_AUTH_POLICY"]) if env.get("OMEGA_PACKET_AUTH_POLICY") else None
+
+
 def _security_from_env(env: Mapping[str, str]) -> dict[str, Any]:
-    """KAFKA_SECURITY_PROTOCOL / KAFKA_SASL_*; a username alone implies SASL_PLAINTEXT."""
+    """KAFKA_SECURITY_PROTOCOL / KAFKA_SASL_*; a username alone implies SASL_PLAINTEXT. Named with the value as
+    given when it is not one the clients know."""
     username = env.get("KAFKA_SASL_USERNAME") or None
     protocol = env.get("KAFKA_SECURITY_PROTOCOL") or ("SASL_PLAINTEXT" if username else Settings.security_protocol)
-    return {"security_protocol": protocol.upper(),
-            "sasl_mechanism": env.get("KAFKA_SASL_MECHANISM", Settings.sasl_mechanism).upper(),
+    if protocol.upper() not in SECURITY_PROTOCOLS:
+        raise _expected("KAFKA_SECURITY_PROTOCOL", protocol, _one_of(SECURITY_PROTOCOLS))
+    mechanism = env.get("KAFKA_SASL_MECHANISM", Settings.sasl_mechanism)
+    if protocol.upper().startswith("SASL_") and mechanism.upper() not in SASL_MECHANISMS:
+        raise _expected("KAFKA_SASL_MECHANISM", mechanism, _one_of(SASL_MECHANISMS))
+    return {"security_protocol": protocol.upper(), "sasl_mechanism": mechanism.upper(),
             "sasl_username": username, "sasl_password": env.get("KAFKA_SASL_PASSWORD")}

@@ -4,7 +4,10 @@ the commands, so the file commands start without them."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 
@@ -24,38 +27,104 @@ from streams.cli.options import (
 )
 from streams.logs import thin_repeats
 from streams.replay import decode_record, encode_for_topic, read_inputs
-from streams.settings import Settings
+from streams.settings import Settings, SettingsError
 from streams.topics import ALL_TOPICS, BY_LOGICAL, TopicSpec, topic_name
 
 _DEFAULTS = Settings()
+
+
+def settings_or_exit(**overrides: object) -> Settings:
+    """`Settings.from_env(**overrides)`; a bad variable ends the command with exit 2, naming it."""
+    try:
+        return Settings.from_env(None, **overrides)
+    except SettingsError as exc:
+        usage_error(str(exc))
+
+
+class _BootstrapFailures(logging.Filter):
+    """Holds back aiokafka's log line for each bootstrap server it cannot connect to, keeping the error: the
+    command's one line says why (aiokafka's own exception only says that no server answered)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.errors: list[BaseException] = []
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args if isinstance(record.args, tuple) else ()
+        if str(record.msg).startswith('Unable connect to "') and len(args) == 3 and isinstance(args[2], BaseException):
+            self.errors.append(args[2])
+            return False
+        return True
+
+
+@contextmanager
+def kafka_errors(bootstrap: str) -> Iterator[None]:
+    """End the command with one line and exit 2 when the broker at `bootstrap` cannot be reached or used, or a topic
+    it is asked for does not exist (no traceback: nothing was judged)."""
+    from aiokafka.errors import (
+        AuthenticationFailedError,
+        AuthenticationMethodNotSupported,
+        KafkaConnectionError,
+        KafkaError,
+        KafkaTimeoutError,
+        SaslAuthenticationFailed,
+        UnsupportedSaslMechanismError,
+    )
+
+    from streams.kafka.clients import UnknownTopic
+
+    refused = (AuthenticationFailedError, SaslAuthenticationFailed, AuthenticationMethodNotSupported,
+               UnsupportedSaslMechanismError)
+    failures = _BootstrapFailures()
+    aiokafka_log = logging.getLogger("aiokafka")
+    aiokafka_log.addFilter(failures)
+    try:
+        yield
+    except UnknownTopic as exc:
+        usage_error(str(exc))
+    except (KafkaConnectionError, KafkaTimeoutError, OSError) as exc:
+        cause = failures.errors[-1] if failures.errors else exc
+        if isinstance(cause, refused):
+            usage_error(f"Kafka at {bootstrap} refused our credentials: {_reason(cause)}")
+        usage_error(f"cannot reach Kafka at {bootstrap}: {_reason(cause)}")
+    except refused as exc:
+        usage_error(f"Kafka at {bootstrap} refused our credentials: {_reason(exc)}")
+    except KafkaError as exc:
+        usage_error(f"Kafka at {bootstrap} failed: {_reason(exc)}")
+    finally:
+        aiokafka_log.removeFilter(failures)
+
+
+def _reason(exc: BaseException) -> str:
+    """The error's own words, without aiokafka's `ClassName: ` prefix."""
+    return str(exc).removeprefix(f"{type(exc).__name__}: ").strip() or type(exc).__name__
 
 
 @click.command()
 @bootstrap_option
 @prefix_option
 @table_store_option
-@click.option("--partitions", envvar="OMEGA_PARTITIONS", default=_DEFAULTS.partitions, show_default=True, type=int,
+# OMEGA_PARTITIONS is read by `Settings`, not click, so a bad value gets the same one-line message as any setting.
+@click.option("--partitions", default=None, show_default=str(_DEFAULTS.partitions), type=int,
               help="Partitions of every topic and table [env OMEGA_PARTITIONS].")
 @click.option("--app-id", envvar="OMEGA_APP_ID", default=_DEFAULTS.app_id, show_default=True,
               help="Faust app id, also the consumer group [env OMEGA_APP_ID].")
 @click.option("--data-dir", envvar="OMEGA_DATA_DIR", default=str(_DEFAULTS.data_dir), show_default=True,
               type=click.Path(path_type=Path), help="Faust data directory [env OMEGA_DATA_DIR].")
-def worker(bootstrap: str, prefix: str, store: str, partitions: int, app_id: str, data_dir: Path) -> None:
+def worker(bootstrap: str, prefix: str, store: str, partitions: int | None, app_id: str, data_dir: Path) -> None:
     """Run the stream worker: ingress, validator and OMEGA-57 monitor agents and their tables, against Kafka."""
     from faust.worker import Worker
 
     from streams.kafka.clients import ensure_topics
     from streams.worker.app import create_app
 
+    settings = settings_or_exit(bootstrap_servers=bootstrap, topic_prefix=prefix, store=store,
+                                partitions=partitions, app_id=app_id, data_dir=data_dir)
     try:
-        settings = Settings.from_env(bootstrap_servers=bootstrap, topic_prefix=prefix, store=store,
-                                     partitions=partitions, app_id=app_id, data_dir=data_dir)
-    except ValueError as exc:  # e.g. KAFKA_SECURITY_PROTOCOL or a SASL setting the client cannot use
-        usage_error(f"bad setting: {exc}")
-    try:
-        asyncio.run(ensure_topics(bootstrap, [topic_name(t, prefix) for t in ALL_TOPICS], partitions,
-                                  client_options=settings.kafka_client_options()))
-    except Exception as exc:  # noqa: BLE001 - any failure here means the broker is unusable
+        with kafka_errors(bootstrap):
+            asyncio.run(ensure_topics(bootstrap, [topic_name(t, prefix) for t in ALL_TOPICS], settings.partitions,
+                                      client_options=settings.kafka_client_options()))
+    except Exception as exc:  # noqa: BLE001 - any other failure here means the broker is unusable too
         usage_error(f"cannot prepare topics on {bootstrap}: {exc}")
     try:
         omega = create_app(settings)
@@ -81,12 +150,12 @@ def publish(files: tuple[Path, ...], topic: str, bootstrap: str, prefix: str) ->
 
     paths = existing_files(files)
     spec, name = _resolve_topic(topic, prefix)
-    packets = pipeline(Settings.from_env())
-    try:
+    settings = settings_or_exit()
+    packets = pipeline(settings)
+    with kafka_errors(bootstrap):
         sent, refused = asyncio.run(publish_records(
-            read_inputs(paths), partial(encode_for_topic, packets, spec=spec), name, bootstrap))
-    except OSError as exc:
-        usage_error(f"cannot reach Kafka at {bootstrap}: {exc}")
+            read_inputs(paths), partial(encode_for_topic, packets, spec=spec), name, bootstrap,
+            client_options=settings.kafka_client_options()))
     click.echo(f"published {sent} record(s) to {name}" + (f"; {refused} refused" if refused else ""), err=True)
     sys.exit(EXIT_REJECTED if refused else EXIT_OK)
 
@@ -104,9 +173,8 @@ def tail(topic: str, follow: bool, max_records: int | None, timeout: float, boot
     from streams.kafka.clients import tail_topic
 
     _, name = _resolve_topic(topic, prefix)
-    packets = pipeline(Settings.from_env())
-    try:
+    settings = settings_or_exit()
+    packets = pipeline(settings)
+    with kafka_errors(bootstrap):
         asyncio.run(tail_topic(partial(decode_record, packets), name, bootstrap, follow, max_records, timeout,
-                               click.echo))
-    except OSError as exc:
-        usage_error(f"cannot reach Kafka at {bootstrap}: {exc}")
+                               click.echo, client_options=settings.kafka_client_options()))

@@ -11,7 +11,7 @@ import json
 import signal
 import sys
 from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +37,7 @@ from streams.cli.options import (
     read_model_option,
     usage_error,
 )
+from streams.settings import SettingsError, kafka_client_options
 
 log = structlog.get_logger("omega.projections")
 
@@ -76,6 +77,7 @@ def project(files: tuple[Path, ...], bootstrap: str, prefix: str, store_url: str
     """Rebuild Session, Pattern, Failure and Success Memory from the log into the read model, exactly once.
 
     Prints the run's figures as one JSON line; exit 1 when undecodable records were skipped."""
+    from streams.cli.kafka import kafka_errors, settings_or_exit
     from streams.kafka.projection_source import KafkaSource, projected_topics
 
     # A rebuild has no reader waiting: larger transactions rewrite each session's documents less often.
@@ -89,11 +91,14 @@ def project(files: tuple[Path, ...], bootstrap: str, prefix: str, store_url: str
             source = FileSource(paths, {**projected_topics(""), **projected_topics(prefix)},
                                 log=log.warning)
         else:
-            source = KafkaSource(bootstrap, prefix=prefix, group_id=group_id, max_fetch=batch_size)
+            source = KafkaSource(bootstrap, prefix=prefix, group_id=group_id, max_fetch=batch_size,
+                                 client_options=settings_or_exit().kafka_client_options())
         runner = Runner(Projector(store, batch_size=batch_size), source, batch_size=batch_size,
                         until_idle=until_idle)
+        broker: AbstractContextManager[None] = nullcontext() if paths else kafka_errors(bootstrap)
         try:
-            stats = asyncio.run(_run_until_signalled(runner, rebuild))
+            with broker:
+                stats = asyncio.run(_run_until_signalled(runner, rebuild))
         except OSError as exc:
             usage_error(str(exc))
     click.echo(canonical_json(stats.as_dict()))
@@ -220,6 +225,10 @@ def memory_serve(store_url: str, host: str, port: int, bootstrap: str | None, pr
 
     probe: LagProbe | None = None
     if bootstrap:
+        try:  # the probe reads the security settings per request: a bad one is refused now, not as a failing /health
+            kafka_client_options()
+        except SettingsError as exc:
+            usage_error(str(exc))
         from streams.kafka.projection_source import kafka_lag
 
         async def probe_lag(positions: Mapping[tuple[str, int], int]) -> int | None:

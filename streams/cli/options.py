@@ -12,6 +12,7 @@ import click
 from omega.packets.authenticity import AuthPolicy
 from projections.runner import DEFAULT_STORE as DEFAULT_READ_MODEL
 from streams.auth_policy import PolicyError, policy_for
+from streams.replay import INPUT_SUFFIXES, STDIN, InputError, directory_inputs, open_input
 from streams.settings import Settings
 from streams.stages.packets import Pipeline
 from streams.wire.codec import SchemaRegistry
@@ -61,11 +62,32 @@ def usage_error(message: str) -> NoReturn:
 
 
 def existing_files(files: tuple[Path, ...]) -> list[Path]:
-    """The files, in order; any missing one ends the command with exit 2, naming every missing file."""
-    missing = [str(f) for f in files if not f.is_file()]
+    """The inputs, in order: a directory becomes its input files (streams.replay.directory_inputs), `-` stays for
+    stdin (once). Missing files (all named), an empty directory or a binary file end the command with exit 2."""
+    missing = [str(f) for f in files if f != STDIN and not f.exists()]
     if missing:
         usage_error(f"no such file: {', '.join(missing)}")
-    return list(files)
+    if files.count(STDIN) > 1:
+        usage_error("- (stdin) given more than once")
+    paths: list[Path] = []
+    for given in files:
+        if given.is_dir():
+            found = directory_inputs(given)
+            if not found:
+                usage_error(f"{given}: no input files in this directory ({', '.join(sorted(INPUT_SUFFIXES))}, .gz)")
+            paths.extend(found)
+        elif given == STDIN or given.is_file():
+            paths.append(given)
+        else:
+            usage_error(f"no such file: {given}")
+    for path in paths:
+        if path != STDIN:  # stdin is judged as it is read: sniffing it here would consume it
+            try:
+                with open_input(path):
+                    pass
+            except (InputError, OSError) as exc:
+                usage_error(str(exc))
+    return paths
 
 
 def policy_or_exit(path: Path | None) -> AuthPolicy | None:

@@ -18,7 +18,7 @@ from omega.oracle.case import CaseError, parse_case
 from omega.oracle.config import ConfigError
 from omega.oracle.report import CaseJudgement, build_report, judge_case, report_text
 from streams.cli.options import EXIT_FAILED, EXIT_OK, EXIT_USAGE, usage_error
-from streams.settings import Settings
+from streams.settings import Settings, SettingsError
 from streams.stages.base import InputRejected, parse_json_object
 from streams.stages.oracle import CONFIG_ENV, read_config
 
@@ -36,7 +36,10 @@ def check_oracle(file: Path, config_path: Path | None, report_path: Path | None)
         data = file.read_bytes()
     except (ConfigError, OSError) as exc:
         usage_error(str(exc))
-    max_bytes = Settings.from_env().max_event_bytes
+    try:
+        max_bytes = Settings.offline_from_env().max_event_bytes
+    except SettingsError as exc:
+        usage_error(str(exc))
     judged: list[CaseJudgement] = []
     malformed = 0
     for number, line in enumerate(data.split(b"\n"), start=1):

@@ -25,8 +25,17 @@ from streams.cli.options import (
     usage_error,
 )
 from streams.cli.summary import render_summary
-from streams.replay import Replayer, ReplaySummary, jsonable, read_inputs
-from streams.settings import Settings
+from streams.replay import (
+    STDIN,
+    InputError,
+    Replayer,
+    ReplaySummary,
+    input_stem,
+    jsonable,
+    read_input_bytes,
+    read_inputs,
+)
+from streams.settings import Settings, SettingsError
 from streams.stages.base import Emit, Source
 from streams.stages.messages import MonitorStage
 from streams.topics import AGENT_MESSAGES, ALERTS, DEAD_LETTERS, ESCALATIONS, TERMINATIONS, VERDICTS
@@ -44,6 +53,14 @@ def _output(path: str | None) -> Iterator[IO[str] | None]:
             yield handle
 
 
+def _settings(auth_policy: Path | None = None) -> Settings:
+    """Only what the file commands read from the environment; a bad value ends the command with exit 2, naming it."""
+    try:
+        return Settings.offline_from_env(packet_auth_policy=auth_policy)
+    except SettingsError as exc:
+        usage_error(str(exc))
+
+
 def _has_rejects(summary: ReplaySummary) -> bool:
     return bool(summary.verdicts.get("REJECTED") or sum(summary.dead_letters.values()))
 
@@ -54,21 +71,27 @@ def _has_rejects(summary: ReplaySummary) -> bool:
 @click.option("--summary/--no-summary", default=True, show_default=True, help="Print the readable summary.")
 @auth_policy_option
 def replay(files: tuple[Path, ...], out_path: str | None, summary: bool, auth_policy: Path | None) -> None:
-    """Replay recorded events (JSON, JSONL, Avro container files) embedded, with no broker."""
+    """Replay recorded events (JSON, JSONL, Avro container files) embedded, with no broker.
+
+    FILES may be directories (their input files, recursively, by name), gzipped files, or `-` for JSONL on stdin."""
     paths = existing_files(files)
-    settings = Settings.from_env(packet_auth_policy=auth_policy)
+    settings = _settings(auth_policy)
     replayer = Replayer(pipeline(settings, policy_or_exit(settings.packet_auth_policy)))
     console = Console(stderr=out_path == "-")
     with _output(out_path) as out:
-        result = replayer.run(_with_progress(read_inputs(paths), paths, console), out)
+        try:
+            result = replayer.run(_with_progress(read_inputs(paths), paths, console), out)
+        except InputError as exc:
+            usage_error(str(exc))
     if summary:
         render_summary(result, console, title=f"Replay of {len(paths)} file(s)")
+    _say_when_empty(result.events_in)
     sys.exit(EXIT_REJECTED if _has_rejects(result) else EXIT_OK)
 
 
 def _with_progress(records: Iterator[Any], paths: list[Path], console: Console) -> Iterator[Any]:
     """A progress bar on a terminal for inputs large enough to wait for."""
-    total_bytes = sum(p.stat().st_size for p in paths)
+    total_bytes = sum(p.stat().st_size for p in paths if p != STDIN)
     if not console.is_terminal or total_bytes < 5_000_000:
         yield from records
         return
@@ -85,9 +108,10 @@ def _with_progress(records: Iterator[Any], paths: list[Path], console: Console) 
 @files_argument
 @auth_policy_option
 def check_packets(files: tuple[Path, ...], auth_policy: Path | None) -> None:
-    """Check OMEN packets (JSON/JSONL/Avro) against the validator; exit 1 if any is rejected."""
+    """Check OMEN packets (JSON/JSONL/Avro; directories, gzip, `-` for JSONL on stdin) against the validator; exit 1
+    if any is rejected."""
     paths = existing_files(files)
-    settings = Settings.from_env(packet_auth_policy=auth_policy)
+    settings = _settings(auth_policy)
     replayer = Replayer(pipeline(settings, policy_or_exit(settings.packet_auth_policy)))
     try:
         for record in read_inputs(paths):
@@ -95,9 +119,16 @@ def check_packets(files: tuple[Path, ...], auth_policy: Path | None) -> None:
                 click.echo(canonical_json(check_line(emit)))
         for emit in replayer.finish():
             click.echo(canonical_json(check_line(emit)))
-    except OSError as exc:
+    except (OSError, InputError) as exc:
         usage_error(str(exc))
+    _say_when_empty(replayer.summary.events_in)
     sys.exit(EXIT_REJECTED if _has_rejects(replayer.summary) else EXIT_OK)
+
+
+def _say_when_empty(events: int) -> None:
+    """An input with no records is not an error, but says so (stderr: stdout may carry the JSON lines)."""
+    if not events:
+        click.echo("0 events", err=True)
 
 
 def check_line(emit: Emit) -> dict[str, Any]:
@@ -117,32 +148,39 @@ def check_line(emit: Emit) -> dict[str, Any]:
 
 @click.command("messages")
 @files_argument
-@click.option("--session-id", default=None, help="Session id of the messages (default: the first file's stem).")
+@click.option("--session-id", default=None,
+              help="Session id of the messages (default: the first file's stem, `stdin` for -).")
 @click.option("--session-per-file", is_flag=True, help="Judge each file as its own session (id: its stem).")
 def check_messages(files: tuple[Path, ...], session_id: str | None, session_per_file: bool) -> None:
-    """Check OMEGA-57 agent messages (YAML or JSON; one or many per file; a session's messages in order).
+    """Check OMEGA-57 agent messages (YAML or JSON, gzipped or not, directories, `-` for stdin; one or many per
+    file; a session's messages in order).
 
     One JSON line per message {file, agent_id, status, reasons, notes}, then any alert, escalation or
     termination report as it fires; `notes` says what the reader normalised in an accepted message (a batch
     reference, bare-id dependencies, ...). Exit 1 if any message is rejected."""
     paths = existing_files(files)
-    stage = MonitorStage(pipeline(Settings.from_env()))
+    stage = MonitorStage(pipeline(_settings()))
     states: dict[str, SessionState | None] = {}
     rejected = False
+    judged = 0
     for number, path in enumerate(paths):
         try:
-            raw = path.read_bytes()
-        except OSError as exc:
+            raw = read_input_bytes(path)
+        except (OSError, InputError) as exc:
             usage_error(str(exc))
-        session = path.stem if session_per_file else (session_id or paths[0].stem)
+        if not raw.strip():  # an empty file holds no message, not one empty (rejected) message
+            continue
+        session = input_stem(path) if session_per_file else (session_id or input_stem(paths[0]))
         step = stage.messages(states.get(session), raw, Source(f"file:{path}", 0, number), session)
         states[session] = step.state
+        judged += len(step.events)
         for event in step.events:
             rejected = rejected or isinstance(event, MessageRejected)
             click.echo(canonical_json(message_line(path, event)))
         for emit in step.emits:
             if emit.topic is not AGENT_MESSAGES and emit.topic is not DEAD_LETTERS:
                 click.echo(canonical_json(check_line(emit)))
+    _say_when_empty(judged)
     sys.exit(EXIT_REJECTED if rejected else EXIT_OK)
 
 

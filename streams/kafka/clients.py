@@ -14,8 +14,25 @@ from streams.settings import kafka_client_options
 T = TypeVar("T")
 
 
+class UnknownTopic(LookupError):
+    """The broker's metadata has no topic of that name."""
+
+    def __init__(self, name: str, bootstrap: str) -> None:
+        super().__init__(f"topic {name} does not exist at {bootstrap}")
+        self.name, self.bootstrap = name, bootstrap
+
+
 def _options(given: Mapping[str, Any] | None) -> dict[str, Any]:
     return dict(kafka_client_options() if given is None else given)
+
+
+async def _started(client: AIOKafkaProducer | AIOKafkaConsumer) -> None:
+    """Start `client`; one that cannot start is stopped before the error propagates (no unclosed-client warning)."""
+    try:
+        await client.start()
+    except BaseException:
+        await client.stop()
+        raise
 
 
 async def publish_records(
@@ -28,7 +45,7 @@ async def publish_records(
     `client_options` (here and below): aiokafka security options, by default `kafka_client_options()` (env)."""
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True,
                                 **_options(client_options))
-    await producer.start()
+    await _started(producer)
     sent = refused = 0
     try:
         for record in records:
@@ -50,14 +67,17 @@ async def tail_topic(
     idle_timeout: float, echo: Callable[[str], None], *, client_options: Mapping[str, Any] | None = None,
 ) -> int:
     """Print every record of `name` from the beginning as a JSON line, its value as `decode` reads it (which never
-    raises: an undecodable value is shown, not fatal); returns how many were printed."""
+    raises: an undecodable value is shown, not fatal); returns how many were printed. `UnknownTopic` when the
+    broker has no topic `name`."""
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, auto_offset_reset="earliest",
                                 **_options(client_options))
-    await consumer.start()
+    await _started(consumer)
     printed = 0
     try:
         partitions = await consumer._client.fetch_all_metadata()  # noqa: SLF001 - no public per-topic lookup
-        ids = partitions.partitions_for_topic(name) or set()
+        ids = partitions.partitions_for_topic(name)
+        if ids is None:
+            raise UnknownTopic(name, bootstrap)
         consumer.assign([TopicPartition(name, p) for p in sorted(ids)])
         while max_records is None or printed < max_records:
             batch = await consumer.getmany(timeout_ms=int(idle_timeout * 1000))

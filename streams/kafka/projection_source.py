@@ -66,7 +66,11 @@ class KafkaSource:
             auto_offset_reset="earliest", max_poll_records=self._max_fetch,
             # Fetch ahead generously: decoding and the SQL batch run while the next records arrive.
             fetch_max_bytes=64 * 1024 * 1024, max_partition_fetch_bytes=4 * 1024 * 1024, **self.client_options)
-        await self._consumer.start()
+        try:
+            await self._consumer.start()
+        except BaseException:  # a broker that cannot be reached: close the client, then let the caller say so
+            await self.stop()
+            raise
         await self._assign()
 
     async def _assign(self) -> None:

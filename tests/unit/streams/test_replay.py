@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 from pathlib import Path
@@ -11,7 +12,7 @@ import fastavro
 import pytest
 
 from omega.canonical import canonical_json
-from streams.replay import InputRecord, Replayer, read_inputs
+from streams.replay import STDIN, InputError, InputRecord, Replayer, directory_inputs, input_stem, read_inputs
 from streams.stages.base import Source
 from streams.stages.packets import Pipeline
 from streams.topics import DEAD_LETTERS, PACKETS, VERDICTS
@@ -224,3 +225,96 @@ def test_the_internal_avro_hop_is_not_an_output(pipeline: Pipeline) -> None:
     outputs = Replayer(pipeline).feed(record)
     assert [o.topic for o in outputs] == [VERDICTS]
     assert PACKETS not in {o.topic for o in outputs}
+
+
+# ------------------------------------------------------------------ inputs: gzip, stdin, directories, binary, empty
+def _packet_ids(text: str) -> list[str]:
+    return [line["value"]["packet_id"] for line in _lines(text)]
+
+
+def test_a_gzipped_jsonl_replays_as_the_plain_file_by_extension_or_by_magic(tmp_path: Path,
+                                                                            pipeline: Pipeline) -> None:
+    body = b"\n".join(_line(factory_packet(n, 4)) for n in range(2)) + b"\n"
+    plain = tmp_path / "plain.jsonl"
+    plain.write_bytes(body)
+    by_extension = tmp_path / "packed.jsonl.gz"
+    by_extension.write_bytes(gzip.compress(body))
+    by_magic = tmp_path / "packed_no_gz_suffix.jsonl"  # gzipped, named as plain JSONL
+    by_magic.write_bytes(gzip.compress(body))
+    for path in (plain, by_extension, by_magic):
+        text, replayer = _replay(pipeline, [path])
+        assert _packet_ids(text) == ["pkt_00004_000000", "pkt_00004_000001"], path
+        assert not replayer.summary.dead_letters
+
+
+def test_the_extension_under_gz_decides_the_format(tmp_path: Path, pipeline: Pipeline, registry: SchemaRegistry,
+                                                   converter: PacketConverter) -> None:
+    array = tmp_path / "array.json.gz"
+    array.write_bytes(gzip.compress(json.dumps([factory_packet(n, 5) for n in range(2)]).encode()))
+    ocf = _write_ocf(tmp_path / "c.avro", registry.get(PACKET_SCHEMA).parsed, [converter.to_avro(factory_packet(0, 6))])
+    packed_ocf = tmp_path / "c.avro.gz"
+    packed_ocf.write_bytes(gzip.compress(ocf.read_bytes()))
+    assert [r.stage for r in read_inputs([array])] == ["json", "json"]  # an array, not two broken JSONL lines
+    text, _ = _replay(pipeline, [array, packed_ocf])
+    assert _packet_ids(text) == ["pkt_00005_000000", "pkt_00005_000001", "pkt_00006_000000"]
+    session = tmp_path / "sess_7.yaml.gz"
+    session.write_bytes(gzip.compress(b"a: 1\n"))
+    [record] = read_inputs([session])
+    assert (record.stage, record.source.key, record.raw) == ("message", b"sess_7", b"a: 1\n")
+
+
+def test_dash_reads_jsonl_from_stdin(monkeypatch: pytest.MonkeyPatch, pipeline: Pipeline) -> None:
+    body = _line(factory_packet(0, 9)) + b"\n\n" + MALFORMED_LINE + b"\n"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(body)))
+    records = list(read_inputs([STDIN]))
+    assert [(r.source.topic, r.source.offset, r.stage) for r in records] == [("stdin", 1, "json"), ("stdin", 3, "json")]
+    assert records[1].raw == MALFORMED_LINE
+
+
+@pytest.mark.parametrize(
+    ("name", "content", "why"),
+    [
+        ("nul.jsonl", _line(factory_packet(0, 1)) + b"\n\x00\x01\x02\n", "binary file"),
+        ("latin1.jsonl", b'{"name": "caf\xe9"}\n', "binary file"),
+        ("nul.yaml", b"a: 1\n\x00", "binary file"),
+        ("fake.avro", b'{"not": "avro"}\n', "not an Avro object container file"),
+        ("broken.jsonl.gz", gzip.compress(b"x" * 100)[:20], "not a readable gzip file"),
+    ],
+    ids=["nul", "not-utf8", "nul-yaml", "fake-avro", "truncated-gzip"],
+)
+def test_a_binary_input_is_refused_whole_not_dead_lettered(tmp_path: Path, name: str, content: bytes,
+                                                           why: str) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    with pytest.raises(InputError) as refused:
+        list(read_inputs([path]))
+    assert str(refused.value).startswith(f"{path}: {why}")
+
+
+def test_a_multibyte_character_cut_by_the_sniff_is_still_text(tmp_path: Path) -> None:
+    path = tmp_path / "wide.jsonl"
+    path.write_bytes(b"x" * 8191 + "é".encode() + b"\n")  # é straddles byte 8192
+    assert [len(r.raw) for r in read_inputs([path])] == [8193]
+
+
+@pytest.mark.parametrize(("name", "content"), [("empty.jsonl", b""), ("blank.jsonl", b"\n\n"), ("empty.avro", b""),
+                                               ("empty.json.gz", gzip.compress(b"")), ("blank.json", b" \n"),
+                                               ("empty.yaml", b"")])
+def test_an_empty_input_has_no_records(tmp_path: Path, name: str, content: bytes, pipeline: Pipeline) -> None:
+    path = tmp_path / name
+    path.write_bytes(content)
+    assert list(read_inputs([path])) == []
+    text, replayer = _replay(pipeline, [path])
+    assert (text, replayer.summary.events_in) == ("", 0)
+
+
+def test_a_directory_gives_its_known_files_recursively_by_relative_path(tmp_path: Path) -> None:
+    for name in ("b.jsonl", "a/z.json", "a.yaml", "notes.txt", "c.avro.gz", "d.gz", "a/b/x.YML", "e.jsonl.bak"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("")
+    assert [p.relative_to(tmp_path).as_posix() for p in directory_inputs(tmp_path)] == [
+        "a/b/x.YML", "a/z.json", "a.yaml", "b.jsonl", "c.avro.gz"]
+
+
+def test_input_stem_drops_gz_and_names_stdin() -> None:
+    assert [input_stem(Path(p)) for p in ("s/clean.yaml", "s/clean.yaml.gz", "-")] == ["clean", "clean", "stdin"]

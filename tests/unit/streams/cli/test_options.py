@@ -110,3 +110,28 @@ def test_no_policy_path_means_no_policy_and_a_bad_one_exits_2(tmp_path: Path,
         policy_or_exit(tmp_path / "absent.yaml")
     assert ended.value.code == EXIT_USAGE
     assert capsys.readouterr().err.startswith("omega: ")
+
+
+def test_existing_files_expands_directories_in_place_and_keeps_dash(tmp_path: Path) -> None:
+    folder = tmp_path / "logs"
+    (folder / "sub").mkdir(parents=True)
+    for name in ("sub/b.json", "a.jsonl.gz", "c.yml", "skip.txt"):
+        (folder / name).write_text("", encoding="utf-8")
+    last = tmp_path / "last.jsonl"
+    last.write_text("", encoding="utf-8")
+    result = CliRunner().invoke(_files, [str(last), str(folder), "-"])
+    assert result.output == f"{last} {folder}/a.jsonl.gz {folder}/c.yml {folder}/sub/b.json -\n"
+
+
+def test_existing_files_refuses_an_empty_directory_a_binary_file_and_two_dashes(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    binary = tmp_path / "blob.jsonl"
+    binary.write_bytes(b"\x00\xff")
+    empty = CliRunner().invoke(_files, [str(tmp_path / "empty")])
+    assert (empty.exit_code, empty.stdout) == (EXIT_USAGE, "")
+    assert empty.stderr == (f"omega: {tmp_path / 'empty'}: no input files in this directory "
+                            "(.avro, .json, .jsonl, .yaml, .yml, .gz)\n")
+    refused = CliRunner().invoke(_files, [str(binary)])
+    assert (refused.exit_code, refused.stderr) == (
+        EXIT_USAGE, f"omega: {binary}: binary file (not gzip, an Avro container or UTF-8 text)\n")
+    assert CliRunner().invoke(_files, ["-", "-"]).stderr == "omega: - (stdin) given more than once\n"

@@ -3,6 +3,7 @@ replay file and its summary, exit codes 0/1/2."""
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 from pathlib import Path
@@ -219,3 +220,123 @@ def test_check_messages_exits_2_on_a_missing_file() -> None:
     result = CliRunner().invoke(main, ["check", "messages", "no/such/file.yaml"])
     assert result.exit_code == EXIT_USAGE
     assert "no such file" in result.stderr
+
+
+# ------------------------------------------------------------------ inputs: directories, gzip, stdin, binary, empty
+def _invoke_with(stdin: bytes, *args: str) -> Result:
+    return CliRunner().invoke(main, list(args), input=stdin, prog_name="omega", catch_exceptions=False)
+
+
+def _two_files(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A directory holding b.jsonl (episode 2) and a/first.jsonl (episode 1), plus a file it must skip."""
+    folder = tmp_path / "logs"
+    (folder / "a").mkdir(parents=True)
+    second = _jsonl(folder / "b.jsonl", [factory_packet(0, 2)])
+    first = _jsonl(folder / "a" / "first.jsonl", [factory_packet(0, 1), factory_packet(1, 1)])
+    (folder / "notes.txt").write_text("not an input\n")
+    return folder, first, second
+
+
+def _check_ids(result: Result) -> list[str]:
+    return [line["packet_id"] for line in _lines(result)]
+
+
+def test_check_packets_reads_a_directory_recursively_in_name_order(tmp_path: Path) -> None:
+    folder, first, second = _two_files(tmp_path)
+    by_directory = _invoke("check", "packets", str(folder))
+    by_files = _invoke("check", "packets", str(first), str(second))
+    assert by_directory.exit_code == by_files.exit_code == EXIT_OK
+    assert _check_ids(by_directory) == ["pkt_00001_000000", "pkt_00001_000001", "pkt_00002_000000"]
+    assert by_directory.stdout == by_files.stdout
+
+
+def test_replay_of_a_directory_writes_what_its_files_listed_write(tmp_path: Path) -> None:
+    folder, first, second = _two_files(tmp_path)
+    _invoke("replay", str(folder), "--out", str(tmp_path / "dir.jsonl"), "--no-summary")
+    _invoke("replay", str(first), str(second), "--out", str(tmp_path / "files.jsonl"), "--no-summary")
+    written = (tmp_path / "dir.jsonl").read_text(encoding="utf-8")
+    assert [json.loads(line)["value"]["packet_id"] for line in written.splitlines()] == [
+        "pkt_00001_000000", "pkt_00001_000001", "pkt_00002_000000"]
+    assert written == (tmp_path / "files.jsonl").read_text(encoding="utf-8")
+
+
+def test_a_directory_without_input_files_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "readme.txt").write_text("nothing to replay\n")
+    for command in (["replay"], ["check", "packets"], ["check", "messages"]):
+        result = _invoke(*command, str(tmp_path))
+        assert result.exit_code == EXIT_USAGE
+        [line] = result.stderr.splitlines()
+        assert line.startswith(f"omega: {tmp_path}: no input files")
+        assert result.stdout == ""
+
+
+def test_check_packets_reads_a_gzipped_jsonl_as_the_plain_file(tmp_path: Path) -> None:
+    plain = _jsonl(tmp_path / "ok.jsonl", [factory_packet(n, 3) for n in range(2)])
+    packed = tmp_path / "ok.jsonl.gz"
+    packed.write_bytes(gzip.compress(plain.read_bytes()))
+    result = _invoke("check", "packets", str(packed))
+    assert result.exit_code == EXIT_OK
+    assert [(line["kind"], line["packet_id"]) for line in _lines(result)] == [
+        ("verdict", "pkt_00003_000000"), ("verdict", "pkt_00003_000001")]
+    assert result.stdout == _invoke("check", "packets", str(plain)).stdout
+
+
+def test_dash_reads_jsonl_from_stdin_for_check_packets_and_replay(tmp_path: Path) -> None:
+    plain = _jsonl(tmp_path / "ok.jsonl", [factory_packet(n, 3) for n in range(2)])
+    checked = _invoke_with(plain.read_bytes(), "check", "packets", "-")
+    assert checked.exit_code == EXIT_OK
+    assert _check_ids(checked) == ["pkt_00003_000000", "pkt_00003_000001"]
+    assert checked.stdout == _invoke("check", "packets", str(plain)).stdout
+    replayed = _invoke_with(gzip.compress(plain.read_bytes()), "replay", "-", "--out", "-")  # gzip by magic
+    assert [json.loads(line)["value"]["packet_id"] for line in replayed.stdout.splitlines()] == [
+        "pkt_00003_000000", "pkt_00003_000001"]
+
+
+def test_dash_reads_one_message_stream_from_stdin_named_stdin_or_by_option() -> None:
+    stream = (SESSIONS / "clean_success.yaml").read_bytes()
+    result = _invoke_with(stream, "check", "messages", "-")
+    messages = [line for line in _lines(result) if line["kind"] == "message"]
+    assert result.exit_code == EXIT_OK
+    assert {(m["file"], m["session_id"], m["status"]) for m in messages} == {("-", "stdin", "ACCEPTED")}
+    assert [line["status"] for line in _lines(result) if line["kind"] == "termination"] == ["SUCCESS"]
+    named = _invoke_with(stream, "check", "messages", "--session-id", "s-42", "-")
+    assert {line["session_id"] for line in _lines(named) if line["kind"] == "message"} == {"s-42"}
+
+
+def test_dash_twice_is_a_usage_error() -> None:
+    result = _invoke_with(b"", "check", "packets", "-", "-")
+    assert result.exit_code == EXIT_USAGE
+    assert result.stderr == "omega: - (stdin) given more than once\n"
+
+
+def test_a_binary_input_is_refused_in_one_line_and_nothing_is_judged(tmp_path: Path) -> None:
+    good = _jsonl(tmp_path / "good.jsonl", [factory_packet(0, 1)])
+    binary = tmp_path / "image.jsonl"
+    binary.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\n")
+    expected = f"omega: {binary}: binary file (not gzip, an Avro container or UTF-8 text)\n"
+    for command in (["replay", "--out", str(tmp_path / "out.jsonl")], ["check", "packets"], ["check", "messages"]):
+        result = _invoke(*command, str(good), str(binary))
+        assert result.exit_code == EXIT_USAGE, command
+        assert (result.stderr, result.stdout) == (expected, "")
+    assert not (tmp_path / "out.jsonl").exists()
+    piped = _invoke_with(b"\x00\x01binary", "check", "packets", "-")
+    assert (piped.exit_code, piped.stderr, piped.stdout) == (
+        EXIT_USAGE, "omega: -: binary file (not gzip, an Avro container or UTF-8 text)\n", "")
+
+
+def test_an_empty_input_prints_0_events_and_exits_0(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    checked = _invoke("check", "packets", str(empty))
+    assert (checked.exit_code, checked.stdout, checked.stderr) == (EXIT_OK, "", "0 events\n")
+    plain = _invoke("replay", str(empty), "--no-summary")
+    assert (plain.exit_code, plain.stdout, plain.stderr) == (EXIT_OK, "", "0 events\n")
+    summarised = _invoke("replay", str(empty), "--out", "-")
+    assert (summarised.exit_code, summarised.stdout) == (EXIT_OK, "")
+    assert ("events in", "", "0") in _summary_rows(summarised.stderr)
+    assert summarised.stderr.endswith("\n0 events\n")
+    table = _invoke("replay", str(empty))  # the table on stdout as today, the line on stderr
+    assert ("events in", "", "0") in _summary_rows(table.stdout)
+    assert (table.exit_code, table.stderr) == (EXIT_OK, "0 events\n")
+    piped = _invoke_with(b"", "check", "messages", "-")
+    assert (piped.exit_code, piped.stdout, piped.stderr) == (EXIT_OK, "", "0 events\n")
