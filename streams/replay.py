@@ -28,6 +28,7 @@ from omega.canonical import canonical_json
 from omega.packets.ledger import EpisodeLedger
 from streams.stages.base import Emit, Source
 from streams.stages.episodes import EpisodeSteps
+from streams.stages.keys import natural_key
 from streams.stages.messages import MonitorStage, SessionSteps
 from streams.stages.packets import Pipeline
 from streams.topics import AGENT_MESSAGES, DEAD_LETTERS, PACKETS, TERMINATIONS, VERDICTS, TopicSpec
@@ -318,8 +319,10 @@ class Replayer:
 
 
 # ------------------------------------------------------------------ recorded events <-> topic bytes (publish, tail)
-def encode_for_topic(pipeline: Pipeline, record: InputRecord, spec: TopicSpec | None) -> tuple[bytes | None, bytes]:
-    """(key, value) to publish: verbatim bytes for JSON topics, single-object Avro for Avro topics.
+def encode_for_topic(pipeline: Pipeline, record: InputRecord, spec: TopicSpec | None,
+                     session_id: str | None = None) -> tuple[bytes | None, bytes]:
+    """(key, value) to publish: verbatim bytes for JSON topics, single-object Avro for Avro topics, keyed by the
+    record's natural key (stages/keys.py; agent output: `session_id`, else its file's stem).
 
     Records of an Avro container file are turned back into the packet JSON a producer would send first.
     """
@@ -329,7 +332,10 @@ def encode_for_topic(pipeline: Pipeline, record: InputRecord, spec: TopicSpec | 
             raise ValueError(f"container holds {record.schema_name} records, not {PACKET_SCHEMA}")
         raw = canonical_json(pipeline.packets.from_avro(record.datum)).encode("utf-8")
     if spec is None or spec.value_schema is None:
-        return record.source.key, raw
+        # a session file's record is keyed by its stem already (read_inputs); a line of a JSONL file by its file's name
+        stem = Path(record.source.topic.removeprefix("file:")).name.split(".")[0]
+        session = session_id or (None if record.source.key else stem)
+        return natural_key(spec, raw, record.source.key, session), raw
     if spec is not PACKETS:
         raise ValueError(f"publishing to {spec.name} ({spec.value_schema}) is not supported")
     [emit] = pipeline.ingress(raw, record.source)

@@ -142,10 +142,21 @@ def _resolve_topic(topic: str, prefix: str) -> tuple[TopicSpec | None, str]:
 @click.command()
 @files_argument
 @click.option("--topic", required=True, help="Topic: a logical name (packets_json, packets, ...) or a topic name.")
+@click.option("--session-id", default=None,
+              help="agent_messages_raw: the session id to key the records by (default: a session file's stem, as "
+                   "`omega replay` reads it; for lines of a JSONL file, its name up to the first dot).")
 @bootstrap_option
 @prefix_option
-def publish(files: tuple[Path, ...], topic: str, bootstrap: str, prefix: str) -> None:
-    """Publish JSON/JSONL/Avro files to a topic: raw lines to the JSON ingress, single-object Avro elsewhere."""
+def publish(files: tuple[Path, ...], topic: str, session_id: str | None, bootstrap: str, prefix: str) -> None:
+    """Publish JSON/JSONL/Avro files to a topic: raw lines to the JSON ingress, single-object Avro elsewhere.
+
+    \b
+    Every record is keyed by its natural key, so that what is judged together meets on one partition, in order:
+      packets_json, packets   the packet's header.correlation_id (its episode)
+      agent_messages_raw      the session id (--session-id, else the session file's stem)
+      oracle_requests         the case id
+      documents, questions, grounding_facts, grounding_requests   the corpus ("default" when absent)
+    A record whose natural key cannot be read keeps the key it had (none for lines of a file)."""
     from streams.kafka.clients import publish_records
 
     paths = existing_files(files)
@@ -154,7 +165,7 @@ def publish(files: tuple[Path, ...], topic: str, bootstrap: str, prefix: str) ->
     packets = pipeline(settings)
     with kafka_errors(bootstrap):
         sent, refused = asyncio.run(publish_records(
-            read_inputs(paths), partial(encode_for_topic, packets, spec=spec), name, bootstrap,
+            read_inputs(paths), partial(encode_for_topic, packets, spec=spec, session_id=session_id), name, bootstrap,
             client_options=settings.kafka_client_options()))
     click.echo(f"published {sent} record(s) to {name}" + (f"; {refused} refused" if refused else ""), err=True)
     sys.exit(EXIT_REJECTED if refused else EXIT_OK)

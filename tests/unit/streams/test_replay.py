@@ -12,10 +12,19 @@ import fastavro
 import pytest
 
 from omega.canonical import canonical_json
-from streams.replay import STDIN, InputError, InputRecord, Replayer, directory_inputs, input_stem, read_inputs
+from streams.replay import (
+    STDIN,
+    InputError,
+    InputRecord,
+    Replayer,
+    directory_inputs,
+    encode_for_topic,
+    input_stem,
+    read_inputs,
+)
 from streams.stages.base import Source
 from streams.stages.packets import Pipeline
-from streams.topics import DEAD_LETTERS, PACKETS, VERDICTS
+from streams.topics import AGENT_MESSAGES_RAW, DEAD_LETTERS, DOCUMENTS, ORACLE_REQUESTS, PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
 from tests.factories import packet as factory_packet
@@ -318,3 +327,34 @@ def test_a_directory_gives_its_known_files_recursively_by_relative_path(tmp_path
 
 def test_input_stem_drops_gz_and_names_stdin() -> None:
     assert [input_stem(Path(p)) for p in ("s/clean.yaml", "s/clean.yaml.gz", "-")] == ["clean", "clean", "stdin"]
+
+
+# ------------------------------------------------------------------------------------------------ publish keys
+def test_publish_keys_packet_lines_by_their_correlation_id(tmp_path: Path, pipeline: Pipeline) -> None:
+    path = tmp_path / "log.jsonl"
+    path.write_text(json.dumps(factory_packet(0, 1)) + "\n" + json.dumps(factory_packet(0, 2)) + "\n"
+                    + "not json\n", encoding="utf-8")
+    keys = [encode_for_topic(pipeline, r, PACKETS_JSON)[0] for r in read_inputs([path])]
+    assert keys == [b"corr_ep00001", b"corr_ep00002", None]  # a line that is not JSON keeps no key
+
+
+def test_publish_keys_agent_output_by_the_session_id_given_else_by_the_file(tmp_path: Path,
+                                                                           pipeline: Pipeline) -> None:
+    session = tmp_path / "night_run.yaml"
+    session.write_text("agent_id: 1\n", encoding="utf-8")
+    lines = tmp_path / "day_run.part1.jsonl"
+    lines.write_text('{"agent_id": 1}\n', encoding="utf-8")
+    [yaml_record] = read_inputs([session])
+    [line_record] = read_inputs([lines])
+    assert encode_for_topic(pipeline, yaml_record, AGENT_MESSAGES_RAW)[0] == b"night_run"
+    assert encode_for_topic(pipeline, line_record, AGENT_MESSAGES_RAW)[0] == b"day_run"
+    assert encode_for_topic(pipeline, line_record, AGENT_MESSAGES_RAW, session_id="s-42")[0] == b"s-42"
+
+
+def test_publish_keys_phase_q_by_case_and_corpus_topics_by_corpus(tmp_path: Path, pipeline: Pipeline) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_text('{"id": "Q-PREC-001"}\n{"corpus": "hr", "docId": "d1", "text": "x"}\n', encoding="utf-8")
+    case, document = read_inputs([path])
+    assert encode_for_topic(pipeline, case, ORACLE_REQUESTS)[0] == b"Q-PREC-001"
+    assert encode_for_topic(pipeline, document, DOCUMENTS)[0] == b"hr"
+    assert encode_for_topic(pipeline, case, None)[0] is None  # a topic we do not know: the key it had
