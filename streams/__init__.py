@@ -15,6 +15,7 @@
         answers         AnswersStage, FactSteps, FactStoreView: DS005 documents, facts, questions
         grounding       GroundingStage, GroundingSteps: Atomic Facts and paragraph requests
         corpus          the corpus key shared by the DS005 and grounding topics
+        keys            natural_key: the key each input topic's records should carry (`omega publish` keys by it)
     wire/           bytes on the topics
         codec           SchemaRegistry: Avro single-object encoding (fastavro), fingerprints
         avro_json       JSON <-> Avro datum conversion with readable errors
