@@ -7,10 +7,16 @@ broker while one is in flight: that request, holding only idle partitions (stand
 topics), waits the whole 1.5 s on the broker while new packets pile up on the busy partition. At 1,000
 packets/s over two workers this put 1.5 s stalls into the verdict latency. A short wait bounds that stall;
 an idle worker then sends a few more (empty) fetches a second.
+
+Before it commits, Faust flushes its producer, but its table-write buffer only for as long as a write leaves it
+every 0.1 s (`ProducerBuffer.flush_atmost`): under load it gives up with writes still queued, and a worker killed
+right after the commit has committed past packets whose ledger and judgements never reached the changelog. Its
+successor then judges the next packets against an older ledger. `drain_table_writes` waits until none is left.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import defaultdict
 from collections.abc import Mapping
@@ -38,6 +44,18 @@ async def admitted(consumer: Any, message: Any) -> bool:
     """Whether an agent should process `message` now (always, for a consumer that does not track the order)."""
     admit = getattr(consumer, "admit", None)
     return True if admit is None else bool(await admit(message))
+
+
+async def drain_table_writes(producer: Any, pause: float = 0.01) -> None:
+    """Wait until every table write Faust buffered is handed to the client, then until the client has sent it all
+    (at-least-once: an offset is committed only once the state its records produced is in the changelog)."""
+    buffer = producer.buffer
+    while buffer.size:
+        # returns after 0.1 s in which no write left the buffer (e.g. the client's own buffer is full)
+        await buffer.flush_atmost(None)
+        if buffer.size:
+            await asyncio.sleep(pause)
+    await producer.flush()
 
 
 def transport_class(fetch_max_wait_ms: int, probe: OffsetProbe) -> type[faust_aiokafka.Transport]:
@@ -73,6 +91,7 @@ def transport_class(fetch_max_wait_ms: int, probe: OffsetProbe) -> type[faust_ai
             self.order.reset(dict(self._committed_offset))
 
         async def _commit(self, offsets: Mapping[TP, int]) -> bool:
+            await drain_table_writes(self.app.producer)
             return bool(await super()._commit(self.order.clamp(offsets)))
 
         async def admit(self, message: Any) -> bool:

@@ -7,6 +7,11 @@ Kept inside the ledger, the judgements made the table quadratic in the episode l
 packets averaged 11 KB per changelog record, 90% of it judgements, and cost the worker a third of its time
 in encoding, socket writes and standby decoding). Both kinds share one table so that they share the
 changelog partition of their episode: a ledger stored after a judgement is never durable without it.
+
+A stored ledger also names the input position (partition, offset) of the last packet it applied. Packets of one
+episode are judged in offset order, so a packet at or before that position was judged already: finding no
+judgement for it means the table lost one (a changelog record that never became durable while later ones did).
+It is judged again against the later ledger, as before, but logged (`judgement_lost`) and counted, not silent.
 """
 
 from __future__ import annotations
@@ -14,10 +19,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+import structlog
+
 from omega.packets.ledger import EpisodeLedger, Judgement
 from streams.stages.base import Emit, Source
 from streams.stages.keyed import DecodedCache, KeyedTable, put_checked
 from streams.stages.packets import Pipeline
+
+log = structlog.get_logger("omega.episodes")
 
 TICK_KEY = "__watermark__"  # the key of a watermark tick on the packets topic (no episode has it: not a packet)
 
@@ -44,6 +53,7 @@ class EpisodeSteps:
         self.watermarks: dict[int, int] = {}
         self.ticked: dict[int, int] = {}
         self.open: dict[int, set[str]] = {}  # partition -> keys of episodes with open directives
+        self.lost = 0  # packets judged anew although their ledger had applied them (module docstring)
 
     def record(self, raw: bytes, src: Source) -> list[Emit]:
         """One record of the packets topic: a watermark tick, or a packet of the episode its key names."""
@@ -60,7 +70,8 @@ class EpisodeSteps:
         ledger = self.ledgers.get(key, stored)
         new_ledger, emits = self.pipeline.packet(ledger, raw, src)
         if new_ledger is not None and new_ledger is not ledger:
-            entries = self._entries(key, new_ledger, ledger, stored)
+            self._check_not_applied(key, stored, src)
+            entries = self._entries(key, new_ledger, ledger, stored, at=[src.partition, src.offset])
             refused = put_checked(self.episodes, entries, raw, src, self.pipeline)
             if refused is not None:
                 return [refused]
@@ -69,6 +80,13 @@ class EpisodeSteps:
             previous = self.watermarks.get(src.partition, src.timestamp_ms)
             self.watermarks[src.partition] = max(previous, src.timestamp_ms)
         return emits
+
+    def _check_not_applied(self, key: str, stored: Any, src: Source) -> None:
+        at = stored.get("at") if isinstance(stored, dict) else None
+        if isinstance(at, list) and len(at) == 2 and at[0] == src.partition and at[1] >= src.offset:
+            self.lost += 1
+            log.warning("judgement_lost", episode=key, partition=src.partition, offset=src.offset,
+                        ledger_at=at[1], lost=self.lost)
 
     def tick(self, src: Source, raw: bytes, partition: int) -> list[Emit]:
         """Advance every episode of this partition with open directives to the tick's watermark (INV-011)."""
@@ -137,13 +155,18 @@ class EpisodeSteps:
         return find
 
     def _entries(self, key: str, ledger: EpisodeLedger, before: EpisodeLedger | None,
-                 stored: Any) -> list[tuple[str, Any]]:
+                 stored: Any, at: list[int] | None = None) -> list[tuple[str, Any]]:
         """The table entries storing `ledger`, grown from `before`: its new judgements, then the ledger itself
-        (a ledger stored before this layout holds its judgements inline: they move out, all of them)."""
+        with the input position of the last packet it applied, `at` or the stored one (a ledger stored before
+        this layout holds its judgements inline: they move out, all of them)."""
         older = None if before is None or (stored and "applied" in stored) else before.applied
         entries: list[tuple[str, Any]] = [(judgement_key(key, packet_id), [seq, judgement.to_list()])
                                           for seq, packet_id, judgement in ledger.applied.added_since(older)]
-        entries.append((key, ledger.to_dict(judgements=False)))
+        form = ledger.to_dict(judgements=False)
+        position = at if at is not None else stored.get("at") if isinstance(stored, dict) else None
+        if position is not None:
+            form["at"] = position
+        entries.append((key, form))
         return entries
 
     def _store(self, key: str, partition: int, ledger: EpisodeLedger, entries: list[tuple[str, Any]]) -> None:

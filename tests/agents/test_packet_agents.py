@@ -114,13 +114,14 @@ async def test_validator_sends_one_verdict_and_reassigns_the_episode_entry_with_
     expected_ledger, [expected_verdict] = omega.pipeline.packet(None, raw, Source("x", 0, 0))
     assert expected_ledger is not None
     assert sent["value"] == expected_verdict.value  # the agent is the pipeline stage, nothing more
-    assert stored == expected_ledger.to_dict(judgements=False)
+    # the ledger, and the input position (partition, offset) of the packet it applied last
+    assert stored == (ledger_form := {**expected_ledger.to_dict(judgements=False), "at": [0, 0]})
     judgement = [0, expected_ledger.applied["pkt_00001_000000"].to_list()]
     assert omega.episodes[judgement_key("corr_ep00001", "pkt_00001_000000")] == judgement
     # assigned (one changelog record each), never mutated in place: the judgement first, then the ledger
     assert [w.args[1:] for w in changelog.call_args_list] == [
         (judgement_key("corr_ep00001", "pkt_00001_000000"), judgement),
-        ("corr_ep00001", expected_ledger.to_dict(judgements=False))]
+        ("corr_ep00001", ledger_form)]
 
 
 async def test_validator_reassigns_the_entry_for_each_new_packet_and_not_for_a_redelivery(omega: OmegaApp) -> None:

@@ -376,3 +376,48 @@ async def test_admitted_asks_the_consumer_that_tracks_the_order(worker: Worker) 
     assert await admitted(worker.consumer, Message(TP0, 10)) is True
     assert await admitted(worker.consumer, Message(TP0, 10)) is False
     assert await admitted(object(), Message(TP0, 99)) is True  # a consumer that tracks nothing admits all
+
+
+class SlowBuffer:
+    """Faust's table-write buffer under load: each `flush_atmost` gives up (as Faust's does after 0.1 s without a
+    write leaving it) having moved only one write on."""
+
+    def __init__(self, queued: int) -> None:
+        self.size = queued
+        self.flushes = 0
+
+    async def flush_atmost(self, max_messages: int | None) -> int:
+        self.flushes += 1
+        self.size -= 1
+        return 1
+
+
+async def test_a_commit_waits_until_every_buffered_table_write_has_left_the_buffer() -> None:
+    buffer = SlowBuffer(queued=3)
+    left_at_flush: list[int] = []
+
+    async def flush() -> None:
+        left_at_flush.append(buffer.size)
+
+    await transport_module.drain_table_writes(SimpleNamespace(buffer=buffer, flush=flush), pause=0)
+    assert (buffer.size, buffer.flushes) == (0, 3)
+    assert left_at_flush == [0]  # the client is flushed once the buffer is empty, not before
+
+
+async def test_the_worker_consumer_drains_table_writes_before_it_commits(worker: Worker) -> None:
+    worker.cluster.log(TOPIC, 0, range(0, 40))
+    await worker.assigned(TP0)
+    order: list[str] = []
+
+    async def drained(producer: Any) -> None:
+        order.append("drained")
+
+    real_commit = worker.kafka.commit
+
+    async def commit(*args: Any, **kwargs: Any) -> Any:
+        order.append("committed")
+        return await real_commit(*args, **kwargs)
+
+    with patch.object(transport_module, "drain_table_writes", drained), patch.object(worker.kafka, "commit", commit):
+        assert await worker.consumer._commit({TP0: 8}) is True
+    assert order == ["drained", "committed"]

@@ -13,9 +13,11 @@ import pytest
 
 from omega.packets.ledger import EpisodeLedger
 from streams.kafka.partitioning import partition_of
+from streams.stages import episodes as episodes_module
 from streams.stages.base import Emit, Source
 from streams.stages.episodes import EpisodeSteps, judgement_key
 from streams.stages.packets import Pipeline
+from tests.unit.streams.log_capture import captured
 
 PARTITION_OF_4 = functools.partial(partition_of, partitions=4)  # the packets topic's 4 partitions
 
@@ -76,6 +78,23 @@ def test_a_judgement_stored_without_its_ledger_is_judged_again_to_the_same_verdi
 
     assert _values(redelivered[0]) == _values(expected[4])
     assert table == whole
+
+
+def test_a_packet_the_stored_ledger_applied_whose_judgement_is_gone_is_logged_as_a_lost_judgement(
+        pipeline: Pipeline, packets: list[bytes]) -> None:
+    table: dict[str, Any] = {}
+    _run(EpisodeSteps(pipeline, table, PARTITION_OF_4), packets[:4])
+    assert table[KEY]["at"] == [PARTITION, 3]  # the input position of the last packet the ledger applied
+    del table[judgement_key(KEY, "pkt_dd_0003")]  # its changelog record lost, later ones kept
+
+    steps = EpisodeSteps(pipeline, table, PARTITION_OF_4)
+    with captured(episodes_module) as logs:
+        _run(steps, packets[2:3], start=2)  # redelivered from offset 2: at or before offset 3, yet no judgement
+        _run(steps, packets[4:5], start=4)  # a packet after the ledger's position: judged as usual
+
+    assert steps.lost == 1
+    assert [(e["event"], e["offset"], e["ledger_at"]) for e in logs if e["log_level"] == "warning"] == [
+        ("judgement_lost", 2, 3)]
 
 
 def test_a_ledger_stored_with_its_judgements_inline_has_them_moved_out_at_its_next_packet(
