@@ -267,7 +267,12 @@ def under_fire(name: str, run: Run, disturb: Callable[[Run], dict[str, Any]], se
         raise AssertionError(f"{exc}; missing by topic: {missing}; events: {run.events}\n"
                              f"{missing_verdicts(expected, live)}\n{tails}") from exc
     run.note("outputs settled")
-    figures = compare(expected, live)
+    try:
+        figures = compare(expected, live)
+    except AssertionError as exc:  # what the workers saw of it: lost judgements, rewinds, gaps
+        seen = [line for w in run.workers for line in w.logs().splitlines()
+                if any(e in line for e in ("judgement_lost", "input_rewound", "input_gap", "stage_failed"))]
+        raise AssertionError(f"{exc}\nworker log lines ({len(seen)}):\n" + "\n".join(seen[:60])) from exc
     figures.update(packets=len(run.packets), episodes=len({p["header"]["correlation_id"] for p in run.packets}),
                    partitions=run.partitions, elapsed_s=round(time.monotonic() - run.started, 1), events=run.events,
                    stall_restarts=run.restarts, **details)
