@@ -43,7 +43,12 @@ log = structlog.get_logger("omega.projections")
 
 
 @contextmanager
-def _opened(store_url: str) -> Iterator[SqlStore]:
+def _opened(store_url: str, *, must_exist: bool = False) -> Iterator[SqlStore]:
+    """The store, open; `must_exist` (the read commands): a SQLite file that is not there is a usage error, not a
+    new empty read model in which every session is unknown and every check passes."""
+    path = store_url.removeprefix("sqlite:").removeprefix("//") if store_url.startswith("sqlite:") else None
+    if must_exist and path and path != ":memory:" and not Path(path).is_file():
+        usage_error(f"no read model at {path}: project into it first (omega project ... --store {store_url})")
     try:
         store = open_store(store_url)
         store.open()
@@ -128,7 +133,7 @@ def memory() -> None:
 @read_model_option
 def memory_show(session_id: str, kind: str | None, store_url: str) -> None:
     """Print a session's memories readably; exit 1 when the session is unknown."""
-    with _opened(store_url) as store:
+    with _opened(store_url, must_exist=True) as store:
         documents = store.session(session_id)
     console = Console()
     if not documents:
@@ -206,7 +211,7 @@ def _branch(tree: Tree, node: Mapping[str, Any]) -> None:
 @read_model_option
 def memory_hash(store_url: str) -> None:
     """Print the read model's content hash (equal for equal memories, whatever the backend)."""
-    with _opened(store_url) as store:
+    with _opened(store_url, must_exist=True) as store:
         click.echo(store.content_hash())
 
 
@@ -235,7 +240,7 @@ def memory_serve(store_url: str, host: str, port: int, bootstrap: str | None, pr
             return await kafka_lag(bootstrap, prefix, positions)
 
         probe = probe_lag
-    with _opened(store_url) as store:
+    with _opened(store_url, must_exist=True) as store:
         uvicorn.run(create_app(store, lag=probe), host=host, port=port, log_level="warning")
 
 
@@ -244,7 +249,7 @@ def memory_serve(store_url: str, host: str, port: int, bootstrap: str | None, pr
 @read_model_option
 def check_memories(store_url: str) -> None:
     """Check §3.5.5 cross-memory consistency of every session: one JSON line per violation; exit 1 if any."""
-    with _opened(store_url) as store:
+    with _opened(store_url, must_exist=True) as store:
         sessions = store.sessions()
         found = 0
         for sid in sessions:

@@ -66,6 +66,18 @@ def test_an_unknown_session_exits_1(replay_file: Path, tmp_path: Path) -> None:
     assert "unknown session" in result.output
 
 
+@pytest.mark.parametrize("command", [["memory", "show", "clean_success"], ["memory", "hash"], ["check", "memories"],
+                                     ["memory", "serve", "--port", "0"]])
+def test_a_read_command_on_a_store_that_does_not_exist_exits_2_and_creates_nothing(tmp_path: Path,
+                                                                                  command: list[str]) -> None:
+    missing = tmp_path / "typo" / "memories.sqlite"
+    result = CliRunner().invoke(main, [*command, "--store", f"sqlite:{missing}"])
+    assert result.exit_code == 2
+    assert result.output == (f"omega: no read model at {missing}: project into it first "
+                             f"(omega project ... --store sqlite:{missing})\n")
+    assert not missing.parent.exists()
+
+
 def test_undecodable_lines_exit_1_and_bad_stores_or_files_exit_2(tmp_path: Path) -> None:
     broken = tmp_path / "broken.jsonl"
     broken.write_text("{not json\n")
