@@ -31,7 +31,7 @@ from streams.stages.episodes import EpisodeSteps
 from streams.stages.keys import natural_key
 from streams.stages.messages import MonitorStage, SessionSteps
 from streams.stages.packets import Pipeline
-from streams.topics import AGENT_MESSAGES, DEAD_LETTERS, PACKETS, TERMINATIONS, VERDICTS, TopicSpec
+from streams.topics import AGENT_MESSAGES, DEAD_LETTERS, PACKETS, PACKETS_JSON, TERMINATIONS, VERDICTS, TopicSpec
 from streams.wire.omen_avro import PACKET_SCHEMA
 
 JSON_SUFFIXES = {".json"}
@@ -356,3 +356,12 @@ def decode_record(pipeline: Pipeline, value: bytes | None) -> Any:
         except ValueError as exc:
             return {"undecodable": str(exc), "raw": jsonable(value)}
     return jsonable(value)
+
+
+def replay_line(spec: TopicSpec | None, name: str, partition: int, offset: int, key: bytes | None, value: Any) -> str:
+    """A tailed record as `omega replay` reads it back (a packet topic: the packet's JSON, one per line) or as
+    `omega project --from` does (any other topic: the line `Replayer` writes, under the topic's unprefixed name)."""
+    if spec is PACKETS or spec is PACKETS_JSON:
+        return canonical_json(value) if not isinstance(value, dict) or "utf8" not in value else str(value["utf8"])
+    text = key.decode("utf-8", "replace") if key else ""
+    return canonical_json({"topic": spec.name if spec is not None else name, "key": text, "value": value})

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from omega.eventtime import to_ms
 from streams.auth_policy import PolicyError
 from streams.cli.options import (
     EXIT_OK,
@@ -26,7 +27,7 @@ from streams.cli.options import (
     usage_error,
 )
 from streams.logs import thin_repeats
-from streams.replay import decode_record, encode_for_topic, read_inputs
+from streams.replay import decode_record, encode_for_topic, read_inputs, replay_line
 from streams.settings import Settings, SettingsError
 from streams.topics import ALL_TOPICS, BY_LOGICAL, TopicSpec, topic_name
 
@@ -173,19 +174,39 @@ def publish(files: tuple[Path, ...], topic: str, session_id: str | None, bootstr
 
 @click.command()
 @click.argument("topic")
-@click.option("--follow", is_flag=True, help="Keep waiting for new records.")
+@click.option("--follow", is_flag=True, help="Keep waiting for new records (from the end unless --from-start or "
+              "--since says otherwise).")
+@click.option("--from-end/--from-start", "from_end", default=None,
+              help="Start at the end (only new records) or at the beginning. Default: the end with --follow, "
+                   "else the beginning.")
+@click.option("--since", "since", default=None, metavar="TIME",
+              help="Start at the first record whose timestamp (event time) is at or after TIME (ISO 8601).")
+@click.option("--key", "key", default=None, help="Only records with this key.")
+@click.option("--partition", "partitions", type=int, multiple=True, help="Only this partition (repeatable).")
+@click.option("--format", "output_format", type=click.Choice(["json", "replay"]), default="json", show_default=True,
+              help="json: partition, offset, key, value per line. replay: what `omega replay` (packets topics: one "
+                   "packet per line) and `omega project --from` (output topics) read back.")
 @click.option("--max", "max_records", type=int, default=None, help="Stop after this many records.")
 @click.option("--timeout", type=float, default=5.0, show_default=True,
               help="Without --follow: stop after this many idle seconds.")
 @bootstrap_option
 @prefix_option
-def tail(topic: str, follow: bool, max_records: int | None, timeout: float, bootstrap: str, prefix: str) -> None:
-    """Print a topic's records from the beginning, decoded, as JSON lines."""
-    from streams.kafka.clients import tail_topic
+def tail(topic: str, follow: bool, from_end: bool | None, since: str | None, key: str | None,
+         partitions: tuple[int, ...], output_format: str, max_records: int | None, timeout: float, bootstrap: str,
+         prefix: str) -> None:
+    """Print a topic's records, decoded, as JSON lines."""
+    from streams.kafka.clients import json_line, tail_topic
 
-    _, name = _resolve_topic(topic, prefix)
+    spec, name = _resolve_topic(topic, prefix)
+    since_ms = None if since is None else to_ms(since)
+    if since is not None and since_ms is None:
+        usage_error(f"--since {since!r}: not an ISO 8601 time (e.g. 2026-01-26T09:00:00Z)")
     settings = settings_or_exit()
     packets = pipeline(settings)
+    render = json_line if output_format == "json" else partial(replay_line, spec, name)
     with kafka_errors(bootstrap):
         asyncio.run(tail_topic(partial(decode_record, packets), name, bootstrap, follow, max_records, timeout,
-                               click.echo, client_options=settings.kafka_client_options()))
+                               click.echo, client_options=settings.kafka_client_options(),
+                               from_end=follow if from_end is None else from_end, since_ms=since_ms,
+                               partitions=partitions or None, key=None if key is None else key.encode("utf-8"),
+                               render=render))

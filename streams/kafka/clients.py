@@ -62,38 +62,69 @@ async def publish_records(
     return sent, refused
 
 
+Render = Callable[[int, int, bytes | None, Any], str]  # (partition, offset, key, decoded value) -> one line
+
+
+def json_line(partition: int, offset: int, key: bytes | None, value: Any) -> str:
+    """The default line of `omega tail`: partition, offset, key (text) and the decoded value."""
+    text = key.decode("utf-8", "replace") if key else None
+    return canonical_json({"partition": partition, "offset": offset, "key": text, "value": value})
+
+
 async def tail_topic(
     decode: Callable[[bytes | None], Any], name: str, bootstrap: str, follow: bool, max_records: int | None,
     idle_timeout: float, echo: Callable[[str], None], *, client_options: Mapping[str, Any] | None = None,
+    from_end: bool = False, since_ms: int | None = None, partitions: Iterable[int] | None = None,
+    key: bytes | None = None, render: Render = json_line,
 ) -> int:
-    """Print every record of `name` from the beginning as a JSON line, its value as `decode` reads it (which never
-    raises: an undecodable value is shown, not fatal); returns how many were printed. `UnknownTopic` when the
-    broker has no topic `name`."""
+    """Print the records of `name` as lines (`render`), each value as `decode` reads it (which never raises: an
+    undecodable value is shown, not fatal); returns how many were printed. Where to start: the beginning, the end
+    (`from_end`: only what arrives from now on) or the first record at or after `since_ms` (record timestamps are
+    event time); only `partitions` when given, only records keyed `key` when given. `UnknownTopic` when the broker
+    has no topic `name`, or none of the partitions asked for."""
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, auto_offset_reset="earliest",
                                 **_options(client_options))
     await _started(consumer)
     printed = 0
     try:
-        partitions = await consumer._client.fetch_all_metadata()  # noqa: SLF001 - no public per-topic lookup
-        ids = partitions.partitions_for_topic(name)
+        metadata = await consumer._client.fetch_all_metadata()  # noqa: SLF001 - no public per-topic lookup
+        ids = metadata.partitions_for_topic(name)
         if ids is None:
             raise UnknownTopic(name, bootstrap)
-        consumer.assign([TopicPartition(name, p) for p in sorted(ids)])
+        chosen = sorted(ids if partitions is None else set(ids) & set(partitions))
+        if not chosen:
+            raise UnknownTopic(f"{name} partition(s) {sorted(set(partitions or []))}", bootstrap)
+        tps = [TopicPartition(name, p) for p in chosen]
+        consumer.assign(tps)
+        await _seek(consumer, tps, from_end, since_ms)
         while max_records is None or printed < max_records:
             batch = await consumer.getmany(timeout_ms=int(idle_timeout * 1000))
             if not batch and not follow:
                 break
             for tp, messages in sorted(batch.items(), key=lambda kv: kv[0].partition):
                 for msg in messages:
-                    value = decode(msg.value)
-                    key = msg.key.decode("utf-8", "replace") if msg.key else None
-                    echo(canonical_json({"partition": tp.partition, "offset": msg.offset, "key": key, "value": value}))
+                    if key is not None and msg.key != key:
+                        continue
+                    echo(render(tp.partition, msg.offset, msg.key, decode(msg.value)))
                     printed += 1
                     if max_records is not None and printed >= max_records:
                         return printed
     finally:
         await consumer.stop()
     return printed
+
+
+async def _seek(consumer: AIOKafkaConsumer, tps: list[TopicPartition], from_end: bool, since_ms: int | None) -> None:
+    if since_ms is not None:
+        found = await consumer.offsets_for_times(dict.fromkeys(tps, since_ms))
+        ends = await consumer.end_offsets(tps)
+        for tp in tps:
+            at = found.get(tp)
+            consumer.seek(tp, ends[tp] if at is None else at.offset)  # nothing that late yet: from the end
+    elif from_end:
+        await consumer.seek_to_end(*tps)
+    else:
+        await consumer.seek_to_beginning(*tps)
 
 
 # Record timestamps are event time (`created_at`, DESIGN.md), so the broker's time-based retention (7 days by

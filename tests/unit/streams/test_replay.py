@@ -21,6 +21,7 @@ from streams.replay import (
     encode_for_topic,
     input_stem,
     read_inputs,
+    replay_line,
 )
 from streams.stages.base import Source
 from streams.stages.packets import Pipeline
@@ -358,3 +359,14 @@ def test_publish_keys_phase_q_by_case_and_corpus_topics_by_corpus(tmp_path: Path
     assert encode_for_topic(pipeline, case, ORACLE_REQUESTS)[0] == b"Q-PREC-001"
     assert encode_for_topic(pipeline, document, DOCUMENTS)[0] == b"hr"
     assert encode_for_topic(pipeline, case, None)[0] is None  # a topic we do not know: the key it had
+
+
+def test_a_tailed_record_in_replay_format_is_what_replay_and_project_read_back() -> None:
+    verdict = {"verdict_id": "v1", "status": "ACCEPTED"}
+    # an output topic: the line Replayer writes, under the topic's unprefixed name
+    assert replay_line(VERDICTS, "t.omen.verdicts", 0, 5, b"corr_1", verdict) == (
+        '{"key":"corr_1","topic":"omen.verdicts","value":{"status":"ACCEPTED","verdict_id":"v1"}}')
+    # the JSON ingress: the packet's text as published; the Avro packets topic: the packet's JSON
+    assert replay_line(PACKETS_JSON, "t.omen.packets.json", 0, 0, None, {"utf8": '{"header": {}}'}) == '{"header": {}}'
+    assert replay_line(PACKETS, "t.omen.packets", 0, 0, b"c", {"header": {"b": 1, "a": 2}}) == (
+        '{"header":{"a":2,"b":1}}')
