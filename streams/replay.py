@@ -232,11 +232,12 @@ class Replayer:
     """Feeds recorded events through the worker's own steps (stages/episodes.py, stages/messages.py), with dicts
     for its tables: a record gives the same outputs here as live, a STATE_TOO_LARGE dead letter included."""
 
-    def __init__(self, pipeline: Pipeline) -> None:
+    def __init__(self, pipeline: Pipeline, max_lateness_ms: int = 0) -> None:
         self.pipeline = pipeline
         self.episodes: dict[str, Any] = {}  # the episodes table: ledgers and judgements (stages/episodes.py)
         self.sessions: dict[str, Any] = {}  # the sessions table
-        self.episode_steps = EpisodeSteps(pipeline, self.episodes)
+        # one partition: the watermark is the whole log's; the end of the log releases every waiting packet
+        self.episode_steps = EpisodeSteps(pipeline, self.episodes, lateness_ms=max_lateness_ms)
         self.session_steps = SessionSteps(MonitorStage(pipeline), self.sessions)
         self.summary = ReplaySummary()
         self._packet_offset = 0

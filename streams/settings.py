@@ -37,6 +37,9 @@ class Settings:
     fetch_max_wait_ms: int = 50  # the worker consumer's long-poll bound (kafka/transport.py); Faust's own is 1500
     standby_replicas: int = 1
     stall_seconds: float = 120.0  # waiting work unmoved this long crashes the worker (worker/watchdog.py); 0: off
+    # > 0: an episode's packets wait until their partition's watermark passes created_at + this, then are judged in
+    # event-time order (stages/lateness.py); 0: judged on arrival, in partition order (no added latency)
+    max_lateness_ms: int = 0
     packet_auth_policy: Path | None = None  # issue 9: YAML/JSON key policy; None = signatures not checked
     security_protocol: str = "PLAINTEXT"  # or SASL_PLAINTEXT / SASL_SSL (then the sasl_* fields are required)
     sasl_mechanism: str = "SCRAM-SHA-512"
@@ -93,6 +96,7 @@ class Settings:
             fetch_max_wait_ms=_whole(env, "OMEGA_FETCH_MAX_WAIT_MS", base.fetch_max_wait_ms, minimum=0),
             standby_replicas=_whole(env, "OMEGA_STANDBY_REPLICAS", base.standby_replicas, minimum=0),
             stall_seconds=_real(env, "OMEGA_STALL_SECONDS", base.stall_seconds, minimum=0.0),
+            max_lateness_ms=_whole(env, "OMEGA_MAX_LATENESS_MS", base.max_lateness_ms, minimum=0),
             packet_auth_policy=_auth_policy(env),
             **_security_from_env(env),
         )
@@ -100,11 +104,12 @@ class Settings:
 
     @classmethod
     def offline_from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
-        """Only what the file commands use (`OMEGA_MAX_EVENT_BYTES`, `OMEGA_PACKET_AUTH_POLICY`), the rest default:
-        a Kafka or worker variable they never use cannot stop them."""
+        """Only what the file commands use (`OMEGA_MAX_EVENT_BYTES`, `OMEGA_PACKET_AUTH_POLICY`,
+        `OMEGA_MAX_LATENESS_MS`), the rest default: a Kafka or worker variable they never use cannot stop them."""
         env = os.environ if env is None else env
         settings = cls(max_event_bytes=_whole(env, "OMEGA_MAX_EVENT_BYTES", cls.max_event_bytes, minimum=1),
-                       packet_auth_policy=_auth_policy(env))
+                       packet_auth_policy=_auth_policy(env),
+                       max_lateness_ms=_whole(env, "OMEGA_MAX_LATENESS_MS", cls.max_lateness_ms, minimum=0))
         return _overridden(settings, overrides)
 
 

@@ -12,9 +12,10 @@
     episode             how an accepted packet changes the ledger (usage, budgets, directives, approvals)
     ledger              EpisodeLedger: one record per correlation_id, what the validator keeps between packets
     judgements          Judgements: an episode's judged packets by id, an immutable mapping growing in O(1)
+    lateness            event-time order within a bounded lateness: ripe waiting packets, late arrivals
 """
 
 __all__ = [
-    "authenticity", "episode", "fsm", "invariants", "invariants_episode", "judgements", "ledger", "schema",
+    "authenticity", "episode", "fsm", "invariants", "invariants_episode", "judgements", "lateness", "ledger", "schema",
     "schema_compile", "schema_rules", "validator", "verdict",
 ]

@@ -46,29 +46,33 @@ class Judgement:
     state_after: str | None = None
     usage: Mapping[str, Any] | None = None
     outputs: tuple[Alert | Escalation, ...] = ()
+    late: bool = False
 
     @classmethod
     def of(cls, verdict: PacketVerdict, outputs: tuple[Alert | Escalation, ...] = ()) -> Judgement:
         """The part of `verdict` that does not derive from the packet, and the alerts it raised."""
         make = _new_judgement if cls is Judgement else cls  # one per packet: the faster constructor
         return make(verdict.content_hash, verdict.status, verdict.violations, verdict.state_before,
-                   verdict.state_after, verdict.usage, outputs)
+                   verdict.state_after, verdict.usage, outputs, verdict.late)
 
     def to_list(self) -> list[Any]:
-        """Compact JSON form: [hash, status, violations, state_before, state_after, usage values, outputs]
-        (the ledger is rewritten whole on every packet, so every judgement's bytes count)."""
+        """Compact JSON form: [hash, status, violations, state_before, state_after, usage values, outputs], and
+        `true` after them for a late judgement (the ledger is rewritten whole on every packet: bytes count)."""
         usage = None if self.usage is None else [self.usage.get(k) for k in USAGE_KEYS]
-        return [self.content_hash, self.status.value, [v.to_dict() for v in self.violations],
+        form: list[Any] = [self.content_hash, self.status.value, [v.to_dict() for v in self.violations],
                 self.state_before, self.state_after, usage, [output_state(o) for o in self.outputs]]
+        if self.late:
+            form.append(True)
+        return form
 
     @classmethod
     def from_list(cls, data: list[Any]) -> Judgement:
         """Inverse of `to_list`."""
-        content_hash, status, violations, before, after, usage, outputs = data
+        content_hash, status, violations, before, after, usage, outputs = data[:7]
         return cls(content_hash, VerdictStatus(status),
                    tuple(Violation(v["rule"], Severity(v["severity"]), v["message"], v["field"]) for v in violations),
                    before, after, None if usage is None else dict(zip(USAGE_KEYS, usage, strict=True)),
-                   tuple(output_from_state(o) for o in outputs))
+                   tuple(output_from_state(o) for o in outputs), len(data) > 7 and data[7] is True)
 
 
 _new_judgement = constructor(Judgement)

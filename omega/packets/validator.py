@@ -37,9 +37,10 @@ _ESCALATING_RULES = {"INV-003": "high stakes decided without verification", "INV
 
 
 def evolve(ledger: EpisodeLedger | None, packet: Mapping[str, Any],
-           policy: AuthPolicy | None = None) -> tuple[EpisodeLedger, list[Output]]:
+           policy: AuthPolicy | None = None, late: bool = False) -> tuple[EpisodeLedger, list[Output]]:
     """Judge one packet of an episode; a redelivered packet changes nothing and re-emits its outputs.
-    With `policy`, packets claiming Layer 1 / Integrity authority must be validly signed (rule AUTH)."""
+    With `policy`, packets claiming Layer 1 / Integrity authority must be validly signed (rule AUTH); `late`
+    marks a verdict judged after packets of its episode created later (the shell's lateness bound)."""
     header = _header(packet)
     packet_id = str(header["packet_id"])
     current = ledger or EpisodeLedger(str(header["correlation_id"]))
@@ -56,7 +57,8 @@ def evolve(ledger: EpisodeLedger | None, packet: Mapping[str, Any],
         if again is not None and again.content_hash == digest:
             return current, _replayed(header, digest, again)
         conflict = (duplicate_packet_id(packet_id), *check_schema(packet))
-        verdict = _verdict(header, digest, conflict, current.state, current.state, usage_report(current))
+        verdict = _verdict(header, digest, conflict, current.state, current.state, usage_report(current),
+                           late=late)
         return replace(current, applied=current.applied.with_(key, Judgement.of(verdict))), [verdict]
 
     # Deadlines passed by this packet's time fire first, so a late result still raises its timeout.
@@ -91,7 +93,7 @@ def evolve(ledger: EpisodeLedger | None, packet: Mapping[str, Any],
             outputs.append(_alert_of("SAFE_MODE_ENTERED", "CRITICAL", projected, state_after, packet,
                                      f"safe mode: {changes['safe_mode_reason']}"))
     verdict = _verdict(header, digest, tuple(violations), current.state, state_after,
-                       usage_report(new_ledger), status)
+                       usage_report(new_ledger), status, late)
     # No second `advance`: the one above covered every earlier directive at this time, and a directive this
     # packet opens has a deadline at or after it.
     # The alerts and escalations: `_after_rejection`, the safe mode alert and `advance` make no verdicts.
@@ -237,20 +239,21 @@ def _escalation(ledger: EpisodeLedger, packet: Mapping[str, Any], reason: str) -
 def _replayed(header: Mapping[str, Any], digest: str, seen: Judgement) -> list[Output]:
     """What a redelivered packet re-emits: its verdict rebuilt from the packet and the judgement, and
     the alerts and escalations it raised the first time."""
-    verdict = _verdict(header, digest, seen.violations, seen.state_before, seen.state_after, seen.usage)
+    verdict = _verdict(header, digest, seen.violations, seen.state_before, seen.state_after, seen.usage,
+                       late=seen.late)
     return [verdict, *seen.outputs]
 
 
 def _verdict(header: Mapping[str, Any], digest: str, violations: tuple[Violation, ...], before: str | None,
              after: str | None, usage: Mapping[str, Any] | None,
-             status: VerdictStatus | None = None) -> PacketVerdict:
+             status: VerdictStatus | None = None, late: bool = False) -> PacketVerdict:
     packet_id = str(header["packet_id"])
     return _new_verdict(
         verdict_id=verdict_id_for(packet_id, digest), packet_id=packet_id,
         correlation_id=str(header["correlation_id"]), packet_type=str(header["packet_type"]),
         status=status_of(violations) if status is None else status, violations=violations,
         event_time=_time_of(header), content_hash=digest, ruleset_version=RULESET_VERSION,
-        state_before=before, state_after=after, usage=usage, context=EPISODE_CONTEXT,
+        state_before=before, state_after=after, usage=usage, context=EPISODE_CONTEXT, late=late,
     )
 
 

@@ -41,6 +41,7 @@ class PacketVerdict:
     state_after: str | None = None
     usage: Mapping[str, Any] | None = None
     context: str = EPISODE
+    late: bool = False  # judged on arrival, after packets of its episode created later (streams/stages/lateness.py)
     topic_kind: str = field(default="verdicts", init=False)
 
     @property
@@ -64,6 +65,7 @@ class PacketVerdict:
             "content_hash": self.content_hash,
             "usage": None if self.usage is None else dict(self.usage),
             "context": self.context,
+            "late": self.late,
         }
 
 

@@ -53,10 +53,16 @@ def _output(path: str | None) -> Iterator[IO[str] | None]:
             yield handle
 
 
-def _settings(auth_policy: Path | None = None) -> Settings:
+lateness_option = click.option(
+    "--max-lateness-ms", type=click.IntRange(min=0), default=None,
+    help="Judge each episode's packets in event-time order, waiting up to this many ms of event time for late "
+         "ones, as the worker does with the same OMEGA_MAX_LATENESS_MS (default: that variable, else 0: file order).")
+
+
+def _settings(auth_policy: Path | None = None, max_lateness_ms: int | None = None) -> Settings:
     """Only what the file commands read from the environment; a bad value ends the command with exit 2, naming it."""
     try:
-        return Settings.offline_from_env(packet_auth_policy=auth_policy)
+        return Settings.offline_from_env(packet_auth_policy=auth_policy, max_lateness_ms=max_lateness_ms)
     except SettingsError as exc:
         usage_error(str(exc))
 
@@ -70,13 +76,15 @@ def _has_rejects(summary: ReplaySummary) -> bool:
 @click.option("--out", "out_path", default=None, help="Write outputs as JSON lines here ('-' for stdout).")
 @click.option("--summary/--no-summary", default=True, show_default=True, help="Print the readable summary.")
 @auth_policy_option
-def replay(files: tuple[Path, ...], out_path: str | None, summary: bool, auth_policy: Path | None) -> None:
+@lateness_option
+def replay(files: tuple[Path, ...], out_path: str | None, summary: bool, auth_policy: Path | None,
+           max_lateness_ms: int | None) -> None:
     """Replay recorded events (JSON, JSONL, Avro container files) embedded, with no broker.
 
     FILES may be directories (their input files, recursively, by name), gzipped files, or `-` for JSONL on stdin."""
     paths = existing_files(files)
-    settings = _settings(auth_policy)
-    replayer = Replayer(pipeline(settings, policy_or_exit(settings.packet_auth_policy)))
+    settings = _settings(auth_policy, max_lateness_ms)
+    replayer = Replayer(pipeline(settings, policy_or_exit(settings.packet_auth_policy)), settings.max_lateness_ms)
     console = Console(stderr=out_path == "-")
     with _output(out_path) as out:
         try:
@@ -107,12 +115,13 @@ def _with_progress(records: Iterator[Any], paths: list[Path], console: Console) 
 @click.command("packets")
 @files_argument
 @auth_policy_option
-def check_packets(files: tuple[Path, ...], auth_policy: Path | None) -> None:
+@lateness_option
+def check_packets(files: tuple[Path, ...], auth_policy: Path | None, max_lateness_ms: int | None) -> None:
     """Check OMEN packets (JSON/JSONL/Avro; directories, gzip, `-` for JSONL on stdin) against the validator; exit 1
     if any is rejected."""
     paths = existing_files(files)
-    settings = _settings(auth_policy)
-    replayer = Replayer(pipeline(settings, policy_or_exit(settings.packet_auth_policy)))
+    settings = _settings(auth_policy, max_lateness_ms)
+    replayer = Replayer(pipeline(settings, policy_or_exit(settings.packet_auth_policy)), settings.max_lateness_ms)
     try:
         for record in read_inputs(paths):
             for emit in replayer.feed(record):

@@ -12,6 +12,12 @@ A stored ledger also names the input position (partition, offset) of the last pa
 episode are judged in offset order, so a packet at or before that position was judged already: finding no
 judgement for it means the table lost one (a changelog record that never became durable while later ones did).
 It is judged again against the later ledger, as before, but logged (`judgement_lost`) and counted, not silent.
+
+With a maximum lateness (`lateness_ms` > 0) packets are not judged on arrival but wait in the episode's
+waiting room (stages/lateness.py) until their partition's watermark releases them, in event-time order; a
+watermark tick then releases first and times directives out at the watermark less the lateness (a directive's
+answer may still be waiting); the end of a replayed log releases everything. Judgement order is then event
+time, not offset order, so the lost-judgement check above is off.
 """
 
 from __future__ import annotations
@@ -21,14 +27,17 @@ from typing import Any
 
 import structlog
 
+from omega.packets.lateness import is_late, ripe
 from omega.packets.ledger import EpisodeLedger, Judgement
 from streams.stages.base import Emit, Source
 from streams.stages.keyed import DecodedCache, KeyedTable, put_checked
-from streams.stages.packets import Pipeline
+from streams.stages.lateness import Waiting, WaitingRoom
+from streams.stages.packets import Pipeline, power_of_ten
 
 log = structlog.get_logger("omega.episodes")
 
 TICK_KEY = "__watermark__"  # the key of a watermark tick on the packets topic (no episode has it: not a packet)
+_END_OF_LOG = 2**62  # a watermark past every event time: the end of a replayed log releases every waiting packet
 
 
 def judgement_key(episode: str, packet_id: str) -> str:
@@ -47,8 +56,11 @@ class EpisodeSteps:
     the worker: this module imports no Kafka; replay reads one partition)."""
 
     def __init__(self, pipeline: Pipeline, episodes: KeyedTable,
-                 partition_of: Callable[[str], int] = _one_partition) -> None:
+                 partition_of: Callable[[str], int] = _one_partition, lateness_ms: int = 0) -> None:
         self.pipeline, self.episodes, self.partition_of = pipeline, episodes, partition_of
+        self.lateness_ms = lateness_ms
+        self.room = WaitingRoom(episodes, partition_of)
+        self.late = 0  # packets judged on arrival beyond the lateness (their verdicts say late: true)
         self.ledgers: DecodedCache[EpisodeLedger] = DecodedCache(self._decode)
         self.watermarks: dict[int, int] = {}
         self.ticked: dict[int, int] = {}
@@ -65,20 +77,82 @@ class EpisodeSteps:
         return self.packet(src, raw, key)
 
     def packet(self, src: Source, raw: bytes, key: str) -> list[Emit]:
-        """One packet of episode `key`: evolve its ledger, store what changed, return the outputs."""
+        """One packet of episode `key`: judged now (no lateness set), or after the watermark releases it."""
+        if self.lateness_ms <= 0:
+            emits, stored = self._judge(src, raw, key)
+            if stored:  # a packet refused for its state's size does not move the partition's event time
+                self._see(src)
+            return emits
+        self._see(src)
+        return self._arrive(src, raw, key) + self._release(src.partition, self.watermarks.get(src.partition))
+
+    def judge(self, src: Source, raw: bytes, key: str, late: bool = False) -> list[Emit]:
+        """Evolve episode `key`'s ledger with one packet, store what changed, return the outputs."""
+        return self._judge(src, raw, key, late)[0]
+
+    def _judge(self, src: Source, raw: bytes, key: str, late: bool = False) -> tuple[list[Emit], bool]:
         stored = self.episodes.get(key)
         ledger = self.ledgers.get(key, stored)
-        new_ledger, emits = self.pipeline.packet(ledger, raw, src)
+        new_ledger, emits = self.pipeline.packet(ledger, raw, src, late)
         if new_ledger is not None and new_ledger is not ledger:
-            self._check_not_applied(key, stored, src)
+            if self.lateness_ms <= 0:
+                self._check_not_applied(key, stored, src)
             entries = self._entries(key, new_ledger, ledger, stored, at=[src.partition, src.offset])
             refused = put_checked(self.episodes, entries, raw, src, self.pipeline)
             if refused is not None:
-                return [refused]
+                return [refused], False
             self._stored(key, src.partition, new_ledger, entries)
+        return emits, True
+
+    def _see(self, src: Source) -> None:
         if src.timestamp_ms is not None:
             previous = self.watermarks.get(src.partition, src.timestamp_ms)
             self.watermarks[src.partition] = max(previous, src.timestamp_ms)
+
+    def _arrive(self, src: Source, raw: bytes, key: str) -> list[Emit]:
+        """A packet under a lateness: judged now when it cannot wait (undecodable, no time, judged already, late),
+        else kept in its episode's waiting room."""
+        packet_id, created_ms = self.pipeline.packet_time(raw) or ("", None)
+        if created_ms is None:
+            return self.judge(src, raw, key)  # a dead letter, or a packet no watermark can order: judged now
+        ledger = self.ledger(key)
+        if ledger is not None and ledger.applied.get(packet_id) is not None:
+            return self.judge(src, raw, key)  # a redelivery of a judged packet: its verdict again
+        if is_late(created_ms, self.watermarks.get(src.partition), self.lateness_ms):
+            self.late += 1
+            if power_of_ten(self.late):
+                log.warning("packet_late", episode=key, packet_id=packet_id, partition=src.partition,
+                            offset=src.offset, lateness_ms=self.lateness_ms, late=self.late)
+            return self.judge(src, raw, key, late=True)
+        waiting = self.room.of(key)
+        if any(w.packet_id == packet_id and w.raw == raw for w in waiting):
+            return []  # a redelivery of a waiting packet
+        waiting.append(Waiting(created_ms, packet_id, raw, src))
+        refused = put_checked(self.episodes, [self.room.entry(key, waiting)], raw, src, self.pipeline)
+        if refused is not None:
+            return [refused]
+        self.room.stored(key, src.partition, waiting)
+        return []
+
+    def _release(self, partition: int, watermark_ms: int | None) -> list[Emit]:
+        """Judge every waiting packet of `partition` the watermark releases, in (created_at, packet id, episode)
+        order, then store what still waits (a crash in between leaves judged packets waiting: judged again,
+        they re-emit their verdicts)."""
+        if watermark_ms is None:
+            return []
+        episodes = self.room.in_partition(partition)
+        due = sorted(e for e, earliest in episodes.items() if is_late(earliest, watermark_ms, self.lateness_ms))
+        ready: list[tuple[Waiting, str]] = []
+        rest: dict[str, list[Waiting]] = {}
+        for episode in due:
+            released, rest[episode] = ripe(self.room.of(episode), watermark_ms, self.lateness_ms)
+            ready.extend((w, episode) for w in released)
+        ready.sort(key=lambda item: (item[0].created_ms, item[0].packet_id, item[1]))
+        emits = [emit for w, episode in ready for emit in self.judge(w.source, w.raw, episode)]
+        for episode, waiting in rest.items():
+            entry_key, value = self.room.entry(episode, waiting)
+            self.episodes[entry_key] = value  # smaller than what was stored: no size check
+            self.room.stored(episode, partition, waiting)
         return emits
 
     def _check_not_applied(self, key: str, stored: Any, src: Source) -> None:
@@ -89,9 +163,15 @@ class EpisodeSteps:
                         ledger_at=at[1], lost=self.lost)
 
     def tick(self, src: Source, raw: bytes, partition: int) -> list[Emit]:
-        """Advance every episode of this partition with open directives to the tick's watermark (INV-011)."""
+        """Advance every episode of this partition with open directives to the tick's watermark (INV-011); under
+        a lateness, release what the watermark releases first, and time out at the watermark less the lateness."""
         watermark = self.pipeline.tick_watermark(raw)
         emits: list[Emit] = []
+        if self.lateness_ms > 0 and watermark is not None:
+            # a tick carries its partition's watermark: a process that restarted learns it here
+            self.watermarks[partition] = max(self.watermarks.get(partition, watermark), watermark)
+            emits.extend(self._release(partition, self.watermarks[partition]))
+            watermark -= self.lateness_ms
         for key in sorted(self._open_in(partition)):
             stored = self.episodes.get(key)
             ledger = self.ledgers.get(key, stored)
@@ -109,6 +189,9 @@ class EpisodeSteps:
         """The end of a replayed log: every episode (in order of its first ledger) advances to the log's watermark,
         so quiet episodes' dangling directives time out as the live ticks make them (INV-011)."""
         emits: list[Emit] = []
+        if self.lateness_ms > 0:
+            for partition in sorted({self.partition_of(e) for e in self.room.everywhere()}):
+                emits.extend(self._release(partition, _END_OF_LOG))
         for key, stored in list(self.episodes.items()):
             if not isinstance(stored, dict):  # a judgement entry, not a ledger
                 continue
@@ -134,8 +217,9 @@ class EpisodeSteps:
 
     async def on_partitions_revoked(self, sender: Any, *args: Any, signal: Any = None, **kwargs: Any) -> None:
         """Faust's signal at every rebalance: the table may now hold other workers' ledgers, so each partition's
-        open episodes are looked up again from the table at its next tick."""
+        open episodes and episodes with waiting packets are looked up again from the table."""
         self.open.clear()
+        self.room.forget()
 
     def _open_in(self, partition: int) -> set[str]:
         keys = self.open.get(partition)

@@ -85,15 +85,25 @@ class Pipeline(Outputs):
             raise InputRejected("AVRO_CONTENT", f"undecodable JSON text inside the record: {exc}") from exc
 
     def packet(
-        self, ledger: EpisodeLedger | None, raw: bytes, source: Source
+        self, ledger: EpisodeLedger | None, raw: bytes, source: Source, late: bool = False
     ) -> tuple[EpisodeLedger | None, list[Emit]]:
         """Avro packet -> validator `evolve` -> verdict records; undecodable bytes -> dead letter."""
         try:
             packet = self.decode_packet(raw)
         except InputRejected as exc:
             return ledger, [self.dead_letter(raw, source, exc.error_class, exc.reason)]
-        new_ledger, outputs = evolve_packet(ledger, packet, self.auth_policy)
+        new_ledger, outputs = evolve_packet(ledger, packet, self.auth_policy, late)
         return new_ledger, [self.output(o, source.timestamp_ms) for o in outputs]
+
+    def packet_time(self, raw: bytes) -> tuple[str, int | None] | None:
+        """(packet id, created_at in ms or None) of an Avro packet; None when it does not decode (a dead letter)."""
+        try:
+            header = self.decode_packet(raw).get("header")
+        except InputRejected:
+            return None
+        if not isinstance(header, dict) or not isinstance(header.get("packet_id"), str):
+            return None
+        return header["packet_id"], to_ms(header.get("created_at"))
 
     def single_packet(self, raw: bytes, source: Source) -> list[Emit]:
         """A lone packet without episode context: ingress checks, then schema and per-packet invariants."""
@@ -126,14 +136,15 @@ class IngressSteps:
         emits = self.pipeline.ingress(raw, src)
         if emits[0].topic is PACKETS and src.key != emits[0].key.encode("utf-8"):
             self.misskeyed += 1
-            if _power_of_ten(self.misskeyed):
+            if power_of_ten(self.misskeyed):
                 log.warning("ingress_key_not_correlation_id", records=self.misskeyed, topic=src.topic,
                             partition=src.partition, offset=src.offset, key=None if src.key is None else
                             src.key[:256].decode("utf-8", "replace"), correlation_id=emits[0].key[:256])
         return emits
 
 
-def _power_of_ten(n: int) -> bool:
+def power_of_ten(n: int) -> bool:
+    """1, 10, 100, ...: the occurrences a rate-limited log line is written at."""
     while n % 10 == 0:
         n //= 10
     return n == 1

@@ -200,7 +200,8 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         paragraphs=_table(app, settings, "paragraphs", "Grounded-generation paragraph state (every version of every "
                           "sentence) by corpus/paragraph_id (JSON)."),
     )
-    episodes = EpisodeSteps(pipeline, omega.episodes, partial(partition_of, partitions=settings.partitions))
+    episodes = EpisodeSteps(pipeline, omega.episodes, partial(partition_of, partitions=settings.partitions),
+                            lateness_ms=settings.max_lateness_ms)
     for spec in _agent_rows(omega, episodes):
         app.agent(topics[spec.topic.logical], name=f"{settings.topic_prefix}{spec.name}")(_agent_loop(omega, spec))
     _register_ticks(omega, episodes)

@@ -110,7 +110,7 @@ def verdict(episode: str, packet_id: str, status: str, *, at: float,
             "packet_type": "DecisionPacket", "status": status,
             "violations": [{"rule": r, "severity": s, "message": m, "field": None} for r, s, m in violations],
             "event_time": ts(at), "ruleset_version": "v0.7", "state_before": "MODEL", "state_after": "MODEL",
-            "content_hash": "0" * 64, "usage": None, "context": "episode"}
+            "content_hash": "0" * 64, "usage": None, "context": "episode", "late": False}
 
 
 def escalation(subject: str, level: str, reason: str, *, source_event_id: str, at: float) -> dict[str, Any]:

@@ -1,0 +1,34 @@
+"""The lateness rule (omega/packets/lateness.py): a packet is released, or late, once its partition's watermark
+has passed its created_at plus the lateness; released packets come in (created_at, packet id) order."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from omega.packets.lateness import is_late, ripe
+
+
+@dataclass(frozen=True)
+class P:
+    created_ms: int
+    packet_id: str
+
+
+def test_a_packet_is_late_only_once_the_watermark_has_passed_its_time_plus_the_lateness() -> None:
+    assert not is_late(1_000, None, 500)  # no watermark yet
+    assert not is_late(1_000, 1_400, 500)
+    assert not is_late(1_000, 1_500, 500)  # reached, not passed
+    assert is_late(1_000, 1_501, 500)
+
+
+def test_ripe_packets_come_in_event_time_then_packet_id_order_and_the_rest_keep_arrival_order() -> None:
+    waiting = [P(3_000, "c"), P(1_000, "b"), P(9_000, "z"), P(1_000, "a"), P(8_000, "y")]
+
+    ready, rest = ripe(waiting, 4_001, 1_000)
+
+    assert ready == [P(1_000, "a"), P(1_000, "b"), P(3_000, "c")]
+    assert rest == [P(9_000, "z"), P(8_000, "y")]
+
+
+def test_nothing_is_ripe_without_a_watermark() -> None:
+    assert ripe([P(1, "a")], None, 0) == ([], [P(1, "a")])
