@@ -1,12 +1,25 @@
-"""Packet authenticity: HMAC-SHA256 signatures and the AUTH rule (issue 9). Pure: no I/O, no clock.
+"""Packet authenticity: HMAC-SHA256 signatures and the AUTH rule (issues 9, 22). Pure: no I/O, no clock.
 
-Where the signature lives: a top-level `_auth` object, `{"alg": "HMAC-SHA256", "key_id": K, "sig": HEX}`.
+Where the signature lives: a top-level `_auth` object, `{"alg": ALG, "key_id": K, "sig": HEX}`.
 The published header is closed (`additionalProperties: false`), but PacketBase admits `^_` metadata at the
 top level, so a signed packet stays schema-valid and survives the Avro hop (top-level extras are kept).
 
-Canonical signing form: the UTF-8 bytes of `canonical_json` (sorted keys, no spaces, UTF-8 kept) of the
-whole packet with `_auth.sig` removed; `alg` and `key_id` stay in, so the key id is signed too. Any
-other `_`-prefixed metadata is covered as well. `sig` is the lowercase hex HMAC-SHA256 digest.
+What is signed, whatever the alg: the whole packet with `_auth.sig` removed; `alg` and `key_id` stay in,
+so the key id is signed too, and relabelling a signature's alg breaks it. Any other `_`-prefixed
+metadata is covered as well. `sig` is the lowercase hex HMAC-SHA256 digest of the signing form's bytes.
+The alg names how that form is written out:
+* "HMAC-SHA256-JCS" (issue 22): the RFC 8785 (JSON Canonicalization Scheme) bytes: keys sorted by UTF-16
+  code units, ECMAScript number text (1.0 -> "1", 1e21 -> "1e+21"), UTF-8. NaN, Infinity, integers
+  beyond 2**53 - 1 in magnitude and lone surrogates have no JCS form and cannot be signed.
+* "HMAC-SHA256" (issue 9): the UTF-8 bytes of `canonical_json` (Python's `json.dumps`: keys sorted by
+  code point, Python float text such as "1.0" and "1e+16", UTF-8 kept, lone surrogates as raw bytes).
+
+Both verify; new signatures use HMAC-SHA256-JCS by default, because its bytes are fixed by a published
+standard that Go, JS or Java producers reproduce with a JCS library (or JSON.stringify and a key sort),
+whereas the old form is whatever Python's encoder writes, which no other language's does byte for byte.
+The old alg stays accepted so already-signed logs replay with the same verdicts, and stays available to
+`sign` (`omega sign packets --alg HMAC-SHA256`) for verifiers that predate the JCS alg (they refuse
+it as malformed). docs/signing-vectors.json holds test vectors computed by an independent implementation.
 
 Which packets claim Layer 1 or Integrity authority (OMEN.md §3.1, §8.3.6, §12; INV-005):
 * any packet with `header.layer_source` 1 or "Integrity" (law, emergency and budget overrides);
@@ -27,17 +40,21 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
+
+import rfc8785
 
 from omega.canonical import canonical_json
 from omega.violations import Severity, Violation
 
 RULE = "AUTH"
 AUTH_FIELD = "_auth"
-ALGORITHM = "HMAC-SHA256"
+HMAC_SHA256_JCS = "HMAC-SHA256-JCS"
+HMAC_SHA256 = "HMAC-SHA256"
+DEFAULT_ALGORITHM = HMAC_SHA256_JCS
 INTEGRITY = "Integrity"
 LAYERS = frozenset({"1", "2", "3", "4", "5", "6", INTEGRITY})
 """Every authority label a policy may grant: the six ACE layers and the Integrity overlay."""
@@ -87,24 +104,55 @@ def authority_claims(packet: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(claims)
 
 
-def signing_bytes(packet: Mapping[str, Any], key_id: str) -> bytes:
-    """The canonical signing form: canonical JSON of the packet whose `_auth` holds only alg and key_id."""
-    unsigned = {k: v for k, v in packet.items() if k != AUTH_FIELD}
-    unsigned[AUTH_FIELD] = {"alg": ALGORITHM, "key_id": key_id}
+def _python_form(unsigned: dict[str, Any]) -> bytes:
     return canonical_json(unsigned).encode("utf-8", "surrogatepass")
 
 
-def signature(packet: Mapping[str, Any], key_id: str, secret: bytes) -> str:
-    """Lowercase hex HMAC-SHA256 of the packet's signing form under `secret`."""
-    return hmac.new(secret, signing_bytes(packet, key_id), hashlib.sha256).hexdigest()
+def _jcs_form(unsigned: dict[str, Any]) -> bytes:
+    """RFC 8785 bytes; ValueError naming what has no JCS form (the library's own words are not ours to pin)."""
+    try:
+        return rfc8785.dumps(unsigned)
+    except rfc8785.FloatDomainError as exc:
+        raise ValueError("NaN or Infinity") from exc
+    except rfc8785.IntegerDomainError as exc:
+        raise ValueError("an integer beyond 2**53 - 1 in magnitude") from exc
+    except rfc8785.CanonicalizationError as exc:
+        # From JSON text the only other refusal is an unpaired surrogate (RFC 8785 §3.2.2.2: no UTF-8 form).
+        raise ValueError("a lone surrogate" if isinstance(exc.__cause__, UnicodeError) else str(exc)) from exc
 
 
-def sign(packet: Mapping[str, Any], key_id: str, secret: bytes) -> dict[str, Any]:
-    """A copy of `packet` signed by `key_id` (any earlier `_auth` replaced); the input is not changed."""
+_SIGNING_FORMS: Mapping[str, Callable[[dict[str, Any]], bytes]] = MappingProxyType({
+    HMAC_SHA256_JCS: _jcs_form,
+    HMAC_SHA256: _python_form,
+})
+ALGORITHMS = tuple(_SIGNING_FORMS)
+"""Every `_auth.alg` accepted for verification, the default first."""
+
+
+def signing_bytes(packet: Mapping[str, Any], key_id: str, *, alg: str = DEFAULT_ALGORITHM) -> bytes:
+    """The signing form under `alg`: the packet whose `_auth` holds only alg and key_id, written out as
+    `alg` says. ValueError if `alg` is unknown or the packet has no such form (NaN, ...)."""
+    form = _SIGNING_FORMS.get(alg)
+    if form is None:
+        raise ValueError(f"unknown signing alg {alg!r} (accepted: {_accepted()})")
+    unsigned = {k: v for k, v in packet.items() if k != AUTH_FIELD}
+    unsigned[AUTH_FIELD] = {"alg": alg, "key_id": key_id}
+    return form(unsigned)
+
+
+def signature(packet: Mapping[str, Any], key_id: str, secret: bytes, *, alg: str = DEFAULT_ALGORITHM) -> str:
+    """Lowercase hex HMAC-SHA256 of the packet's signing form under `alg` and `secret`."""
+    return hmac.new(secret, signing_bytes(packet, key_id, alg=alg), hashlib.sha256).hexdigest()
+
+
+def sign(packet: Mapping[str, Any], key_id: str, secret: bytes, *, alg: str = DEFAULT_ALGORITHM) -> dict[str, Any]:
+    """A copy of `packet` signed by `key_id` under `alg` (any earlier `_auth` replaced); the input is not
+    changed. ValueError for an empty key id, an unknown alg or a packet with no signing form under it."""
     if not key_id:
         raise ValueError("a key id must not be empty")
+    sig = signature(packet, key_id, secret, alg=alg)
     signed = {k: v for k, v in packet.items() if k != AUTH_FIELD}
-    signed[AUTH_FIELD] = {"alg": ALGORITHM, "key_id": key_id, "sig": signature(packet, key_id, secret)}
+    signed[AUTH_FIELD] = {"alg": alg, "key_id": key_id, "sig": sig}
     return signed
 
 
@@ -124,15 +172,16 @@ def auth_001_authority_requires_signature(packet: Mapping[str, Any], policy: Aut
     malformed = _malformed(auth)
     if malformed:
         return [_violation(f"malformed {AUTH_FIELD}: {malformed}", AUTH_FIELD)]
-    key_id, sig = auth["key_id"], auth["sig"]
+    alg, key_id, sig = auth["alg"], auth["key_id"], auth["sig"]
     key = policy.keys.get(key_id)
     if key is None:
         return [_violation(f"unknown signing key id {key_id!r}", f"{AUTH_FIELD}.key_id")]
     try:
-        expected = signature(packet, key_id, key.secret)
-    except ValueError:  # NaN/Infinity (possible only off the strict-JSON path) have no canonical JSON form
-        return [_violation("packet has no canonical JSON form (NaN or Infinity), so it cannot be verified",
-                           f"{AUTH_FIELD}.sig")]
+        expected = signature(packet, key_id, key.secret, alg=alg)
+    except ValueError as exc:  # NaN/Infinity only off the strict-JSON path; big ints, lone surrogates for JCS
+        unverifiable = ("no canonical JSON form (NaN or Infinity)" if alg == HMAC_SHA256
+                        else f"no RFC 8785 canonical form ({exc})")
+        return [_violation(f"packet has {unverifiable}, so it cannot be verified", f"{AUTH_FIELD}.sig")]
     # Constant time: a byte-by-byte early exit would leak how much of a forged signature is right.
     if not hmac.compare_digest(expected.encode("ascii"), sig.lower().encode("ascii")):
         return [_violation(f"signature by key {key_id!r} does not verify (packet altered or wrong secret)",
@@ -148,8 +197,9 @@ def _malformed(auth: object) -> str | None:
     """Why `auth` is not a usable `_auth` object, or None."""
     if not isinstance(auth, Mapping):
         return f"expected an object, got {type(auth).__name__}"
-    if auth.get("alg") != ALGORITHM:
-        return f"alg must be {ALGORITHM!r}, got {auth.get('alg')!r}"
+    alg = auth.get("alg")
+    if not isinstance(alg, str) or alg not in _SIGNING_FORMS:
+        return f"alg must be one of {_accepted()}, got {alg!r}"
     key_id, sig = auth.get("key_id"), auth.get("sig")
     if not isinstance(key_id, str) or not key_id:
         return "key_id must be a non-empty string"
@@ -157,6 +207,10 @@ def _malformed(auth: object) -> str | None:
         return "sig must be 64 hex digits (HMAC-SHA256)"
     extra = sorted(set(auth) - {"alg", "key_id", "sig"})
     return f"unexpected fields {extra}" if extra else None
+
+
+def _accepted() -> str:
+    return ", ".join(map(repr, ALGORITHMS))
 
 
 def _violation(message: str, field_path: str) -> Violation:

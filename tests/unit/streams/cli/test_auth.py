@@ -108,3 +108,60 @@ def test_sign_packets_refuses_bad_input_with_exit_two(tmp_path: Path, args: tupl
     result = _invoke("sign", "packets", str(source), "--key-id", "gov", *args, env=env)
     assert result.exit_code == EXIT_USAGE
     assert expected in result.stderr
+
+
+def _signed_algs(result: Result) -> list[str]:
+    return [json.loads(line)["_auth"]["alg"] for line in result.stdout.splitlines()]
+
+
+def test_sign_packets_signs_with_the_jcs_alg_by_default_and_the_old_one_on_request(tmp_path: Path) -> None:
+    packets, policy = _files(tmp_path)
+    env = {"GOV_KEY": SECRET}
+    default = _invoke("sign", "packets", str(packets), "--key-id", "gov", "--secret-env", "GOV_KEY", env=env)
+    old = _invoke("sign", "packets", str(packets), "--key-id", "gov", "--secret-env", "GOV_KEY",
+                  "--alg", "HMAC-SHA256", env=env)
+    assert _signed_algs(default) == ["HMAC-SHA256-JCS"] * 3
+    assert _signed_algs(old) == ["HMAC-SHA256"] * 3
+    for result in (default, old):
+        signed = tmp_path / "signed.jsonl"
+        signed.write_text(result.stdout, encoding="utf-8")
+        checked = _invoke("check", "packets", str(signed), "--auth-policy", str(policy), env=env)
+        assert _statuses(checked) == ["ACCEPTED"] * 3
+
+
+def test_sign_packets_reproduces_a_published_vector_signature(tmp_path: Path) -> None:
+    vectors = json.loads((Path(__file__).resolve().parents[4] / "docs" / "signing-vectors.json").read_text("utf-8"))
+    vector = vectors["vectors"][0]
+    unsigned = {k: v for k, v in vector["packet"].items() if k != "_auth"}
+    source, key = tmp_path / "in.jsonl", tmp_path / "key"
+    source.write_text(json.dumps(unsigned) + "\n", encoding="utf-8")
+    key.write_bytes(bytes.fromhex(vector["secret_hex"]))
+    result = _invoke("sign", "packets", str(source), "--key-id", vector["key_id"], "--secret-file", str(key))
+    assert result.exit_code == EXIT_OK, result.output
+    assert json.loads(result.stdout)["_auth"] == {"alg": "HMAC-SHA256-JCS", "key_id": vector["key_id"],
+                                                  "sig": vector["sig"]}
+
+
+def test_a_packet_with_no_jcs_form_stops_signing_naming_its_line_and_the_old_alg_still_signs_it(
+        tmp_path: Path) -> None:
+    source = tmp_path / "in.jsonl"
+    source.write_text('{"header": {}}\n{"payload": {"volume": 9007199254740993}}\n', encoding="utf-8")
+    args = ("sign", "packets", str(source), "--key-id", "gov", "--secret-env", "GOV_KEY")
+    refused = _invoke(*args, env={"GOV_KEY": SECRET})
+    assert refused.exit_code == EXIT_USAGE
+    assert f"{source}:2: cannot sign with HMAC-SHA256-JCS: an integer beyond 2**53 - 1 in magnitude" in refused.stderr
+    assert refused.stdout == ""
+    assert _invoke(*args, "--alg", "HMAC-SHA256", env={"GOV_KEY": SECRET}).exit_code == EXIT_OK
+
+
+@pytest.mark.parametrize(("args", "expected"), [
+    (("--alg", "HMAC-MD5"), "Invalid value for '--alg'"),
+    (("--key-id", ""), "--key-id must not be empty"),
+])
+def test_sign_packets_refuses_an_unknown_alg_or_an_empty_key_id(tmp_path: Path, args: tuple[str, ...],
+                                                               expected: str) -> None:
+    packets, _ = _files(tmp_path)
+    result = _invoke("sign", "packets", str(packets), "--key-id", "gov", "--secret-env", "GOV_KEY", *args,
+                     env={"GOV_KEY": SECRET})
+    assert result.exit_code == EXIT_USAGE
+    assert expected in result.stderr
