@@ -112,12 +112,14 @@ class EpisodeSteps:
     def _arrive(self, src: Source, raw: bytes, key: str) -> list[Emit]:
         """A packet under a lateness: judged now when it cannot wait (undecodable, no time, judged already, late),
         else kept in its episode's waiting room."""
-        packet_id, created_ms = self.pipeline.packet_time(raw) or ("", None)
+        packet_id, created_ms, digest = self.pipeline.packet_time(raw) or ("", None, "")
         if created_ms is None:
             return self.judge(src, raw, key)  # a dead letter, or a packet no watermark can order: judged now
         ledger = self.ledger(key)
-        if ledger is not None and ledger.applied.get(packet_id) is not None:
+        seen = None if ledger is None else ledger.applied.get(packet_id)
+        if seen is not None and seen.content_hash == digest:
             return self.judge(src, raw, key)  # a redelivery of a judged packet: its verdict again
+        # (an id re-used with other content waits like any packet: its DUPLICATE verdict names the state it meets)
         if is_late(created_ms, self.watermarks.get(src.partition), self.lateness_ms):
             self.late += 1
             if power_of_ten(self.late):

@@ -6,6 +6,7 @@ Shared unchanged by the Faust agents and embedded replay; state is passed in and
 
 from __future__ import annotations
 
+from omega.canonical import content_hash
 from omega.eventtime import to_iso, to_ms
 from omega.packets.authenticity import AuthPolicy
 from omega.packets.ledger import EpisodeLedger
@@ -95,15 +96,17 @@ class Pipeline(Outputs):
         new_ledger, outputs = evolve_packet(ledger, packet, self.auth_policy, late)
         return new_ledger, [self.output(o, source.timestamp_ms) for o in outputs]
 
-    def packet_time(self, raw: bytes) -> tuple[str, int | None] | None:
-        """(packet id, created_at in ms or None) of an Avro packet; None when it does not decode (a dead letter)."""
+    def packet_time(self, raw: bytes) -> tuple[str, int | None, str] | None:
+        """(packet id, created_at in ms or None, content hash) of an Avro packet; None when it does not decode (a
+        dead letter) or has no packet id."""
         try:
-            header = self.decode_packet(raw).get("header")
+            packet = self.decode_packet(raw)
         except InputRejected:
             return None
+        header = packet.get("header")
         if not isinstance(header, dict) or not isinstance(header.get("packet_id"), str):
             return None
-        return header["packet_id"], to_ms(header.get("created_at"))
+        return header["packet_id"], to_ms(header.get("created_at")), content_hash(packet)
 
     def single_packet(self, raw: bytes, source: Source) -> list[Emit]:
         """A lone packet without episode context: ingress checks, then schema and per-packet invariants."""
