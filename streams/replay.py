@@ -69,11 +69,12 @@ def input_suffix(path: Path) -> str:
 
 
 def input_stem(path: Path) -> str:
-    """The name an input gives its session: the file name without its extensions' last (and `.gz`); `stdin`."""
+    """The name an input gives its session, wherever a file names one (replay, `check messages`, `publish`): the
+    file name up to its first dot, so the parts of one recording (`run.part1.jsonl`, `run.part2.jsonl.gz`) are one
+    session; `stdin` for `-`."""
     if path == STDIN:
         return "stdin"
-    name = path.name[:-3] if path.name.lower().endswith(".gz") else path.name
-    return Path(name).stem
+    return path.name.split(".")[0] or path.name
 
 
 @contextmanager
@@ -334,7 +335,7 @@ def encode_for_topic(pipeline: Pipeline, record: InputRecord, spec: TopicSpec | 
         raw = canonical_json(pipeline.packets.from_avro(record.datum)).encode("utf-8")
     if spec is None or spec.value_schema is None:
         # a session file's record is keyed by its stem already (read_inputs); a line of a JSONL file by its file's name
-        stem = Path(record.source.topic.removeprefix("file:")).name.split(".")[0]
+        stem = input_stem(Path(record.source.topic.removeprefix("file:")))
         session = session_id or (None if record.source.key else stem)
         return natural_key(spec, raw, record.source.key, session), raw
     if spec is not PACKETS:

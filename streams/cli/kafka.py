@@ -144,8 +144,8 @@ def _resolve_topic(topic: str, prefix: str) -> tuple[TopicSpec | None, str]:
 @files_argument
 @click.option("--topic", required=True, help="Topic: a logical name (packets_json, packets, ...) or a topic name.")
 @click.option("--session-id", default=None,
-              help="agent_messages_raw: the session id to key the records by (default: a session file's stem, as "
-                   "`omega replay` reads it; for lines of a JSONL file, its name up to the first dot).")
+              help="agent_messages_raw: the session id to key the records by (default: the file's name up to its "
+                   "first dot, as `omega replay` and `check messages` name the session).")
 @bootstrap_option
 @prefix_option
 def publish(files: tuple[Path, ...], topic: str, session_id: str | None, bootstrap: str, prefix: str) -> None:
@@ -154,7 +154,7 @@ def publish(files: tuple[Path, ...], topic: str, session_id: str | None, bootstr
     \b
     Every record is keyed by its natural key, so that what is judged together meets on one partition, in order:
       packets_json, packets   the packet's header.correlation_id (its episode)
-      agent_messages_raw      the session id (--session-id, else the session file's stem)
+      agent_messages_raw      the session id (--session-id, else the file's name up to its first dot)
       oracle_requests         the case id
       documents, questions, grounding_facts, grounding_requests   the corpus ("default" when absent)
     A record whose natural key cannot be read keeps the key it had (none for lines of a file)."""

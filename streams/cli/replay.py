@@ -158,7 +158,7 @@ def check_line(emit: Emit) -> dict[str, Any]:
 @click.command("messages")
 @files_argument
 @click.option("--session-id", default=None,
-              help="Session id of the messages (default: the first file's stem, `stdin` for -).")
+              help="Session id of the messages (default: the first file's name up to its first dot, `stdin` for -).")
 @click.option("--session-per-file", is_flag=True, help="Judge each file as its own session (id: its stem).")
 def check_messages(files: tuple[Path, ...], session_id: str | None, session_per_file: bool) -> None:
     """Check OMEGA-57 agent messages (YAML or JSON, gzipped or not, directories, `-` for stdin; one or many per

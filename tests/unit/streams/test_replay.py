@@ -326,8 +326,9 @@ def test_a_directory_gives_its_known_files_recursively_by_relative_path(tmp_path
         "a/b/x.YML", "a/z.json", "a.yaml", "b.jsonl", "c.avro.gz"]
 
 
-def test_input_stem_drops_gz_and_names_stdin() -> None:
-    assert [input_stem(Path(p)) for p in ("s/clean.yaml", "s/clean.yaml.gz", "-")] == ["clean", "clean", "stdin"]
+def test_input_stem_is_the_name_up_to_the_first_dot_and_names_stdin() -> None:
+    names = ("s/clean.yaml", "s/clean.yaml.gz", "s/run.part2.jsonl", "-", "s/.hidden")
+    assert [input_stem(Path(p)) for p in names] == ["clean", "clean", "run", "stdin", ".hidden"]
 
 
 # ------------------------------------------------------------------------------------------------ publish keys
