@@ -3,7 +3,8 @@ is late (issue 22; OMEN itself says nothing about transport order, so this is ou
 
 With a maximum lateness L > 0, a packet waits until its partition's watermark W (the largest `created_at` seen
 there) passes its `created_at` + L, i.e. W > created_at + L; ripe packets are judged in (`created_at`,
-packet id) order, so an episode whose layers publish from several producers, or through a keyless producer
+packet id, content hash) order (the hash only breaks the tie of an id re-used with other content at the same
+time, so that which of the two is the original does not depend on arrival order), so an episode whose layers publish from several producers, or through a keyless producer
 over several partitions, is judged in event-time order as long as no packet is more than L behind the newest
 one. A packet that arrives when W already passed its `created_at` + L could only be judged out of order:
 it is judged on arrival and its verdict says `late: true`. Pure: no clock, the watermark comes from the data.
@@ -24,6 +25,9 @@ class Timed(Protocol):
     @property
     def packet_id(self) -> str: ...
 
+    @property
+    def digest(self) -> str: ...
+
 
 W = TypeVar("W", bound=Timed)
 
@@ -34,10 +38,11 @@ def is_late(created_ms: int, watermark_ms: int | None, lateness_ms: int) -> bool
 
 
 def ripe(waiting: Iterable[W], watermark_ms: int | None, lateness_ms: int) -> tuple[list[W], list[W]]:
-    """(the packets the watermark has released, in (created_at, packet id) order; the ones still waiting)."""
+    """(the packets the watermark has released, in (created_at, packet id, content hash) order; the ones still
+    waiting, in arrival order)."""
     ready: list[W] = []
     rest: list[W] = []
     for item in waiting:
         (ready if is_late(item.created_ms, watermark_ms, lateness_ms) else rest).append(item)
-    ready.sort(key=lambda w: (w.created_ms, w.packet_id))  # stable: equal keys keep their arrival order
+    ready.sort(key=lambda w: (w.created_ms, w.packet_id, w.digest))
     return ready, rest

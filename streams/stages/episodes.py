@@ -129,7 +129,7 @@ class EpisodeSteps:
         waiting = self.room.of(key)
         if any(w.packet_id == packet_id and w.raw == raw for w in waiting):
             return []  # a redelivery of a waiting packet
-        waiting.append(Waiting(created_ms, packet_id, raw, src))
+        waiting.append(Waiting(created_ms, packet_id, raw, src, digest))
         refused = put_checked(self.episodes, [self.room.entry(key, waiting)], raw, src, self.pipeline)
         if refused is not None:
             return [refused]
@@ -137,8 +137,8 @@ class EpisodeSteps:
         return []
 
     def _release(self, partition: int, watermark_ms: int | None) -> list[Emit]:
-        """Judge every waiting packet of `partition` the watermark releases, in (created_at, packet id, episode)
-        order, then store what still waits (a crash in between leaves judged packets waiting: judged again,
+        """Judge every waiting packet of `partition` the watermark releases, in (created_at, packet id, content hash,
+        episode) order, then store what still waits (a crash in between leaves judged packets waiting: judged again,
         they re-emit their verdicts)."""
         if watermark_ms is None:
             return []
@@ -149,7 +149,7 @@ class EpisodeSteps:
         for episode in due:
             released, rest[episode] = ripe(self.room.of(episode), watermark_ms, self.lateness_ms)
             ready.extend((w, episode) for w in released)
-        ready.sort(key=lambda item: (item[0].created_ms, item[0].packet_id, item[1]))
+        ready.sort(key=lambda item: (item[0].created_ms, item[0].packet_id, item[0].digest, item[1]))
         emits = [emit for w, episode in ready for emit in self.judge(w.source, w.raw, episode)]
         for episode, waiting in rest.items():
             entry_key, value = self.room.entry(episode, waiting)

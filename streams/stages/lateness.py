@@ -3,7 +3,8 @@
 episodes table itself, so they share the changelog partition of their episode and survive a crash.
 
 One entry per episode, `correlation_id SOH waiting` (SOH, not the NUL of judgement keys, so that no packet id
-can name it), a list of `[created_ms, packet_id, raw (base64), topic, partition, offset, timestamp_ms]`: the
+can name it), a list of `[created_ms, packet_id, raw (base64), topic, partition, offset, timestamp_ms, content
+hash]`: the
 record as it arrived and where it came from, so that its verdict, once judged, carries the same timestamps and
 a dead letter the same position as if it had been judged on arrival. The episodes with waiting packets are
 indexed per partition in memory, looked up again from the table after a start or a rebalance.
@@ -35,18 +36,20 @@ class Waiting:
     packet_id: str
     raw: bytes
     source: Source
+    digest: str  # the packet's content hash: orders an id re-used with other content at the same time
 
     def to_list(self) -> list[Any]:
         """The stored (JSON) form."""
         src = self.source
         return [self.created_ms, self.packet_id, base64.b64encode(self.raw).decode("ascii"),
-                src.topic, src.partition, src.offset, src.timestamp_ms]
+                src.topic, src.partition, src.offset, src.timestamp_ms, self.digest]
 
     @classmethod
     def from_list(cls, data: list[Any], key: bytes) -> Waiting:
         """Inverse of `to_list`; `key` is the episode's record key."""
-        created_ms, packet_id, raw, topic, partition, offset, timestamp_ms = data
-        return cls(created_ms, packet_id, base64.b64decode(raw), Source(topic, partition, offset, key, timestamp_ms))
+        created_ms, packet_id, raw, topic, partition, offset, timestamp_ms, digest = data
+        return cls(created_ms, packet_id, base64.b64decode(raw), Source(topic, partition, offset, key, timestamp_ms),
+                   digest)
 
 
 class WaitingRoom:

@@ -12,6 +12,7 @@ from omega.packets.lateness import is_late, ripe
 class P:
     created_ms: int
     packet_id: str
+    digest: str = "h"
 
 
 def test_a_packet_is_late_only_once_the_watermark_has_passed_its_time_plus_the_lateness() -> None:
@@ -28,6 +29,11 @@ def test_ripe_packets_come_in_event_time_then_packet_id_order_and_the_rest_keep_
 
     assert ready == [P(1_000, "a"), P(1_000, "b"), P(3_000, "c")]
     assert rest == [P(9_000, "z"), P(8_000, "y")]
+
+
+def test_an_id_re_used_at_the_same_time_with_other_content_is_ordered_by_content_not_by_arrival() -> None:
+    first, second = P(1_000, "a", "f00"), P(1_000, "a", "0ff")
+    assert ripe([first, second], 9_000, 0)[0] == ripe([second, first], 9_000, 0)[0] == [second, first]
 
 
 def test_nothing_is_ripe_without_a_watermark() -> None:
