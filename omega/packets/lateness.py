@@ -6,8 +6,8 @@ there) passes its `created_at` + L, i.e. W > created_at + L; ripe packets are ju
 packet id, content hash) order (the hash only breaks the tie of an id re-used with other content at the same
 time, so that which of the two is the original does not depend on arrival order), so an episode whose layers
 publish from several producers, or through a keyless producer over several partitions, is judged in event-time
-order as long as no packet is more than L behind the newest one. A packet that arrives when W already passed its `created_at` + L could only be judged out of order:
-it is judged on arrival and its verdict says `late: true`. Pure: no clock, the watermark comes from the data.
+order as long as no packet is more than L behind the newest one. A packet that arrives when W already passed
+its `created_at` + L could only be judged out of order: it is judged on arrival and its verdict says `late: true`. Pure: no clock, the watermark comes from the data.
 """
 
 from __future__ import annotations
