@@ -1,13 +1,14 @@
-"""Event-time order within a bounded lateness: which waiting packets of a partition are ripe, and which arrival
-is late (issue 22; OMEN itself says nothing about transport order, so this is our rule, not the spec's).
+"""Event-time order within a bounded lateness: which waiting packets of a partition are ripe, and which arrival is late
+(issue 22; OMEN itself says nothing about transport order, so this is our rule, not the spec's).
 
 With a maximum lateness L > 0, a packet waits until its partition's watermark W (the largest `created_at` seen
-there) passes its `created_at` + L, i.e. W > created_at + L; ripe packets are judged in (`created_at`,
-packet id, content hash) order (the hash only breaks the tie of an id re-used with other content at the same
-time, so that which of the two is the original does not depend on arrival order), so an episode whose layers
-publish from several producers, or through a keyless producer over several partitions, is judged in event-time
-order as long as no packet is more than L behind the newest one. A packet that arrives when W already passed
-its `created_at` + L could only be judged out of order: it is judged on arrival and its verdict says `late: true`. Pure: no clock, the watermark comes from the data.
+there) passes its `created_at` + L, i.e. W > created_at + L; ripe packets are judged in (`created_at`, packet id,
+content hash) order (the hash only breaks the tie of an id re-used with other content at the same time, so that
+which of the two is the original does not depend on arrival order), so an episode whose layers publish from several
+producers, or through a keyless producer over several partitions, is judged in event-time order as long as no packet
+is more than L behind the newest one. A packet that arrives when W already passed its `created_at` + L could only be
+judged out of order: it is judged on arrival and its verdict says `late: true`. Pure: no clock, the watermark comes
+from the data.
 """
 
 from __future__ import annotations
