@@ -10,6 +10,7 @@
         keyed           KeyedTable (a Faust table or a dict), put_checked (STATE_TOO_LARGE), DecodedCache
         packets         Pipeline: OMEN ingress (JSON -> Avro), packet judgement, watermark ticks
         episodes        EpisodeSteps: the validator's step over the episodes table (ledgers + judgements)
+        lateness        WaitingRoom: packets waiting for their partition's watermark (OMEGA_MAX_LATENESS_MS > 0)
         messages        MonitorStage, SessionSteps: OMEGA-57 agent output -> messages, session judgement
         oracle          OracleStage: Phase Q requests -> oracle verdicts
         answers         AnswersStage, FactSteps, FactStoreView: DS005 documents, facts, questions
