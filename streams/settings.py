@@ -31,7 +31,7 @@ class Settings:
     data_dir: Path = field(default_factory=lambda: Path(".omega-data"))
     max_event_bytes: int = 1_048_576
     log_level: str = "INFO"
-    web_port: int = 6066
+    web_port: int = 0  # > 0: the worker serves /metrics, /healthz and /ready there (worker/metrics.py); 0: no server
     tick_interval_seconds: float = 5.0
     producer_linger_seconds: float = 0.005
     fetch_max_wait_ms: int = 50  # the worker consumer's long-poll bound (kafka/transport.py); Faust's own is 1500

@@ -76,6 +76,7 @@ def transport_class(fetch_max_wait_ms: int, probe: OffsetProbe) -> type[faust_ai
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.order = InputOrder()
+            self.order_events = {"input_rewound": 0, "input_gap": 0}  # read by the worker's /metrics
             self.probe = probe
             self._read_offset = _NothingRead(lambda: None)
 
@@ -109,11 +110,13 @@ def transport_class(fetch_max_wait_ms: int, probe: OffsetProbe) -> type[faust_ai
                 stored = await self.probe.first_at_or_after(tp.topic, tp.partition, target)
                 if stored is None or stored <= target:
                     log.warning("input_rewound", topic=tp.topic, partition=tp.partition, expected=target, got=offset)
+                    self.order_events["input_rewound"] += 1
                     await self.seek(tp, target)
                     return False
                 # nothing stored from target on (transaction markers, compaction, retention); this record is
                 # stored, whatever the probe found (so a probe answer past it cannot skip it)
                 log.info("input_gap", topic=tp.topic, partition=tp.partition, expected=target, next=stored)
+                self.order_events["input_gap"] += 1
                 self.order.start_at(tp, min(stored, offset))
                 seen = self.order.see(tp, offset)
             return seen is Seen.NEXT

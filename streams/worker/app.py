@@ -14,6 +14,7 @@ partition, beside every fact of that corpus (see `stages/answers.py`).
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -54,6 +55,8 @@ from streams.topics import (
 )
 from streams.wire.codec import SchemaRegistry
 from streams.worker import watchdog
+from streams.worker.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
+from streams.worker.metrics import WorkerMetrics, look_or_none, readiness
 
 Step = Callable[[bytes, Source], list[Emit]]  # one record (raw bytes, where it came from) -> what to send
 
@@ -87,6 +90,7 @@ class OmegaApp:
     grounding_facts: KeyedTable  # corpus/§3.1 fact id -> fact JSON (co-partitioned with the requests by corpus)
     paragraphs: KeyedTable  # corpus/paragraph_id -> ParagraphState dict (beside the corpus's facts)
     processed: dict[tuple[str, int], int] = field(default_factory=dict)  # (topic, partition) -> next offset
+    metrics: WorkerMetrics = field(default_factory=WorkerMetrics)
 
     async def send_all(self, emits: Iterable[Emit]) -> None:
         """Send outputs in order; the caller's offset is committed only after the stream step returns."""
@@ -157,7 +161,9 @@ def _faust_app(settings: Settings) -> faust.App:
         topic_partitions=settings.partitions,
         key_serializer="raw",
         value_serializer="raw",
-        web_enabled=False,
+        # OMEGA_WEB_PORT > 0: /metrics, /healthz, /ready (worker/metrics.py); 0, the default: no web server at all
+        web_enabled=settings.web_port > 0,
+        web_port=settings.web_port or 6066,
         producer_acks=-1,
         # A few ms of linger lets one produce request carry many outputs (socket writes were ~13% of a worker).
         producer_linger=settings.producer_linger_seconds,
@@ -205,6 +211,8 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
     for spec in _agent_rows(omega, episodes):
         app.agent(topics[spec.topic.logical], name=f"{settings.topic_prefix}{spec.name}")(_agent_loop(omega, spec))
     _register_ticks(omega, episodes)
+    if settings.web_port > 0:
+        _register_pages(omega)
     watchdog.install(app, omega.processed, settings.stall_seconds, every=STALL_CHECK_SECONDS,
                      stored=probe.first_at_or_after)
     log.info("app_created", app_id=settings.app_id, topics=[t.name for t in ALL_TOPICS],
@@ -240,6 +248,7 @@ def _agent_loop(omega: OmegaApp, spec: AgentSpec) -> Callable[[faust.StreamT[Any
             # 1. admit: the partition's next record only (a rewind or gap is handled in kafka/input_order.py)
             if not await admitted(omega.app.consumer, message):
                 continue
+            started = time.perf_counter()
             # 2. log context: this record's, and nothing of the record before it
             structlog.contextvars.clear_contextvars()
             key = message.key.decode("utf-8", "replace") if isinstance(message.key, bytes) else ""
@@ -252,6 +261,7 @@ def _agent_loop(omega: OmegaApp, spec: AgentSpec) -> Callable[[faust.StreamT[Any
             # 6. send the outputs before the offset is acknowledged: Faust commits it after this iteration
             # (at-least-once; output ids are derived from the input, so a redelivery dedupes)
             await omega.send_all(emits)
+            omega.metrics.observe(spec.topic.name, emits, time.perf_counter() - started)
     return agent
 
 
@@ -293,6 +303,32 @@ def fitting(pipeline: Pipeline, raw: bytes, source: Source, emits: list[Emit]) -
         # parts past any a stage numbers (messages, rejected facts), so the dead letter's id is its own
         out.append(pipeline.dead_letter(raw, source, "OUTPUT_TOO_LARGE", reason, part=OUTPUT_PART_BASE + index))
     return out
+
+
+def _register_pages(omega: OmegaApp) -> None:
+    """/metrics (Prometheus text), /healthz (the loop answers) and /ready (200 once partitions are assigned and
+    tables recovered, else 503 with the reason) on Faust's web server."""
+    app, metrics = omega.app, omega.metrics
+    tables = {"episodes": omega.episodes, "sessions": omega.sessions, "facts": omega.facts,
+              "grounding_facts": omega.grounding_facts, "paragraphs": omega.paragraphs}
+
+    @app.page("/metrics")
+    async def metrics_page(self: Any, request: Any) -> Any:
+        progress = await look_or_none(app, omega.processed)
+        if progress is not None:
+            metrics.progress(progress, readiness(app, progress)[0])
+        metrics.order_events(getattr(app.consumer, "order_events", {}))
+        metrics.tables(tables)
+        return self.bytes(metrics.text(), content_type=METRICS_CONTENT_TYPE)
+
+    @app.page("/healthz")
+    async def healthz(self: Any, request: Any) -> Any:
+        return self.json({"status": "alive", "stall_seconds": omega.settings.stall_seconds})
+
+    @app.page("/ready")
+    async def ready(self: Any, request: Any) -> Any:
+        ok, why = readiness(app, await look_or_none(app, omega.processed))
+        return self.json({"ready": ok, "why": why}, status=200 if ok else 503)
 
 
 def _register_ticks(omega: OmegaApp, steps: EpisodeSteps) -> None:
