@@ -27,6 +27,8 @@ from faust.exceptions import PartitionsMismatch
 from streams.auth_policy import policy_for
 from streams.kafka.offset_probe import OffsetProbe
 from streams.kafka.partitioning import partition_of
+from streams.kafka.tracing import HEADER as TRACE_HEADER
+from streams.kafka.tracing import child_of, parent_of
 from streams.kafka.transport import admitted, transport_class
 from streams.logs import get_logger
 from streams.settings import Settings
@@ -92,8 +94,9 @@ class OmegaApp:
     processed: dict[tuple[str, int], int] = field(default_factory=dict)  # (topic, partition) -> next offset
     metrics: WorkerMetrics = field(default_factory=WorkerMetrics)
 
-    async def send_all(self, emits: Iterable[Emit]) -> None:
-        """Send outputs in order; the caller's offset is committed only after the stream step returns."""
+    async def send_all(self, emits: Iterable[Emit], traceparent: str | None = None) -> None:
+        """Send outputs in order, each a child span of `traceparent` when the input had one (kafka/tracing.py); the
+        caller's offset is committed only after the stream step returns."""
         for emit in emits:
             if emit.topic is DEAD_LETTERS:
                 log.warning("dead_letter", source_topic=emit.record["source_topic"],
@@ -105,6 +108,8 @@ class OmegaApp:
                 key=emit.key.encode("utf-8"),
                 value=emit.value,
                 timestamp=None if emit.timestamp_ms is None else emit.timestamp_ms / 1000,
+                headers=None if traceparent is None else
+                [(TRACE_HEADER, child_of(traceparent, emit.topic.name, emit.value).encode("ascii"))],
             )
 
 
@@ -258,9 +263,10 @@ def _agent_loop(omega: OmegaApp, spec: AgentSpec) -> Callable[[faust.StreamT[Any
             emits = await run_guarded(omega.pipeline, event, spec.topic, spec.step)
             # 5. mark processed (for the stall watch, worker/watchdog.py)
             omega.processed[message.topic, message.partition] = message.offset + 1
-            # 6. send the outputs before the offset is acknowledged: Faust commits it after this iteration
-            # (at-least-once; output ids are derived from the input, so a redelivery dedupes)
-            await omega.send_all(emits)
+            # 6. send the outputs (child spans of the input's traceparent, if any) before the offset is acknowledged:
+            # Faust commits it after this iteration (at-least-once; output ids are derived from the input, so a
+            # redelivery dedupes)
+            await omega.send_all(emits, parent_of(message.headers))
             omega.metrics.observe(spec.topic.name, emits, time.perf_counter() - started)
     return agent
 

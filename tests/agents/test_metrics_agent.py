@@ -44,3 +44,4 @@ async def test_a_dead_letter_counts_under_its_error_class(omega: OmegaApp) -> No
 
     assert _value(omega, "omega_dead_letters_total", error_class="INVALID_UTF8") == 1
     assert _value(omega, "omega_events_in_total", topic="omen.packets.json") == 1
+
