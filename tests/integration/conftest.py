@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.worker import WorkerProcess
+from tests.integration.worker import WorkerProcess, worker_pair
 
 
 @pytest.fixture
@@ -23,14 +23,6 @@ def worker(kafka_bootstrap: str, tmp_path: Path) -> Iterator[WorkerProcess]:
 
 @pytest.fixture
 def two_workers(kafka_bootstrap: str, tmp_path: Path) -> Iterator[list[WorkerProcess]]:
-    """Two workers, one topic prefix and app id (so one consumer group), each its own data dir."""
-    first = WorkerProcess(kafka_bootstrap, tmp_path / "worker-1")
-    workers = [first, WorkerProcess(kafka_bootstrap, tmp_path / "worker-2", prefix=first.prefix)]
-    try:
-        for worker in workers:
-            worker.data_dir.mkdir()
-            worker.start()
+    """Two workers in one consumer group (`worker_pair`)."""
+    with worker_pair(kafka_bootstrap, tmp_path) as workers:
         yield workers
-    finally:
-        for worker in workers:
-            worker.stop()

@@ -34,7 +34,7 @@ from streams.topics import PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from tests.factories import merged_log, mixed_episode
 from tests.integration.equivalence import VERDICT_FIELDS, Record, as_check_line, unique_by, write_jsonl
-from tests.integration.worker import REPO, WorkerProcess, consume_until, produce
+from tests.integration.worker import REPO, WorkerProcess, consume_until, produce, worker_pair
 
 pytestmark = pytest.mark.integration
 
@@ -45,18 +45,9 @@ EPISODES, PER_EPISODE, PARTITIONS = 40, 30, 4
 @pytest.fixture(scope="module")
 def workers(kafka_bootstrap: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[WorkerProcess]]:
     """Two workers in one group, both with the lateness set."""
-    root = tmp_path_factory.mktemp("lateness")
-    env = {"OMEGA_MAX_LATENESS_MS": str(LATENESS_MS)}
-    first = WorkerProcess(kafka_bootstrap, root / "worker-1", env=env)
-    pair = [first, WorkerProcess(kafka_bootstrap, root / "worker-2", prefix=first.prefix, env=env)]
-    try:
-        for worker in pair:
-            worker.data_dir.mkdir()
-            worker.start()
+    with worker_pair(kafka_bootstrap, tmp_path_factory.mktemp("lateness"),
+                     {"OMEGA_MAX_LATENESS_MS": str(LATENESS_MS)}) as pair:
         yield pair
-    finally:
-        for worker in pair:
-            worker.stop()
 
 
 def _burst(first_episode: int, start: datetime) -> list[Record]:

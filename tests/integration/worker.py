@@ -9,7 +9,8 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -145,3 +146,18 @@ async def drain(
     """Read each topic from the start until it holds at least the expected count (or time runs out)."""
     return await consume_until(bootstrap, list(topics), registry,
                                lambda found: all(len(found[t]) >= n for t, n in topics.items()), timeout)
+
+
+@contextmanager
+def worker_pair(bootstrap: str, root: Path, env: dict[str, str] | None = None) -> Iterator[list[WorkerProcess]]:
+    """Two workers, one topic prefix and app id (so one consumer group), each its own data dir under `root`."""
+    first = WorkerProcess(bootstrap, root / "worker-1", env=dict(env or {}))
+    workers = [first, WorkerProcess(bootstrap, root / "worker-2", prefix=first.prefix, env=dict(env or {}))]
+    try:
+        for worker in workers:
+            worker.data_dir.mkdir()
+            worker.start()
+        yield workers
+    finally:
+        for worker in workers:
+            worker.stop()
