@@ -40,6 +40,9 @@ class Settings:
     # > 0: an episode's packets wait until their partition's watermark passes created_at + this, then are judged in
     # event-time order (stages/lateness.py); 0: judged on arrival, in partition order (no added latency)
     max_lateness_ms: int = 0
+    # every contract topic and every Faust changelog/repartition topic; a 3-broker cluster wants 3 (issue 23)
+    replication_factor: int = 1
+    min_insync_replicas: int | None = None  # None: replication_factor - 1, at least 1 (`min_insync`)
     packet_auth_policy: Path | None = None  # issue 9: YAML/JSON key policy; None = signatures not checked
     security_protocol: str = "PLAINTEXT"  # or SASL_PLAINTEXT / SASL_SSL (then the sasl_* fields are required)
     sasl_mechanism: str = "SCRAM-SHA-512"
@@ -47,6 +50,9 @@ class Settings:
     sasl_password: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
+        if self.min_insync_replicas is not None and self.min_insync_replicas > self.replication_factor:
+            raise SettingsError(f"OMEGA_MIN_INSYNC_REPLICAS={self.min_insync_replicas} is more than "
+                                f"OMEGA_REPLICATION_FACTOR={self.replication_factor}: no write could succeed")
         if self.security_protocol not in SECURITY_PROTOCOLS:
             raise _expected("KAFKA_SECURITY_PROTOCOL", self.security_protocol, _one_of(SECURITY_PROTOCOLS))
         if self.sasl:
@@ -55,6 +61,12 @@ class Settings:
             if not self.sasl_username or self.sasl_password is None:
                 raise SettingsError(f"KAFKA_SECURITY_PROTOCOL={self.security_protocol!r} needs "
                                     "KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD")
+
+    @property
+    def min_insync(self) -> int:
+        """The `min.insync.replicas` of every topic: as set, else one less than the replication factor, at least 1
+        (a write acknowledged by all in-sync replicas survives the loss of one broker)."""
+        return self.min_insync_replicas or max(1, self.replication_factor - 1)
 
     @property
     def sasl(self) -> bool:
@@ -97,6 +109,8 @@ class Settings:
             standby_replicas=_whole(env, "OMEGA_STANDBY_REPLICAS", base.standby_replicas, minimum=0),
             stall_seconds=_real(env, "OMEGA_STALL_SECONDS", base.stall_seconds, minimum=0.0),
             max_lateness_ms=_whole(env, "OMEGA_MAX_LATENESS_MS", base.max_lateness_ms, minimum=0),
+            replication_factor=_whole(env, "OMEGA_REPLICATION_FACTOR", base.replication_factor, minimum=1),
+            min_insync_replicas=_whole(env, "OMEGA_MIN_INSYNC_REPLICAS", 0, minimum=0) or None,
             packet_auth_policy=_auth_policy(env),
             **_security_from_env(env),
         )

@@ -116,17 +116,24 @@ def worker(bootstrap: str, prefix: str, store: str, partitions: int | None, app_
     """Run the stream worker: ingress, validator and OMEGA-57 monitor agents and their tables, against Kafka."""
     from faust.worker import Worker
 
-    from streams.kafka.clients import ensure_topics
+    from streams.kafka.clients import ensure_topics, replication_mismatches
     from streams.worker.app import create_app
 
     settings = settings_or_exit(bootstrap_servers=bootstrap, topic_prefix=prefix, store=store,
                                 partitions=partitions, app_id=app_id, data_dir=data_dir)
+    names = [topic_name(t, prefix) for t in ALL_TOPICS]
+    options = settings.kafka_client_options()
     try:
         with kafka_errors(bootstrap):
-            asyncio.run(ensure_topics(bootstrap, [topic_name(t, prefix) for t in ALL_TOPICS], settings.partitions,
-                                      client_options=settings.kafka_client_options()))
+            asyncio.run(ensure_topics(bootstrap, names, settings.partitions, settings.replication_factor,
+                                      min_insync=settings.min_insync, client_options=options))
+            others = asyncio.run(replication_mismatches(bootstrap, names, settings.replication_factor,
+                                                        client_options=options))
     except Exception as exc:  # noqa: BLE001 - any other failure here means the broker is unusable too
         usage_error(f"cannot prepare topics on {bootstrap}: {exc}")
+    if others:  # used as they are, never silently: one line
+        click.echo(f"warning: OMEGA_REPLICATION_FACTOR={settings.replication_factor}, but "
+                   + ", ".join(f"{name} has {rf}" for name, rf in sorted(others.items())), err=True)
     try:
         omega = create_app(settings)
     except PolicyError as exc:  # OMEGA_PACKET_AUTH_POLICY names an unusable policy

@@ -136,19 +136,44 @@ TOPIC_CONFIG = {"retention.ms": "-1"}
 
 
 async def ensure_topics(bootstrap: str, names: Iterable[str], partitions: int, replication: int = 1,
-                        *, client_options: Mapping[str, Any] | None = None) -> list[str]:
+                        *, min_insync: int | None = None,
+                        client_options: Mapping[str, Any] | None = None) -> list[str]:
     """Create the topics that do not exist yet (a consumer subscribed to a missing topic sees it late),
-    with `TOPIC_CONFIG`. Topics that already exist keep their configuration."""
+    with `TOPIC_CONFIG`, `replication` replicas and `min_insync` as `min.insync.replicas`. Topics that already
+    exist keep their configuration (`replication_mismatches` says which ones differ)."""
     from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
+    config = dict(TOPIC_CONFIG)
+    if min_insync is not None:
+        config["min.insync.replicas"] = str(min_insync)
     admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, **_options(client_options))
     await admin.start()
     try:
         existing = set(await admin.list_topics())
         missing = sorted(set(names) - existing)
         if missing:
-            await admin.create_topics([NewTopic(n, partitions, replication, topic_configs=dict(TOPIC_CONFIG))
+            await admin.create_topics([NewTopic(n, partitions, replication, topic_configs=dict(config))
                                        for n in missing])
         return missing
     finally:
         await admin.close()
+
+
+async def replication_mismatches(bootstrap: str, names: Iterable[str], replication: int,
+                                 *, client_options: Mapping[str, Any] | None = None) -> dict[str, int]:
+    """The topics among `names` that exist with a replication factor other than `replication`: name -> theirs
+    (the smallest over their partitions)."""
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, **_options(client_options))
+    await admin.start()
+    try:
+        described = await admin.describe_topics(sorted(set(names)))
+    finally:
+        await admin.close()
+    found = {}
+    for topic in described:
+        counts = [len(p["replicas"]) for p in topic.get("partitions") or []]
+        if not topic.get("error_code") and counts and min(counts) != replication:
+            found[topic["topic"]] = min(counts)
+    return found

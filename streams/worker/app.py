@@ -73,7 +73,7 @@ OUTPUT_PART_BASE = 1_000_000
 # broker's default segment is 1 GB: nothing was ever compacted, and a restarted worker re-read everything
 # (restarts of 1-2 min in tests/integration/test_under_fire). Small segments let the cleaner keep the
 # changelog near one value per key.
-WHOLE_VALUE_CHANGELOG = {"segment.bytes": 16 * 1024 * 1024, "min.cleanable.dirty.ratio": 0.2}
+WHOLE_VALUE_CHANGELOG: dict[str, Any] = {"segment.bytes": 16 * 1024 * 1024, "min.cleanable.dirty.ratio": 0.2}
 
 
 
@@ -173,14 +173,16 @@ def _faust_app(settings: Settings) -> faust.App:
         # A few ms of linger lets one produce request carry many outputs (socket writes were ~13% of a worker).
         producer_linger=settings.producer_linger_seconds,
         table_standby_replicas=settings.standby_replicas,
+        topic_replication_factor=settings.replication_factor,  # changelogs, repartition and internal topics
         consumer_auto_offset_reset="earliest",
         topic_allow_declare=True,
     )
 
 
 def _table(app: faust.App, settings: Settings, name: str, help_text: str, whole_value: bool = False) -> KeyedTable:
+    configs = {**(WHOLE_VALUE_CHANGELOG if whole_value else {}), "min.insync.replicas": settings.min_insync}
     table: KeyedTable = app.Table(f"{settings.topic_prefix}{name}", default=None, partitions=settings.partitions,
-                                  help=help_text, extra_topic_configs=WHOLE_VALUE_CHANGELOG if whole_value else None)
+                                  help=help_text, extra_topic_configs=configs)
     return table
 
 

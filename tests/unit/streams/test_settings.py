@@ -29,6 +29,10 @@ from streams.settings import Settings, SettingsError
     ({"OMEGA_STALL_SECONDS": "nan"}, "OMEGA_STALL_SECONDS='nan': expected a number >= 0"),
     ({"OMEGA_STALL_SECONDS": "inf"}, "OMEGA_STALL_SECONDS='inf': expected a number >= 0"),
     ({"OMEGA_STALL_SECONDS": ""}, "OMEGA_STALL_SECONDS='': expected a number >= 0"),
+    ({"OMEGA_MAX_LATENESS_MS": "-1"}, "OMEGA_MAX_LATENESS_MS='-1': expected a whole number >= 0"),
+    ({"OMEGA_REPLICATION_FACTOR": "0"}, "OMEGA_REPLICATION_FACTOR='0': expected a whole number >= 1"),
+    ({"OMEGA_REPLICATION_FACTOR": "3", "OMEGA_MIN_INSYNC_REPLICAS": "4"},
+     "OMEGA_MIN_INSYNC_REPLICAS=4 is more than OMEGA_REPLICATION_FACTOR=3: no write could succeed"),
 ])
 def test_a_bad_value_is_one_error_naming_the_variable_the_value_and_what_fits(env: dict[str, str],
                                                                               message: str) -> None:
@@ -56,8 +60,10 @@ def test_good_values_read_as_before() -> None:
 
 def test_an_empty_environment_gives_the_defaults() -> None:
     settings = Settings.from_env({})
+    # web_port 0: no web server (several workers share a host); replication 1: a single broker
     assert (settings.partitions, settings.max_event_bytes, settings.web_port, settings.fetch_max_wait_ms) == (
-        4, 1_048_576, 6066, 50)
+        4, 1_048_576, 0, 50)
+    assert (settings.max_lateness_ms, settings.replication_factor, settings.min_insync) == (0, 1, 1)
     assert (settings.tick_interval_seconds, settings.producer_linger_seconds, settings.standby_replicas,
             settings.stall_seconds) == (5.0, 0.005, 1, 120.0)
     assert (settings.bootstrap_servers, settings.app_id, settings.store, settings.data_dir) == (
@@ -87,3 +93,10 @@ def test_the_file_commands_refuse_a_bad_value_they_use() -> None:
 def test_an_explicit_policy_wins_for_the_file_commands() -> None:
     settings = Settings.offline_from_env({"OMEGA_PACKET_AUTH_POLICY": "/a.yaml"}, packet_auth_policy=Path("/b.yaml"))
     assert settings.packet_auth_policy == Path("/b.yaml")
+
+
+def test_min_insync_replicas_is_one_less_than_the_replication_factor_unless_set() -> None:
+    assert Settings.from_env({}).min_insync == 1
+    assert Settings.from_env({"OMEGA_REPLICATION_FACTOR": "3"}).min_insync == 2
+    assert Settings.from_env({"OMEGA_REPLICATION_FACTOR": "2"}).min_insync == 1
+    assert Settings.from_env({"OMEGA_REPLICATION_FACTOR": "3", "OMEGA_MIN_INSYNC_REPLICAS": "3"}).min_insync == 3
