@@ -1,7 +1,7 @@
 """The Phase Q oracle stage: a test-set line (JSON text) -> Oracle-A/B/C -> an OracleVerdict (Avro).
 
 Stateless and shared by the Faust oracle agent; the same core judges `omega check oracle` files. The
-config comes from `OMEGA_PHASEQ_CONFIG`, else `../shared/data/phase-q-config.json` beside the repo. The
+config comes from `OMEGA_PHASEQ_CONFIG`, else the package's copy of `../shared/data/phase-q-config.json`. The
 event time is the record's timestamp (the file ingress has none: the epoch), so a redelivered request
 gives a byte-identical verdict with the same id. Anything that cannot be judged is a dead letter.
 """
@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+from importlib import resources
 from pathlib import Path
 
 from omega.eventtime import to_iso, to_ms
@@ -21,14 +22,21 @@ from streams.stages.packets import Pipeline
 from streams.topics import ORACLE_VERDICTS
 
 CONFIG_ENV = "OMEGA_PHASEQ_CONFIG"
+CONFIG_FILE = "phase-q-config.json"
 
 
 def default_config_path() -> Path:
-    """`OMEGA_PHASEQ_CONFIG`, else the shared Phase Q config beside the repository."""
+    """`OMEGA_PHASEQ_CONFIG`, else the Phase Q config bundled with the package."""
     env = os.environ.get(CONFIG_ENV)
     if env:
         return Path(env)
-    return Path(__file__).resolve().parents[3] / "shared" / "data" / "phase-q-config.json"
+    return bundled_config_path()
+
+
+def bundled_config_path() -> Path:
+    """`streams/stages/data/phase-q-config.json`: the shared config's copy, so a wheel needs no checkout."""
+    # a Path so that error messages and `--config` defaults name a real file; wheels install unzipped
+    return Path(str(resources.files("streams.stages") / "data" / CONFIG_FILE))
 
 
 def read_config(path: Path | None = None) -> OracleConfig:

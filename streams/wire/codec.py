@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import io
 import os
-import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +40,21 @@ def crc64_avro_fingerprint(canonical_form: str) -> bytes:
 
 
 def default_schemas_dir() -> Path:
-    """`OMEGA_SCHEMAS_DIR`, else `schemas_avro/` beside the package, else the installed data files."""
+    """`OMEGA_SCHEMAS_DIR`, else `schemas_avro/` of a source tree, else the copy installed with the package."""
     env = os.environ.get("OMEGA_SCHEMAS_DIR")
     if env:
         return Path(env)
     beside = Path(__file__).resolve().parents[2] / "schemas_avro"
     if beside.is_dir():
         return beside
-    return Path(sys.prefix) / "share" / "omega" / "schemas_avro"
+    return packaged_schemas_dir()
+
+
+def packaged_schemas_dir() -> Path:
+    """`streams/wire/schemas/` of an installed wheel: pyproject maps that package onto `schemas_avro/`."""
+    # a Path, not a Traversable: fastavro resolves named types by file name in the schema's own directory,
+    # and setuptools installs wheels unzipped, so the resource is a real directory
+    return Path(str(resources.files("streams.wire") / "schemas"))
 
 
 @dataclass(frozen=True)
