@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: mutation grounding-eval run test venv lint kafka-up kafka-down bench clean
+.PHONY: mutation grounding-eval run test test-install venv lint kafka-up kafka-down bench clean
 
 venv: $(STAMP)
 
@@ -23,6 +23,10 @@ run: venv
 	$(BIN)/omega project --from out/replay.jsonl --rebuild --store sqlite:out/memories.sqlite
 	$(BIN)/omega memory show clean_success --kind session --store sqlite:out/memories.sqlite
 	@echo "look again: $(BIN)/omega memory show SESSION_ID --kind session|pattern|failure|success --store sqlite:out/memories.sqlite"
+
+# Builds the wheel, installs it in a fresh venv and runs omega from outside the checkout (may need PyPI)
+test-install: venv
+	OMEGA_TEST_INSTALL=1 $(BIN)/python -m pytest -q tests/unit/test_packaging.py
 
 lint: venv
 	$(BIN)/ruff check omega streams projections tests

@@ -7,10 +7,19 @@ import json
 
 import orjson
 
+NOT_FINITE = "Out of range float values are not JSON compliant"
+
 
 def canonical_json(value: object) -> str:
     """Deterministic JSON text: sorted keys, no spaces, UTF-8 kept, NaN refused."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    try:
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except ValueError as exc:
+        # Python 3.12 appends the value (": nan") to its own message; a reason that travels in a dead letter must
+        # read the same on every version
+        if str(exc).startswith(NOT_FINITE):
+            raise ValueError(NOT_FINITE) from None
+        raise
 
 
 def content_hash(value: object) -> str:

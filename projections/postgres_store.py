@@ -3,6 +3,9 @@
 Each store works in one schema (default `public`; tests use a throwaway one). Text columns are declared
 COLLATE "C" so rows order bytewise, as in SQLite: `content_hash` is then equal across backends. Documents are
 stored as canonical JSON text, not jsonb, because jsonb re-normalises numbers and key order.
+
+Read-only (`read_only=True`, what the read commands open): the session's transactions default to READ ONLY, so
+the server refuses any write, and the schema and tables are not created (they must exist).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from projections.sqlite_store import ReadOnlyStoreError
 from projections.store import Row, SqlStore
 
 
@@ -23,14 +27,16 @@ class PostgresStore(SqlStore):
     placeholder = "%s"
     text_type = 'TEXT COLLATE "C"'
 
-    def __init__(self, url: str, *, schema: str = "public") -> None:
+    def __init__(self, url: str, *, schema: str = "public", read_only: bool = False) -> None:
         super().__init__()
         self.url = url
         self.schema = schema
+        self.read_only = read_only
         self._conn: psycopg.Connection[Any] | None = None
 
     def __repr__(self) -> str:
-        return f"PostgresStore(schema={self.schema!r})"  # the URL may carry a password
+        # the URL may carry a password
+        return f"PostgresStore(schema={self.schema!r}{', read_only=True' if self.read_only else ''})"
 
     @property
     def connection(self) -> psycopg.Connection[Any]:
@@ -44,12 +50,19 @@ class PostgresStore(SqlStore):
         # implicit transaction stays open between batches (it would hold locks and a stale snapshot).
         conn = psycopg.connect(self.url, autocommit=True)
         try:
-            conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(self.schema)))
+            if self.read_only:
+                # Every transaction of the session, the autocommitted single statements included, is READ ONLY.
+                conn.execute("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+            else:
+                conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(self.schema)))
             conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(self.schema)))
         except BaseException:
             conn.close()
             raise
         self._conn = conn
+
+    def _ddl(self) -> list[str]:
+        return [] if self.read_only else super()._ddl()
 
     def _disconnect(self) -> None:
         if self._conn is not None:
@@ -67,12 +80,19 @@ class PostgresStore(SqlStore):
             return cur.fetchall()
 
     def _execute(self, sql_text: str, params: Sequence[Any] = ()) -> None:
+        self._writable()
         self.connection.execute(sql_text.encode(), tuple(params) or None)
 
     def _executemany(self, sql_text: str, rows: Sequence[Row]) -> None:
+        self._writable()
         if rows:
             with self.connection.cursor() as cur:
                 cur.executemany(sql_text.encode(), rows)
+
+    def _writable(self) -> None:
+        # Refused here with the store's name; the server would refuse it too (a READ ONLY transaction).
+        if self.read_only:
+            raise ReadOnlyStoreError(f"{self!r} is open read-only: it cannot be written")
 
     def reset(self) -> None:
         """See `ReadModelStore.reset`; TRUNCATE is one statement and leaves no dead rows behind."""

@@ -2,7 +2,8 @@
 
 Sources (`EventSource`):
     FileSource   the JSONL that `omega replay --out` writes (embedded, `make run`); position ("file:PATH", 0,
-                 line number), lines at or before the stored position are skipped without decoding
+                 line number), lines at or before the stored position are skipped without decoding; how a file
+                 is opened (gunzipped, stdin) is the caller's `opener`
     KafkaSource  in `streams.kafka.projection_source` (this package never imports the shell): an aiokafka consumer
                  assigned to the output topics, seeking each partition to the STORE's position + 1
 Tracking-record pattern: the store, not Kafka's committed offsets, is the truth of where to resume; a batch's
@@ -12,6 +13,8 @@ consumed again on restart and applied once.
 Undecodable records become events of the pseudo-topic `UNDECODABLE`: no memory reads them, but they advance the
 position like any event (otherwise the runner would fetch them again forever), and they are counted, logged and
 reported in `RunStats.undecodable`.
+
+A long run logs `project_progress` every few seconds (`ProgressLog`): records done, the rate, and where it is.
 """
 
 from __future__ import annotations
@@ -20,10 +23,11 @@ import asyncio
 import base64
 import gc
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any, Protocol
+from typing import Any, Protocol
 
 import orjson
 
@@ -88,41 +92,71 @@ def undecodable_event(source: str, partition: int, offset: int, key: str, reason
     return LogEvent(UNDECODABLE, partition, offset, key, {"reason": reason}, source=source)
 
 
-class FileSource:
-    """Events of `omega replay --out` JSONL files, in the order given; topic names map back to logical ones."""
+Opener = Callable[[Path], AbstractContextManager[Iterable[bytes]]]
+"""Opens one input as its lines of bytes (what `FileSource` reads); a plain `Path.open("rb")` by default."""
 
-    def __init__(self, paths: Sequence[Path], topics: Mapping[str, str], *, log: Callable[..., None] | None = None
-                 ) -> None:
+
+def _open_binary(path: Path) -> AbstractContextManager[Iterable[bytes]]:
+    return path.open("rb")
+
+
+class FileSource:
+    """Events of `omega replay --out` JSONL files, in the order given; topic names map back to logical ones.
+
+    Files are opened one at a time, when reached, through `opener` (the CLI's gunzips and reads `-` as stdin)."""
+
+    def __init__(self, paths: Sequence[Path], topics: Mapping[str, str], *, log: Callable[..., None] | None = None,
+                 opener: Opener = _open_binary) -> None:
         self.paths = list(paths)
         self.topics = dict(topics)  # physical topic name -> logical name; unknown names stay as they are
         self.undecodable = 0
         self._log = log
-        self._handles: list[tuple[str, IO[bytes]]] = []
+        self._opener = opener
+        self._pending: list[Path] = []
+        self._current: tuple[str, Iterator[bytes], ExitStack] | None = None
         self._line = 0
         self._after: dict[str, int] = {}
 
     async def start(self, positions: Mapping[Position, int]) -> None:
         """See `EventSource.start`."""
-        self._handles = [(f"file:{p}", p.open("rb")) for p in self.paths]
+        self._pending = list(self.paths)
         self._after = {s: o for (s, _), o in positions.items() if s.startswith("file:")}
         self._line = 0
+
+    def _reading(self) -> tuple[str, Iterator[bytes]] | None:
+        """The file being read, the next one opened when none is; None at the end of the last."""
+        if self._current is None and self._pending:
+            path = self._pending.pop(0)
+            stack = ExitStack()
+            try:
+                lines = iter(stack.enter_context(self._opener(path)))
+            except BaseException:
+                stack.close()
+                raise
+            self._current = (f"file:{path}", lines, stack)
+            self._line = 0
+        return None if self._current is None else self._current[:2]
 
     async def poll(self, max_events: int, timeout: float) -> list[LogEvent]:
         """See `EventSource.poll`; never waits."""
         out: list[LogEvent] = []
-        while self._handles and len(out) < max_events:
-            source, handle = self._handles[0]
-            raw = handle.readline()
-            if not raw:
-                handle.close()
-                self._handles.pop(0)
-                self._line = 0
+        while len(out) < max_events and (reading := self._reading()) is not None:
+            source, lines = reading
+            raw = next(lines, None)
+            if raw is None:
+                self._close_current()
                 continue
             self._line += 1
             if self._line <= self._after.get(source, -1) or not raw.strip():
                 continue  # applied in an earlier run, or a blank line
             out.append(self._event(source, self._line, raw))
         return out
+
+    def _close_current(self) -> None:
+        if self._current is not None:
+            stack = self._current[2]
+            self._current = None
+            stack.close()
 
     def _event(self, source: str, line: int, raw: bytes) -> LogEvent:
         try:
@@ -141,7 +175,7 @@ class FileSource:
 
     def exhausted(self) -> bool:
         """See `EventSource.exhausted`."""
-        return not self._handles
+        return self._current is None and not self._pending
 
     async def lag(self, positions: Mapping[Position, int]) -> int | None:
         """Unknown for files (their length is not counted ahead)."""
@@ -151,10 +185,9 @@ class FileSource:
         """Nothing to do: the store holds the positions."""
 
     async def stop(self) -> None:
-        """Close what is still open."""
-        for _, handle in self._handles:
-            handle.close()
-        self._handles = []
+        """Close what is still open; nothing further is read."""
+        self._close_current()
+        self._pending = []
 
 
 # ------------------------------------------------------------------------------------------- the runner
@@ -180,6 +213,42 @@ class RunStats:
 
 
 @dataclass
+class ProgressLog:
+    """Reports a run's progress through `log` (`project_progress`) at most every `every` seconds of `clock`:
+    records done, records/s since the last report, and where the run is: for files the file and line, else the
+    last offset of each topic and partition."""
+
+    log: Callable[..., None]
+    every: float = 5.0
+    clock: Callable[[], float] = time.monotonic
+    _since: float = field(default=0.0, init=False)
+    _done: int = field(default=0, init=False)
+
+    def begin(self) -> None:
+        """The run starts now: the first report comes `every` seconds later."""
+        self._since, self._done = self.clock(), 0
+
+    def batch_done(self, stats: RunStats, last: LogEvent, positions: Callable[[], Mapping[Position, int]]) -> None:
+        """After a batch whose last event is `last`: report when `every` seconds have passed since the last one."""
+        now = self.clock()
+        elapsed = now - self._since
+        if elapsed < self.every:
+            return
+        done = stats.applied + stats.skipped
+        where: dict[str, Any]
+        if last.position_source.startswith("file:"):
+            where = {"file": last.position_source.removeprefix("file:"), "line": last.offset}
+        else:
+            offsets: dict[str, dict[int, int]] = {}
+            for (source, partition), offset in sorted(positions().items()):
+                offsets.setdefault(source, {})[partition] = offset
+            where = {"offsets": offsets}
+        self.log("project_progress", records=done, records_per_second=round((done - self._done) / elapsed),
+                 **where)
+        self._since, self._done = now, done
+
+
+@dataclass
 class Runner:
     """Feeds a projector from a source until the source is exhausted, idle for `until_idle` seconds, or
     `request_stop()` is called (then the batch in hand is finished first)."""
@@ -191,6 +260,7 @@ class Runner:
     poll_timeout: float = 0.5
     commit_interval: float = 1.0
     on_batch: Callable[[RunStats], None] | None = None
+    progress: ProgressLog | None = None
     _stop: bool = field(default=False, init=False)
 
     def request_stop(self) -> None:
@@ -207,6 +277,8 @@ class Runner:
         started = clock()
         last_event = last_commit = started
         await self.source.start(store.positions())
+        if self.progress is not None:
+            self.progress.begin()
         try:
             while not self._stop:
                 batch = await self._next_batch()
@@ -230,6 +302,8 @@ class Runner:
                     # 1. the store committed the batch with its positions; 2. only then the monitoring offsets
                     await self.source.commit(store.positions())
                     last_commit = now
+                if self.progress is not None:
+                    self.progress.batch_done(stats, batch[-1], store.positions)
                 if self.on_batch is not None:
                     self.on_batch(stats)
             else:
@@ -271,17 +345,18 @@ def run(runner: Runner, *, rebuild: bool = False) -> RunStats:
 
 
 # ------------------------------------------------------------------------------------------- stores
-def open_store(url: str) -> SqlStore:
-    """A (closed) store from `sqlite:PATH` or `postgresql://...` (`postgres://` too); ValueError otherwise."""
+def open_store(url: str, *, read_only: bool = False) -> SqlStore:
+    """A (closed) store from `sqlite:PATH` or `postgresql://...` (`postgres://` too); ValueError otherwise.
+    `read_only`: the store can only be read (the read commands), see `SqliteStore` and `PostgresStore`."""
     if url.startswith("sqlite:"):
         path = url.removeprefix("sqlite:").removeprefix("//")
         if not path:
             raise ValueError("sqlite: needs a path, e.g. sqlite:.omega-data/memories.sqlite")
         from projections.sqlite_store import SqliteStore
 
-        return SqliteStore(path)
+        return SqliteStore(path, read_only=read_only)
     if url.startswith(("postgresql://", "postgres://")):
         from projections.postgres_store import PostgresStore  # psycopg only when asked for
 
-        return PostgresStore(url)
+        return PostgresStore(url, read_only=read_only)
     raise ValueError(f"unknown read-model store {url!r}: use sqlite:PATH or postgresql://...")

@@ -3,6 +3,10 @@
 Durability: WAL with synchronous=NORMAL. A power loss may lose the last batches, never half a batch: the
 documents and their tracking position commit together, so the runner resumes from the last committed
 position and re-applies what was lost.
+
+Read-only (`read_only=True`, what the read commands open): the file is opened `mode=ro`, nothing is created and no
+DDL or pragma that writes runs, so a read never changes the database file. SQLite still needs the `-wal` and
+`-shm` files beside a WAL database to coordinate with a writer, and creates them (empty) when they are missing.
 """
 
 from __future__ import annotations
@@ -16,16 +20,23 @@ from typing import Any
 from projections.store import Row, SqlStore
 
 
-class SqliteStore(SqlStore):
-    """`ReadModelStore` over a SQLite file (":memory:" works too, for tests)."""
+class ReadOnlyStoreError(RuntimeError):
+    """A write attempted through a store opened read-only."""
 
-    def __init__(self, path: str | Path) -> None:
+
+class SqliteStore(SqlStore):
+    """`ReadModelStore` over a SQLite file (":memory:" works too, for tests); `read_only`: see the module."""
+
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         super().__init__()
         self.path = str(path)
+        self.read_only = read_only
+        if read_only and self.path == ":memory:":
+            raise ValueError("a read-only SQLite store needs a file: an in-memory one would always be empty")
         self._conn: sqlite3.Connection | None = None
 
     def __repr__(self) -> str:
-        return f"SqliteStore({self.path!r})"
+        return f"SqliteStore({self.path!r}{', read_only=True' if self.read_only else ''})"
 
     @property
     def connection(self) -> sqlite3.Connection:
@@ -35,6 +46,9 @@ class SqliteStore(SqlStore):
         return self._conn
 
     def _connect(self) -> None:
+        if self.read_only:
+            self._conn = self._connect_read_only()
+            return
         if self.path != ":memory:":
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
         # isolation_level=None: no implicit transactions; `_transaction` issues BEGIN/COMMIT itself, so a
@@ -45,6 +59,18 @@ class SqliteStore(SqlStore):
         conn.execute("PRAGMA busy_timeout=10000")
         self._conn = conn
 
+    def _connect_read_only(self) -> sqlite3.Connection:
+        # A URI with mode=ro: SQLite itself refuses to create the file or write to it, whatever runs later.
+        # as_uri() percent-encodes the path, so a `?` or `#` in a file name is not read as the URI's query.
+        uri = f"{Path(self.path).resolve().as_uri()}?mode=ro"
+        conn = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout=10000")
+        return conn
+
+    def _ddl(self) -> list[str]:
+        # Read-only: the tables must be there already; a file without them fails on the first query.
+        return [] if self.read_only else super()._ddl()
+
     def _disconnect(self) -> None:
         if self._conn is not None:
             self._conn.close()
@@ -53,8 +79,9 @@ class SqliteStore(SqlStore):
     @contextmanager
     def _transaction(self) -> Iterator[None]:
         conn = self.connection
-        # IMMEDIATE takes the write lock up front, so a concurrent writer fails here, not mid-batch.
-        conn.execute("BEGIN IMMEDIATE")
+        # IMMEDIATE takes the write lock up front, so a concurrent writer fails here, not mid-batch; a read-only
+        # store only ever reads (its `open` runs an empty DDL transaction).
+        conn.execute("BEGIN" if self.read_only else "BEGIN IMMEDIATE")
         try:
             yield
         except BaseException:
@@ -66,7 +93,15 @@ class SqliteStore(SqlStore):
         return self.connection.execute(sql, tuple(params)).fetchall()
 
     def _execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self._writable()
         self.connection.execute(sql, tuple(params))
 
     def _executemany(self, sql: str, rows: Sequence[Row]) -> None:
+        self._writable()
         self.connection.executemany(sql, rows)
+
+    def _writable(self) -> None:
+        # Every write of SqlStore goes through _execute/_executemany: refused here with the store's name,
+        # before SQLite's own "attempt to write a readonly database".
+        if self.read_only:
+            raise ReadOnlyStoreError(f"{self!r} is open read-only: it cannot be written")

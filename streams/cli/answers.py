@@ -28,6 +28,7 @@ from omega.answers.suite import SuiteError, answer_question, build_store, parse_
 from omega.answers.vocabulary import DEFAULT_VOCABULARY, Vocabulary, VocabularyError, vocabulary_from_dict
 from omega.canonical import canonical_json
 from streams.cli.options import EXIT_FAILED, EXIT_OK, fact_store_option, usage_error
+from streams.cli.progress import with_progress
 from streams.http.llm import LLMError, OpenAICompatibleClient
 
 vocabulary_option = click.option("--vocabulary", "vocabulary_path", type=click.Path(path_type=Path), default=None,
@@ -131,7 +132,7 @@ def check_answers(suite_path: Path) -> None:
     for rejection in rejections:
         click.echo(f"omega: rejected: {canonical_json(rejection.to_dict())}", err=True)
     results = []
-    for question in suite.questions:
+    for question in with_progress(suite.questions, len(suite.questions), "answering questions"):
         got = answer_question(question, store, suite.vocabulary)
         results.append((question, got))
         click.echo(canonical_json({"id": question.id, "question": question.text, **got.to_dict()}))
@@ -159,7 +160,8 @@ def check_extraction(file: Path, runs: int, doc_id: str, vocabulary_path: Path |
     extractor = _extractor(llm_url, llm_model)
     lines: list[dict[str, Any]] = []
     try:
-        for piece in chunk(text, doc_id):
+        pieces = chunk(text, doc_id)
+        for piece in with_progress(pieces, len(pieces), "extracting chunks"):
             result = extraction_consistency(piece, extractor, vocabulary, runs)
             lines.append({"chunkId": piece.chunk_id, "runs": runs, "meanJaccard": result.mean_jaccard,
                           "factCounts": list(result.fact_counts), "reliable": result.reliable})

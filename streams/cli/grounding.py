@@ -25,6 +25,7 @@ from omega.grounding.paragraph import ParagraphState, ParagraphVerdict, evolve
 from omega.grounding.request import ParagraphRequest, RequestError, parse_facts, parse_request
 from omega.strictjson import loads
 from streams.cli.options import EXIT_FAILED, EXIT_OK, usage_error
+from streams.cli.progress import with_progress
 from streams.http.judge import OpenAICompatibleJudge
 
 
@@ -76,7 +77,7 @@ def check_grounding(file: Path, evaluate: bool) -> None:
     states: dict[str, ParagraphState] = {}
     sentences: list[tuple[bool, bool | None]] = []
     verified: list[bool] = []
-    for request in requests:
+    for request in with_progress(requests, len(requests), "verifying paragraphs"):
         states[request.paragraph_id], verdict = evolve(states.get(request.paragraph_id), request, judge)
         for line in sentence_lines(verdict):
             click.echo(canonical_json(line))

@@ -7,10 +7,12 @@ consistency violations), 2 usage or I/O error.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import json
 import signal
 import sys
-from collections.abc import Iterator, Mapping
+import zlib
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
@@ -26,7 +28,7 @@ from omega.canonical import canonical_json
 from projections.consistency import check_consistency
 from projections.documents import KINDS
 from projections.projector import DEFAULT_BATCH, REBUILD_BATCH, Projector
-from projections.runner import EventSource, FileSource, Runner, RunStats, open_store
+from projections.runner import EventSource, FileSource, ProgressLog, Runner, RunStats, open_store
 from projections.store import SqlStore
 from streams.cli.options import (
     EXIT_OK,
@@ -37,20 +39,23 @@ from streams.cli.options import (
     read_model_option,
     usage_error,
 )
+from streams.cli.progress import with_progress
+from streams.replay import STDIN, InputError, directory_inputs, input_suffix, open_input
 from streams.settings import SettingsError, kafka_client_options
 
 log = structlog.get_logger("omega.projections")
 
 
 @contextmanager
-def _opened(store_url: str, *, must_exist: bool = False) -> Iterator[SqlStore]:
-    """The store, open; `must_exist` (the read commands): a SQLite file that is not there is a usage error, not a
-    new empty read model in which every session is unknown and every check passes."""
+def _opened(store_url: str, *, read_only: bool = False) -> Iterator[SqlStore]:
+    """The store, open; `read_only` (the read commands): opened so that it cannot be written, and a SQLite file
+    that is not there is a usage error, not a new empty read model in which every session is unknown and every
+    check passes."""
     path = store_url.removeprefix("sqlite:").removeprefix("//") if store_url.startswith("sqlite:") else None
-    if must_exist and path and path != ":memory:" and not Path(path).is_file():
+    if read_only and path and path != ":memory:" and not Path(path).is_file():
         usage_error(f"no read model at {path}: project into it first (omega project ... --store {store_url})")
     try:
-        store = open_store(store_url)
+        store = open_store(store_url, read_only=read_only)
         store.open()
     except Exception as exc:  # noqa: BLE001 - a bad URL, a missing driver or a refused connection: a usage error
         usage_error(f"cannot open the read model {store_url}: {exc}")
@@ -61,9 +66,50 @@ def _opened(store_url: str, *, must_exist: bool = False) -> Iterator[SqlStore]:
 
 
 # ------------------------------------------------------------------------------------------- omega project
+REPLAY_SUFFIXES = {".jsonl"}
+"""What a directory given to `--from` contributes (gzipped or not): the JSON lines `omega replay --out` writes."""
+
+
+def replay_files(files: tuple[Path, ...]) -> list[Path]:
+    """The `--from` inputs in order: a directory gives its .jsonl files (gzipped or not) recursively by name, `-`
+    is stdin. A missing, binary or Avro input, or a directory without one, ends the command with exit 2."""
+    given: list[Path] = []
+    for named in files:
+        if named != STDIN and named.is_dir():
+            found = [p for p in directory_inputs(named) if input_suffix(p) in REPLAY_SUFFIXES]
+            if not found:
+                usage_error(f"{named}: no replay files in this directory (.jsonl, .jsonl.gz)")
+            given += found
+        else:
+            given.append(named)
+    paths = existing_files(tuple(given))  # refuses missing and binary files, each on one line
+    for path in paths:
+        if path != STDIN:
+            with open_input(path) as (_, kind):
+                if kind == "avro":
+                    usage_error(f"{path}: an Avro container file, not the JSON lines `omega replay --out` writes")
+    return paths
+
+
+@contextmanager
+def replay_lines(path: Path) -> Iterator[Iterable[bytes]]:
+    """The lines of one `--from` input, gunzipped when gzip (by extension or magic), `-` from stdin; InputError
+    when it is binary or its gzip stream breaks off."""
+    with open_input(path) as (handle, _):
+        yield _gzip_checked(path, handle)
+
+
+def _gzip_checked(path: Path, lines: Iterable[bytes]) -> Iterator[bytes]:
+    try:
+        yield from lines
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise InputError(f"{path}: not a readable gzip file ({exc})") from exc
+
+
 @click.command()
 @click.option("--from", "files", multiple=True, type=click.Path(path_type=Path),
-              help="Project `omega replay --out` JSONL file(s) instead of Kafka (repeatable).")
+              help="Project `omega replay --out` JSON lines instead of Kafka (repeatable): files, gzipped or not, "
+                   "directories (their .jsonl files, recursively, by name), `-` for stdin.")
 @bootstrap_option
 @prefix_option
 @read_model_option
@@ -87,24 +133,24 @@ def project(files: tuple[Path, ...], bootstrap: str, prefix: str, store_url: str
 
     # A rebuild has no reader waiting: larger transactions rewrite each session's documents less often.
     batch_size = batch_size or (REBUILD_BATCH if rebuild else DEFAULT_BATCH)
-    paths = existing_files(files)
+    paths = replay_files(files)
     with _opened(store_url) as store:
         store.audit = audit
         source: EventSource
         if paths:
             # `omega replay` writes unprefixed topic names; a prefixed export maps back as well.
             source = FileSource(paths, {**projected_topics(""), **projected_topics(prefix)},
-                                log=log.warning)
+                                log=log.warning, opener=replay_lines)
         else:
             source = KafkaSource(bootstrap, prefix=prefix, group_id=group_id, max_fetch=batch_size,
                                  client_options=settings_or_exit().kafka_client_options())
         runner = Runner(Projector(store, batch_size=batch_size), source, batch_size=batch_size,
-                        until_idle=until_idle)
+                        until_idle=until_idle, progress=ProgressLog(log.info))
         broker: AbstractContextManager[None] = nullcontext() if paths else kafka_errors(bootstrap)
         try:
             with broker:
                 stats = asyncio.run(_run_until_signalled(runner, rebuild))
-        except OSError as exc:
+        except (OSError, InputError) as exc:
             usage_error(str(exc))
     click.echo(canonical_json(stats.as_dict()))
     sys.exit(EXIT_REJECTED if stats.undecodable else EXIT_OK)
@@ -133,7 +179,7 @@ def memory() -> None:
 @read_model_option
 def memory_show(session_id: str, kind: str | None, store_url: str) -> None:
     """Print a session's memories readably; exit 1 when the session is unknown."""
-    with _opened(store_url, must_exist=True) as store:
+    with _opened(store_url, read_only=True) as store:
         documents = store.session(session_id)
     console = Console()
     if not documents:
@@ -211,7 +257,7 @@ def _branch(tree: Tree, node: Mapping[str, Any]) -> None:
 @read_model_option
 def memory_hash(store_url: str) -> None:
     """Print the read model's content hash (equal for equal memories, whatever the backend)."""
-    with _opened(store_url, must_exist=True) as store:
+    with _opened(store_url, read_only=True) as store:
         click.echo(store.content_hash())
 
 
@@ -240,7 +286,7 @@ def memory_serve(store_url: str, host: str, port: int, bootstrap: str | None, pr
             return await kafka_lag(bootstrap, prefix, positions)
 
         probe = probe_lag
-    with _opened(store_url, must_exist=True) as store:
+    with _opened(store_url, read_only=True) as store:
         uvicorn.run(create_app(store, lag=probe), host=host, port=port, log_level="warning")
 
 
@@ -249,10 +295,10 @@ def memory_serve(store_url: str, host: str, port: int, bootstrap: str | None, pr
 @read_model_option
 def check_memories(store_url: str) -> None:
     """Check §3.5.5 cross-memory consistency of every session: one JSON line per violation; exit 1 if any."""
-    with _opened(store_url, must_exist=True) as store:
+    with _opened(store_url, read_only=True) as store:
         sessions = store.sessions()
         found = 0
-        for sid in sessions:
+        for sid in with_progress(sessions, len(sessions), "checking sessions"):
             for violation in check_consistency(store.session(sid)):
                 found += 1
                 click.echo(canonical_json({"session_id": sid, "violation": violation}))

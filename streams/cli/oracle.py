@@ -18,6 +18,7 @@ from omega.oracle.case import CaseError, parse_case
 from omega.oracle.config import ConfigError
 from omega.oracle.report import CaseJudgement, build_report, judge_case, report_text
 from streams.cli.options import EXIT_FAILED, EXIT_OK, EXIT_USAGE, usage_error
+from streams.cli.progress import with_progress
 from streams.settings import Settings, SettingsError
 from streams.stages.base import InputRejected, parse_json_object
 from streams.stages.oracle import CONFIG_ENV, read_config
@@ -26,7 +27,7 @@ from streams.stages.oracle import CONFIG_ENV, read_config
 @click.command("oracle")
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
-              help=f"Phase Q config [default: ${CONFIG_ENV}, else ../shared/data/phase-q-config.json].")
+              help=f"Phase Q config [default: ${CONFIG_ENV}, else the bundled copy of the shared one].")
 @click.option("--report", "report_path", type=click.Path(path_type=Path), default=None,
               help="Write the Phase Q report (key-sorted JSON, schema phase-q-report.schema.json) here.")
 def check_oracle(file: Path, config_path: Path | None, report_path: Path | None) -> None:
@@ -42,7 +43,8 @@ def check_oracle(file: Path, config_path: Path | None, report_path: Path | None)
         usage_error(str(exc))
     judged: list[CaseJudgement] = []
     malformed = 0
-    for number, line in enumerate(data.split(b"\n"), start=1):
+    lines = data.split(b"\n")
+    for number, line in with_progress(enumerate(lines, start=1), len(lines), "judging cases"):
         if not line.strip():
             continue
         try:

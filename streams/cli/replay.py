@@ -24,9 +24,9 @@ from streams.cli.options import (
     policy_or_exit,
     usage_error,
 )
+from streams.cli.progress import by_input_size
 from streams.cli.summary import render_summary
 from streams.replay import (
-    STDIN,
     InputError,
     Replayer,
     ReplaySummary,
@@ -88,28 +88,13 @@ def replay(files: tuple[Path, ...], out_path: str | None, summary: bool, auth_po
     console = Console(stderr=out_path == "-")
     with _output(out_path) as out:
         try:
-            result = replayer.run(_with_progress(read_inputs(paths), paths, console), out)
+            result = replayer.run(by_input_size(read_inputs(paths), paths, console), out)
         except InputError as exc:
             usage_error(str(exc))
     if summary:
         render_summary(result, console, title=f"Replay of {len(paths)} file(s)")
     _say_when_empty(result.events_in)
     sys.exit(EXIT_REJECTED if _has_rejects(result) else EXIT_OK)
-
-
-def _with_progress(records: Iterator[Any], paths: list[Path], console: Console) -> Iterator[Any]:
-    """A progress bar on a terminal for inputs large enough to wait for."""
-    total_bytes = sum(p.stat().st_size for p in paths if p != STDIN)
-    if not console.is_terminal or total_bytes < 5_000_000:
-        yield from records
-        return
-    from rich.progress import Progress
-
-    with Progress(console=console, transient=True) as progress:
-        task = progress.add_task("replaying", total=None)
-        for record in records:
-            progress.advance(task)
-            yield record
 
 
 @click.command("packets")

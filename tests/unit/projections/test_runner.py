@@ -4,7 +4,8 @@ the runner loop over a fake source (batches as transactions, stop conditions, re
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import orjson
@@ -14,7 +15,7 @@ from omega.canonical import canonical_json
 from projections.events import LogEvent
 from projections.postgres_store import PostgresStore
 from projections.projector import Projector
-from projections.runner import UNDECODABLE, FileSource, Runner, RunStats, open_store, unjsonable
+from projections.runner import UNDECODABLE, FileSource, ProgressLog, Runner, RunStats, open_store, unjsonable
 from projections.sqlite_store import SqliteStore
 from projections.store import Position
 from streams.replay import jsonable
@@ -187,3 +188,121 @@ def test_store_urls(url: str, kind: type) -> None:
 def test_unknown_store_urls_are_refused(url: str) -> None:
     with pytest.raises(ValueError, match="sqlite"):
         open_store(url)
+
+
+# ------------------------------------------------------------------------------------------- files, one at a time
+def test_file_source_opens_each_file_when_it_is_reached_through_the_opener(tmp_path: Path) -> None:
+    events = _events()
+    first, second = tmp_path / "1.jsonl", tmp_path / "2.jsonl"
+    _write_replay(first, events[:5])
+    _write_replay(second, events[5:])
+    opened: list[str] = []
+    closed: list[str] = []
+
+    @contextmanager
+    def opener(path: Path) -> Iterator[Iterable[bytes]]:
+        opened.append(path.name)
+        try:
+            yield path.read_bytes().splitlines(keepends=True)
+        finally:
+            closed.append(path.name)
+
+    source = FileSource([first, second], LOGICAL, opener=opener)
+    asyncio.run(source.start({}))
+    assert len(asyncio.run(source.poll(3, 0.0))) == 3
+    assert (opened, closed) == (["1.jsonl"], [])
+    assert len(asyncio.run(source.poll(3, 0.0))) == 3
+    assert (opened, closed) == (["1.jsonl", "2.jsonl"], ["1.jsonl"])
+    rest = asyncio.run(source.poll(1000, 0.0))
+    assert len(rest) == len(events) - 6
+    assert rest[-1].source == f"file:{second}"
+    assert source.exhausted()
+    assert closed == ["1.jsonl", "2.jsonl"]
+
+
+def test_stopping_a_file_source_closes_the_file_in_hand(tmp_path: Path) -> None:
+    path = tmp_path / "1.jsonl"
+    _write_replay(path, _events())
+    closed: list[str] = []
+
+    @contextmanager
+    def opener(p: Path) -> Iterator[Iterable[bytes]]:
+        yield p.read_bytes().splitlines(keepends=True)
+        closed.append(p.name)
+
+    source = FileSource([path], LOGICAL, opener=opener)
+    asyncio.run(source.start({}))
+    asyncio.run(source.poll(2, 0.0))
+    asyncio.run(source.stop())
+    assert closed == ["1.jsonl"]
+    assert source.exhausted()
+
+
+# ------------------------------------------------------------------------------------------- progress
+class Clock:
+    """A clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _logged() -> tuple[list[tuple[str, dict[str, object]]], Callable[..., None]]:
+    lines: list[tuple[str, dict[str, object]]] = []
+    return lines, lambda event, **fields: lines.append((event, fields))
+
+
+def test_progress_is_logged_at_most_every_five_seconds_with_the_rate_since_the_last_line() -> None:
+    clock = Clock()
+    lines, log = _logged()
+    progress = ProgressLog(log, clock=clock)
+    progress.begin()
+    at = LogEvent("agent_messages", 0, 120, "k", {}, source="file:in/a.jsonl")
+    stats = RunStats(applied=400, skipped=100)
+    clock.now = 104.9
+    progress.batch_done(stats, at, dict)
+    assert lines == []  # not yet 5 s
+    clock.now = 105.0
+    progress.batch_done(stats, at, dict)
+    assert lines == [("project_progress", {"records": 500, "records_per_second": 100, "file": "in/a.jsonl",
+                                           "line": 120})]
+    stats.applied = 900
+    clock.now = 109.0
+    progress.batch_done(stats, at, dict)
+    assert len(lines) == 1  # 4 s after the last line
+    stats.applied = 1400
+    clock.now = 110.0
+    progress.batch_done(stats, at, dict)
+    assert lines[-1][1]["records"] == 1500
+    assert lines[-1][1]["records_per_second"] == 200  # 1,000 records in the 5 s since the last line
+
+
+def test_progress_from_a_log_names_the_last_offset_of_every_topic_and_partition() -> None:
+    clock = Clock()
+    lines, log = _logged()
+    progress = ProgressLog(log, clock=clock)
+    progress.begin()
+    clock.now = 110.0
+    positions = {("omen.verdicts", 1): 7, ("omega.alerts", 0): 3, ("omen.verdicts", 0): 41}
+    progress.batch_done(RunStats(applied=50), LogEvent("verdicts", 0, 41, "k", {}), lambda: positions)
+    assert lines == [("project_progress", {"records": 50, "records_per_second": 5, "offsets": {
+        "omega.alerts": {0: 3}, "omen.verdicts": {0: 41, 1: 7}}})]
+
+
+def test_the_runner_reports_progress_after_its_batches() -> None:
+    events = _events()
+    clock = Clock()
+    lines, log = _logged()
+
+    def tick(stats: RunStats) -> None:
+        clock.now += 3.0  # each batch takes 3 s
+
+    with SqliteStore(":memory:") as store:
+        polls = [events[:10], events[10:20], events[20:30], events[30:40]]
+        runner = Runner(Projector(store), FakeSource(polls, finite=True), batch_size=10,
+                        progress=ProgressLog(log, clock=clock), on_batch=tick)
+        asyncio.run(runner.run())
+    # read after each batch, before its tick: 0 s, 3 s, 6 s (a line: 30 records, 5/s), 9 s (3 s since the line)
+    assert [(fields["records"], fields["records_per_second"]) for _, fields in lines] == [(30, 5)]

@@ -60,6 +60,10 @@ def _client(calls: Calls, kind: str, start_error: BaseException | None) -> type:
         async def create_topics(self, new_topics: list[Any]) -> None:
             calls.made.append((f"{kind}.create_topics", [t.name for t in new_topics]))
 
+        async def describe_topics(self, topics: list[str]) -> list[dict[str, Any]]:
+            calls.made.append((f"{kind}.describe_topics", topics))
+            return [{"topic": t, "error_code": 0, "partitions": [{"replicas": [1]}]} for t in topics]
+
         async def send(self, topic: str, value: bytes, key: bytes | None = None) -> None:
             calls.made.append((f"{kind}.send", topic))
 
