@@ -218,10 +218,10 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
     for spec in _agent_rows(omega, episodes):
         app.agent(topics[spec.topic.logical], name=f"{settings.topic_prefix}{spec.name}")(_agent_loop(omega, spec))
     _register_ticks(omega, episodes)
+    watch = watchdog.install(app, omega.processed, settings.stall_seconds, every=STALL_CHECK_SECONDS,
+                             stored=probe.first_at_or_after)
     if settings.web_port > 0:
-        _register_pages(omega)
-    watchdog.install(app, omega.processed, settings.stall_seconds, every=STALL_CHECK_SECONDS,
-                     stored=probe.first_at_or_after)
+        _register_pages(omega, watch)
     log.info("app_created", app_id=settings.app_id, topics=[t.name for t in ALL_TOPICS],
              prefix=settings.topic_prefix, dead_letters=DEAD_LETTERS.name)
     return omega
@@ -313,7 +313,7 @@ def fitting(pipeline: Pipeline, raw: bytes, source: Source, emits: list[Emit]) -
     return out
 
 
-def _register_pages(omega: OmegaApp) -> None:
+def _register_pages(omega: OmegaApp, watch: watchdog.StallWatch | None) -> None:
     """/metrics (Prometheus text), /healthz (the loop answers) and /ready (200 once partitions are assigned and
     tables recovered, else 503 with the reason) on Faust's web server."""
     app, metrics = omega.app, omega.metrics
@@ -331,7 +331,8 @@ def _register_pages(omega: OmegaApp) -> None:
 
     @app.page("/healthz")
     async def healthz(self: Any, request: Any) -> Any:
-        return self.json({"status": "alive", "stall_seconds": omega.settings.stall_seconds})
+        stall = None if watch is None else watch.state(app.loop.time())  # None: the stall watch is off
+        return self.json({"status": "alive", "stall_watch": stall})
 
     @app.page("/ready")
     async def ready(self: Any, request: Any) -> Any:

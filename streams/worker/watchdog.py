@@ -70,6 +70,12 @@ class StallWatch:
         """Start every window afresh (the worker could not be looked at, e.g. while its broker is away)."""
         self._marks.clear()
 
+    def state(self, now: float) -> dict[str, Any]:
+        """What the watch sees waiting, for /healthz: per piece of work, its position and how long it has not moved."""
+        return {"stall_seconds": self.stall_seconds,
+                "waiting": {name: {"position": position, "unmoved_seconds": round(now - since, 1)}
+                            for name, (position, since) in sorted(self._marks.items())}}
+
 
 def _describe(name: str, position: int, progress: Progress, seconds: float) -> str:
     if name == RECOVERY:
@@ -121,12 +127,12 @@ async def without_empty_tails(progress: Progress, stored: Stored) -> Progress:
 
 
 def install(app: Any, processed: Mapping[tuple[str, int], int], stall_seconds: float, every: float,
-            stored: Stored | None = None) -> None:
+            stored: Stored | None = None) -> StallWatch | None:
     """Check the worker every `every` seconds; after `stall_seconds` without progress on waiting work (records
     `stored` past its position, when given), log `worker_stalled` and crash the worker (exit code 1).
-    `stall_seconds` <= 0 turns the watch off."""
+    `stall_seconds` <= 0 turns the watch off (None); else the watch, whose `state` /healthz shows."""
     if stall_seconds <= 0:
-        return
+        return None
     watch = StallWatch(stall_seconds)
 
     @app.timer(interval=every)  # type: ignore[untyped-decorator]  # faust is untyped
@@ -145,3 +151,5 @@ def install(app: Any, processed: Mapping[tuple[str, int], int], stall_seconds: f
         if stalls:
             log.error("worker_stalled", stalls=stalls, stall_seconds=stall_seconds)
             await app.crash(WorkerStalled("; ".join(stalls)))
+
+    return watch

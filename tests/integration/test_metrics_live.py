@@ -49,7 +49,9 @@ def test_a_live_worker_serves_metrics_health_and_readiness(kafka_bootstrap: str,
     base = f"http://127.0.0.1:{port}"
     worker.start()
     try:
-        assert httpx.get(f"{base}/healthz", timeout=5).json()["status"] == "alive"
+        health = httpx.get(f"{base}/healthz", timeout=5).json()
+        assert health["status"] == "alive"
+        assert health["stall_watch"]["stall_seconds"] == 120  # the default OMEGA_STALL_SECONDS, watch on
         _until(lambda: httpx.get(f"{base}/ready", timeout=5).status_code == 200)
         before = _samples(httpx.get(f"{base}/metrics", timeout=5).text)
         assert before.get(("omega_ready", ()), 0) == 1

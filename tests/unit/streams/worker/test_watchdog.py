@@ -40,6 +40,14 @@ def test_a_partition_with_records_waiting_and_no_progress_for_the_window_is_a_st
     assert stall == "p0: 50 records waiting from offset 100, none processed for 60 s"
 
 
+def test_its_state_shows_what_waits_and_for_how_long_unmoved() -> None:
+    watch = StallWatch(stall_seconds=60)
+    watch.observe(10, parts(p0=(100, 150), p1=(7, 7)))
+    watch.observe(25, parts(p0=(100, 150), p1=(7, 7)))
+
+    assert watch.state(40) == {"stall_seconds": 60, "waiting": {"p0": {"position": 100, "unmoved_seconds": 30.0}}}
+
+
 def test_progress_restarts_the_window() -> None:
     watch = StallWatch(stall_seconds=60)
     watch.observe(0, parts(p0=(100, 150)))
