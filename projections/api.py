@@ -1,6 +1,7 @@
 """The HTTP read API of the memories (FastAPI; the OpenAPI description is served at /openapi.json).
 
     GET /health                           store reachable, tracking positions, lag (when a lag probe is given)
+    GET /metrics                          the same for Prometheus: sessions, positions, lag, store up
     GET /sessions                         ids of the sessions with memories
     GET /sessions/{id}/memory             every memory of a session, by kind
     GET /sessions/{id}/memory/{kind}      one memory (session, pattern, failure, success); 404 when unknown
@@ -16,11 +17,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Awaitable, Callable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Annotated, Any
 
 from fastapi import FastAPI, HTTPException, Path, Query
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Gauge, generate_latest
 from pydantic import BaseModel, Field
 
 from projections.consistency import check_consistency
@@ -113,6 +115,35 @@ def consistency_report(store: SqlStore) -> Consistency:
     return Consistency(consistent=not violations, sessions_checked=len(sessions), violations=violations)
 
 
+METRICS_MEDIA_TYPE = CONTENT_TYPE_LATEST.split(";", 1)[0]
+
+
+def metrics_text(sessions: int | None, positions: Mapping[Position, int], lag: int | None) -> str:
+    """The read model's Prometheus text (a fresh registry per scrape: the store belongs to another process).
+    `sessions` None: the store did not answer."""
+    registry = CollectorRegistry()
+    Gauge("omega_memory_store_up", "1 when the store answers", registry=registry).set(sessions is not None)
+    if sessions is not None:
+        Gauge("omega_memory_sessions", "Sessions in the read model", registry=registry).set(sessions)
+    position = Gauge("omega_memory_position", "Next offset (or line) the projector will apply, by source",
+                     ["source", "partition"], registry=registry)
+    for (source, partition), offset in positions.items():
+        position.labels(source, str(partition)).set(offset)
+    if lag is not None:
+        Gauge("omega_memory_lag", "Records in the log not yet applied", registry=registry).set(lag)
+    return generate_latest(registry).decode("utf-8")
+
+
+async def scrape(reading: Callable[[], AbstractContextManager[SqlStore]], lag: LagProbe | None) -> str:
+    """`metrics_text` of the store as `reading` opens it now (a store that does not answer is a metric too)."""
+    try:
+        with reading() as s:
+            positions, count = s.committed_positions(), len(s.sessions())
+    except Exception:  # noqa: BLE001 - any store failure: store_up 0, not a failed scrape
+        return metrics_text(None, {}, None)
+    return metrics_text(count, positions, await lag(positions) if lag is not None and positions else None)
+
+
 def create_app(store: SqlStore, *, lag: LagProbe | None = None, title: str = "OMEGA memory read API") -> FastAPI:
     """The read API over an OPEN store (the caller opens and closes it)."""
     app = FastAPI(title=title, version="1.0",
@@ -142,6 +173,13 @@ def create_app(store: SqlStore, *, lag: LagProbe | None = None, title: str = "OM
         return Health(status="ok", store=repr(store), sessions=count, lag=behind,
                       positions=[TrackingPosition(source=src, partition=p, offset=o)
                                  for (src, p), o in sorted(positions.items())])
+
+    @app.get("/metrics", tags=["operations"], response_class=PlainTextResponse,
+             responses={200: {"content": {"text/plain": {}}, "description": "Prometheus text format"}})
+    async def metrics() -> PlainTextResponse:
+        """Prometheus metrics of the read model: sessions, the projector's position per source partition, the lag
+        when a broker is configured, and whether the store answers."""
+        return PlainTextResponse(await scrape(reading, lag), media_type=METRICS_MEDIA_TYPE)
 
     @app.get("/sessions", response_model=Sessions, tags=["memories"])
     def sessions() -> Sessions:

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
+from prometheus_client.parser import text_string_to_metric_families
 
 from projections.api import create_app
 from projections.projector import Projector
@@ -89,9 +90,34 @@ def test_the_openapi_document_lists_every_route_with_its_response_model(client: 
     document = client.get("/openapi.json").json()
     routes = {r.path for r in client.app.routes if isinstance(r, APIRoute)}  # type: ignore[attr-defined]
     assert routes == {"/health", "/sessions", "/sessions/{session_id}/memory", "/sessions/{session_id}/memory/{kind}",
-                      "/failures", "/successes", "/consistency"}
+                      "/failures", "/successes", "/consistency", "/metrics"}
     assert set(document["paths"]) == routes
-    for path in routes:
+    for path in routes - {"/metrics"}:
         ok = document["paths"][path]["get"]["responses"]["200"]["content"]["application/json"]["schema"]
         assert "$ref" in ok, path
+    assert "text/plain" in document["paths"]["/metrics"]["get"]["responses"]["200"]["content"]  # Prometheus text
     assert {"pattern", "type"} <= {p["name"] for p in document["paths"]["/failures"]["get"]["parameters"]}
+
+
+def test_metrics_give_sessions_positions_and_lag_in_prometheus_text(store: SqliteStore) -> None:
+    async def lag(positions: dict[Position, int]) -> int:
+        return 7
+
+    answer = TestClient(create_app(store, lag=lag)).get("/metrics")
+    samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
+               for family in text_string_to_metric_families(answer.text) for s in family.samples}
+
+    assert answer.headers["content-type"].startswith("text/plain")
+    assert samples[("omega_memory_sessions", ())] == 3  # the fixture's three sessions
+    assert samples[("omega_memory_store_up", ())] == 1
+    assert samples[("omega_memory_lag", ())] == 7
+    assert {(dict(labels)["source"], int(dict(labels)["partition"])): value
+            for (name, labels), value in samples.items() if name == "omega_memory_position"} == store.positions()
+
+
+def test_metrics_say_the_store_is_down_instead_of_failing(store: SqliteStore) -> None:
+    client = TestClient(create_app(store))
+    store.close()
+    answer = client.get("/metrics")
+    assert answer.status_code == 200
+    assert "omega_memory_store_up 0.0" in answer.text
