@@ -27,6 +27,7 @@ from rich.tree import Tree
 from omega.canonical import canonical_json
 from projections.consistency import check_consistency
 from projections.documents import KINDS
+from projections.metrics import ProjectorMetrics
 from projections.projector import DEFAULT_BATCH, REBUILD_BATCH, Projector
 from projections.runner import EventSource, FileSource, ProgressLog, Runner, RunStats, open_store
 from projections.store import SqlStore
@@ -121,10 +122,13 @@ def _gzip_checked(path: Path, lines: Iterable[bytes]) -> Iterator[bytes]:
                    "A bound, not a wait: a batch holds what is already fetched.")
 @click.option("--group-id", envvar="OMEGA_PROJECTOR_GROUP", default="omega-projector", show_default=True,
               help="Kafka consumer group (offsets committed for monitoring only) [env OMEGA_PROJECTOR_GROUP].")
+@click.option("--metrics-port", envvar="OMEGA_PROJECTOR_METRICS_PORT", type=click.IntRange(0, 65535), default=0,
+              show_default=True, help="Serve Prometheus /metrics on this port while running (0: off) "
+              "[env OMEGA_PROJECTOR_METRICS_PORT].")
 @click.option("--audit", is_flag=True,
               help="Also record every applied event (source, partition, offset, event id) in memory_applied.")
 def project(files: tuple[Path, ...], bootstrap: str, prefix: str, store_url: str, rebuild: bool,
-            until_idle: float | None, batch_size: int | None, group_id: str, audit: bool) -> None:
+            until_idle: float | None, batch_size: int | None, group_id: str, metrics_port: int, audit: bool) -> None:
     """Rebuild Session, Pattern, Failure and Success Memory from the log into the read model, exactly once.
 
     Prints the run's figures as one JSON line; exit 1 when undecodable records were skipped."""
@@ -144,12 +148,19 @@ def project(files: tuple[Path, ...], bootstrap: str, prefix: str, store_url: str
         else:
             source = KafkaSource(bootstrap, prefix=prefix, group_id=group_id, max_fetch=batch_size,
                                  client_options=settings_or_exit().kafka_client_options())
+        metrics = ProjectorMetrics()
         runner = Runner(Projector(store, batch_size=batch_size), source, batch_size=batch_size,
-                        until_idle=until_idle, progress=ProgressLog(log.info))
+                        until_idle=until_idle, progress=ProgressLog(log.info), on_batch=metrics.observe)
+        if metrics_port:
+            try:
+                metrics.serve(metrics_port)
+            except OSError as exc:
+                usage_error(f"cannot serve metrics on port {metrics_port}: {exc}")
         broker: AbstractContextManager[None] = nullcontext() if paths else kafka_errors(bootstrap)
         try:
             with broker:
                 stats = asyncio.run(_run_until_signalled(runner, rebuild))
+            metrics.observe(stats)  # the undecodable count is final only at the end
         except (OSError, InputError) as exc:
             usage_error(str(exc))
     click.echo(canonical_json(stats.as_dict()))
