@@ -146,7 +146,9 @@ def _alert_entry(event: LogEvent) -> JSONObject:
     return _entry(event, "ALERT", agent if isinstance(agent, int) and not isinstance(agent, bool) else None,
                   str(record.get("message", "")),
                   {"alert_id": record.get("alert_id"), "kind": record.get("kind"),
-                   "severity": record.get("severity"), "source_event_id": record.get("source_event_id")})
+                   # the spec's own label (an alert written before issue 23 has only `severity`, that label)
+                   "severity": record.get("spec_severity") or record.get("severity"),
+                   "source_event_id": record.get("source_event_id")})
 
 
 def _termination(draft: Draft, event: LogEvent) -> JSONObject:

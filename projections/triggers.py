@@ -86,6 +86,7 @@ SIGNATURES: Mapping[str, tuple[str, str, str, str, str]] = {
 }
 TERMINATION_FAILURE_TYPES = {"RESOURCE": "PROCESS", "IRRECOVERABLE": "REASONING", "INTRACTABLE": "APPROACH",
                              "ABORT": "PROCESS"}
+# the spec labels below CRITICAL on the alerts' one scale (omega.events.SPEC_SEVERITY): they make warnings
 WARNING_SEVERITY = {"HIGH": "HIGH", "SERIOUS": "HIGH", "WARNING": "MEDIUM", "MODERATE": "MEDIUM", "MINOR": "LOW"}
 
 
@@ -326,7 +327,8 @@ def _message_failures(event: LogEvent, view: MessageView) -> list[FailureSignal]
 
 def _alert_failure(event: LogEvent) -> tuple[FailureSignal, ...]:
     record = event.record
-    kind, severity = str(record.get("kind", "")), str(record.get("severity", ""))
+    # the spec's own label (alerts before issue 23 carry only `severity`, which was that label)
+    kind, severity = str(record.get("kind", "")), str(record.get("spec_severity") or record.get("severity", ""))
     if kind not in SIGNATURES and severity != "CRITICAL":
         return ()
     details = _obj(read_json(record.get("details")))
@@ -382,7 +384,7 @@ def _warnings(event: LogEvent) -> tuple[WarningSignal, ...]:
     if event.topic != ALERTS or _alert_failure(event):
         return ()
     record = event.record
-    severity = WARNING_SEVERITY.get(str(record.get("severity", "")))
+    severity = WARNING_SEVERITY.get(str(record.get("spec_severity") or record.get("severity", "")))
     if severity is None:
         return ()
     details = _obj(read_json(record.get("details")))

@@ -12,6 +12,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from omega.canonical import derived_id
+from omega.events import SPEC_SEVERITY
 from projections.events import AGENT_MESSAGES, ALERTS, ESCALATIONS, TERMINATIONS, VERDICTS, LogEvent
 from projections.memories import EMPTY, Memories, apply_all
 
@@ -80,9 +81,11 @@ def message(session_id: str, seq: int, agent_id: int, verdict: str, *, confidenc
 
 def alert(subject: str, kind: str, severity: str, text: str, *, source_event_id: str, at: float,
           details: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """An omega.events.Alert record; its id derives as `omega.events.Alert.alert_id` does."""
-    return {"alert_id": derived_id("alr_", subject, source_event_id, kind), "kind": kind, "severity": severity,
-            "subject_id": subject, "message": text, "event_time": ts(at), "source_event_id": source_event_id,
+    """An omega.events.Alert record with `severity` the spec's label (also placed on the one scale, when it has a
+    place there); its id derives as `omega.events.Alert.alert_id` does."""
+    return {"alert_id": derived_id("alr_", subject, source_event_id, kind), "kind": kind,
+            "severity": SPEC_SEVERITY.get(severity, severity), "spec_severity": severity, "subject_id": subject,
+            "message": text, "event_time": ts(at), "source_event_id": source_event_id,
             "details": None if details is None else js(details)}
 
 

@@ -360,9 +360,9 @@ def test_directives_never_answered_time_out_and_the_critical_one_escalates() -> 
         V("pkt_dd_0006", "ACCEPTED", (), "S6_EXECUTE", "S6_EXECUTE"),  # wallet, answered
         V("pkt_dd_0007", "ACCEPTED", (), "S6_EXECUTE", "S6_EXECUTE"),
         V("pkt_dd_0008", "ACCEPTED", (), "S6_EXECUTE", "S6_EXECUTE"),  # 21:00:55: past 21:00:40
-        A("TASK_TIMEOUT", "WARNING", "pkt_dd_0004"),
+        A("TASK_TIMEOUT", "MEDIUM", "pkt_dd_0004"),  # OMEN's WARNING on the one scale
         V("pkt_dd_0009", "ACCEPTED_WITH_WARNINGS", ("FSM-E6",), "S6_EXECUTE", "S7_REVIEW"),  # past 21:01:11
-        A("TASK_TIMEOUT", "WARNING", "pkt_dd_0005"),
+        A("TASK_TIMEOUT", "MEDIUM", "pkt_dd_0005"),
         E("pkt_dd_0005"),
     ]
     alerts = records("dangling_directive.jsonl", "alerts")

@@ -328,7 +328,8 @@ def _alert_v2() -> dict[str, Any]:
 
 
 ALERT_DATUM: dict[str, Any] = {
-    "alert_id": "alr_1", "kind": "SAFE_MODE_ENTERED", "severity": "HIGH", "subject_id": "corr_1",
+    "alert_id": "alr_1", "kind": "SAFE_MODE_ENTERED", "severity": "CRITICAL", "spec_severity": "CRITICAL",
+    "subject_id": "corr_1",
     "message": "safe mode", "event_time": "2025-12-21T11:00:00Z", "source_event_id": "pkt_1",
     "details": '{"tools_state":"tools_down"}',
 }
