@@ -15,7 +15,7 @@ import json
 import sys
 import zlib
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -185,6 +185,22 @@ def _read_json_document(raw: bytes, topic: str) -> Iterator[InputRecord]:
         yield InputRecord(Source(topic, 0, n), canonical_json(item).encode("utf-8"), "json")
 
 
+def json_view(record: Mapping[str, Any]) -> dict[str, Any]:
+    """An output record as its JSON views show it (replay --out, check lines, tail): `jsonable`, and `details`,
+    which the Avro record carries as JSON text, as the object it encodes (issue 23; text that is not a JSON object
+    or array stays text)."""
+    view: dict[str, Any] = jsonable(dict(record))
+    details = view.get("details")
+    if isinstance(details, str):
+        try:
+            decoded = json.loads(details)
+        except ValueError:
+            return view
+        if isinstance(decoded, dict | list):
+            view["details"] = decoded
+    return view
+
+
 def jsonable(value: Any) -> Any:
     """A record as JSON: bytes become `{"utf8": ...}` when they are text, else `{"base64": ...}`."""
     if isinstance(value, bytes):
@@ -316,7 +332,7 @@ class Replayer:
     def _write(emits: list[Emit], out: IO[str] | None) -> None:
         if out is not None:
             for emit in emits:
-                line = {"topic": emit.topic.name, "key": emit.key, "value": jsonable(dict(emit.record))}
+                line = {"topic": emit.topic.name, "key": emit.key, "value": json_view(emit.record)}
                 out.write(canonical_json(line) + "\n")
 
 
@@ -354,7 +370,7 @@ def decode_record(pipeline: Pipeline, value: bytes | None) -> Any:
     if value[:2] == b"\xc3\x01":
         try:
             name, datum = pipeline.registry.decode(value)
-            return pipeline.packets.from_avro(datum) if name == PACKET_SCHEMA else jsonable(datum)
+            return pipeline.packets.from_avro(datum) if name == PACKET_SCHEMA else json_view(datum)
         except ValueError as exc:
             return {"undecodable": str(exc), "raw": jsonable(value)}
     return jsonable(value)

@@ -31,7 +31,7 @@ from streams.replay import (
     Replayer,
     ReplaySummary,
     input_stem,
-    jsonable,
+    json_view,
     read_input_bytes,
     read_inputs,
 )
@@ -128,7 +128,7 @@ def _say_when_empty(events: int) -> None:
 def check_line(emit: Emit) -> dict[str, Any]:
     """One output of `check packets`: a verdict with `fsm{from,to}`, an alert (its own kind as `alert_kind`), an
     escalation or a dead letter."""
-    record = jsonable(dict(emit.record))
+    record = json_view(emit.record)
     if emit.topic is VERDICTS:
         before, after = record.pop("state_before"), record.pop("state_after")
         return {"kind": "verdict", **record, "fsm": {"from": before, "to": after}}

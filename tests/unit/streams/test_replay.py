@@ -20,6 +20,7 @@ from streams.replay import (
     directory_inputs,
     encode_for_topic,
     input_stem,
+    json_view,
     read_inputs,
     replay_line,
 )
@@ -29,6 +30,8 @@ from streams.topics import AGENT_MESSAGES_RAW, DEAD_LETTERS, DOCUMENTS, ORACLE_R
 from streams.wire.codec import SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
 from tests.factories import packet as factory_packet
+
+EXAMPLES = Path(__file__).parents[3] / "examples"
 
 MALFORMED_LINE = b'{"header": {"packet_id": "pkt_broken"'
 
@@ -371,3 +374,20 @@ def test_a_tailed_record_in_replay_format_is_what_replay_and_project_read_back()
     assert replay_line(PACKETS_JSON, "t.omen.packets.json", 0, 0, None, {"utf8": '{"header": {}}'}) == '{"header": {}}'
     assert replay_line(PACKETS, "t.omen.packets", 0, 0, b"c", {"header": {"b": 1, "a": 2}}) == (
         '{"header":{"a":2,"b":1}}')
+
+
+def test_json_views_show_details_as_the_object_the_avro_text_encodes() -> None:
+    record = {"alert_id": "alr_1", "details": '{"rule":"INV-011","task_id":"t1"}'}
+    assert json_view(record)["details"] == {"rule": "INV-011", "task_id": "t1"}
+    assert json_view({"details": "not json"})["details"] == "not json"  # kept as it came
+    assert json_view({"details": None})["details"] is None
+    assert record["details"] == '{"rule":"INV-011","task_id":"t1"}'  # the record itself is not changed
+
+
+def test_replay_output_shows_alert_details_as_objects(pipeline: Pipeline) -> None:
+    out = io.StringIO()
+    Replayer(pipeline).run(read_inputs([EXAMPLES / "omen" / "budget_overrun.jsonl"]), out)
+    alerts = [json.loads(line)["value"] for line in out.getvalue().splitlines()
+              if json.loads(line)["topic"] == "omega.alerts"]
+    assert alerts
+    assert all(isinstance(a["details"], dict) for a in alerts)
