@@ -24,6 +24,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from omega.eventtime import to_ms
 from streams.kafka.partitioning import partition_of
+from streams.replay import json_view
 from streams.topics import ALERTS, ESCALATIONS, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from tests.integration.worker import REPO, WorkerProcess
@@ -51,8 +52,9 @@ def check_packets(path: Path, timeout: float = 120) -> list[Record]:
 
 
 def as_check_line(topic_logical: str, record: Record) -> Record:
-    """A decoded live output in the shape `check packets` prints (without the consumer's position fields)."""
-    value = {k: v for k, v in record.items() if k not in ("key", "partition", "offset", "timestamp")}
+    """A decoded live output in the shape `check packets` prints (without the consumer's position fields; its
+    `details` as the object the Avro text encodes, as every JSON view shows it)."""
+    value = json_view({k: v for k, v in record.items() if k not in ("key", "partition", "offset", "timestamp")})
     if topic_logical == VERDICTS.logical:
         before, after = value.pop("state_before"), value.pop("state_after")
         return {"kind": "verdict", **value, "fsm": {"from": before, "to": after}}
@@ -103,12 +105,12 @@ def wait_for_split(workers: list[WorkerProcess], topic: str, partitions: int, ti
 # ------------------------------------------------------------------------------------------ expectations
 def is_timeout(line: Record) -> bool:
     """An INV-011 output (TASK_TIMEOUT alert or its CRITICAL escalation): raised when a watermark passes."""
-    return '"rule":"INV-011"' in (line.get("details") or "")
+    return (line.get("details") or {}).get("rule") == "INV-011"
 
 
 def deadline_ms(line: Record) -> int:
     """The deadline an INV-011 output names."""
-    value = to_ms(json.loads(line["details"])["deadline"])
+    value = to_ms(line["details"]["deadline"])
     assert value is not None, line
     return value
 
