@@ -13,7 +13,7 @@ indexed per partition in memory, looked up again from the table after a start or
 from __future__ import annotations
 
 import base64
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -84,15 +84,19 @@ class WaitingRoom:
         episodes = self.index.get(partition)
         if episodes is None:
             episodes = self.index[partition] = {
-                k[:-len(WAITING_SUFFIX)]: min(item[0] for item in v) for k, v in list(self.episodes.items())
-                if isinstance(k, str) and k.endswith(WAITING_SUFFIX) and v
-                and self.partition_of(k[:-len(WAITING_SUFFIX)]) == partition}
+                episode: min(item[0] for item in stored) for episode, stored in self._stored_lists()
+                if self.partition_of(episode) == partition}
         return episodes
 
     def everywhere(self) -> list[str]:
         """Every episode with waiting packets in the table, in key order (the end of a replayed log)."""
-        return sorted(k[:-len(WAITING_SUFFIX)] for k, v in list(self.episodes.items())
-                      if isinstance(k, str) and k.endswith(WAITING_SUFFIX) and v)
+        return sorted(episode for episode, _ in self._stored_lists())
+
+    def _stored_lists(self) -> Iterator[tuple[str, list[Any]]]:
+        """(episode, its stored waiting list) for every non-empty waiting entry of the table."""
+        for key, value in list(self.episodes.items()):
+            if isinstance(key, str) and key.endswith(WAITING_SUFFIX) and value:
+                yield key[:-len(WAITING_SUFFIX)], value
 
     def forget(self) -> None:
         """A rebalance: the table may now hold other partitions' episodes."""

@@ -18,7 +18,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, G
 from streams.stages.base import Emit
 from streams.stages.keyed import KeyedTable
 from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, VERDICTS
-from streams.worker.watchdog import Progress, look
+from streams.worker.watchdog import Progress, input_topics, look
 
 # Prometheus's text format; aiohttp (Faust's web driver) refuses a charset in the content type and adds its own
 CONTENT_TYPE = CONTENT_TYPE_LATEST.split(";", 1)[0] + "; version=0.0.4"
@@ -112,8 +112,7 @@ def readiness(app: Any, progress: Progress | None) -> tuple[bool, str]:
 
 async def look_or_none(app: Any, processed: Mapping[tuple[str, int], int]) -> Progress | None:
     """A look at the worker (watchdog.look over every agent's input topics), None while it cannot be had."""
-    inputs = {t for agent in app.agents.values() for t in getattr(agent.channel, "topics", ()) if isinstance(t, str)}
     try:
-        return await look(app, processed, inputs)
+        return await look(app, processed, input_topics(app))
     except Exception:  # noqa: BLE001 - mid-rebalance or broker away: not ready, nothing to report
         return None

@@ -98,6 +98,11 @@ def next_offsets(processed: Mapping[tuple[str, int], int], committed: Mapping[An
     return out
 
 
+def input_topics(app: Any) -> set[str]:
+    """The topics the Faust `app`'s agents read."""
+    return {t for agent in app.agents.values() for t in getattr(agent.channel, "topics", ()) if isinstance(t, str)}
+
+
 async def look(app: Any, processed: Mapping[tuple[str, int], int], inputs: set[str]) -> Progress:
     """A Progress of the Faust `app` now: its recovery, and its assigned input partitions against their ends."""
     recovery = app.tables.recovery
@@ -137,8 +142,7 @@ def install(app: Any, processed: Mapping[tuple[str, int], int], stall_seconds: f
 
     @app.timer(interval=every)  # type: ignore[untyped-decorator]  # faust is untyped
     async def stall_watch() -> None:
-        inputs = {t for agent in app.agents.values() for t in getattr(agent.channel, "topics", ())
-                  if isinstance(t, str)}
+        inputs = input_topics(app)
         try:
             progress = await look(app, processed, inputs)
         except Exception as exc:  # noqa: BLE001 - mid-rebalance or broker away: no judgement this round
