@@ -2,7 +2,8 @@
 # Local single-node Apache Kafka 3.9.1 (KRaft) broker, run straight from Maven Central jars
 # because there is no Docker engine on the dev/CI machines.
 #
-#   deploy/kafka/kafka.sh up | down | status | logs [-f] | acls
+#   deploy/kafka/kafka.sh up | down | status | logs [-f] | acls        one broker (the default)
+#   deploy/kafka/kafka.sh up | down | status | logs [-f] --brokers N   a local N-node cluster (2..9)
 #
 # Env: OMEGA_KAFKA_DIR (runtime dir, default <repo>/.kafka), OMEGA_KAFKA_PORT (9092),
 #      OMEGA_KAFKA_CONTROLLER_PORT (9093), OMEGA_KAFKA_LIBS (jar cache outside the work tree),
@@ -14,30 +15,78 @@
 #      omega-worker OMEGA_KAFKA_WORKER_PASSWORD, omega-producer OMEGA_KAFKA_PRODUCER_PASSWORD.
 #      `acls` grants the worker and producer their ACLs for OMEGA_TOPIC_PREFIX ("") and OMEGA_APP_ID
 #      (omega-verifier); $OMEGA_KAFKA_DIR/admin.properties is a client config with the admin credentials.
-# Exit codes: 0 ok, 1 failure, 2 usage, 3 `status` found the broker down.
+# Cluster mode (--brokers N, plaintext only): N combined broker+controller KRaft nodes forming one controller
+#      quorum, node K in $OMEGA_KAFKA_CLUSTER_DIR/node-K (default <repo>/.kafka-cluster) with client port
+#      OMEGA_KAFKA_CLUSTER_PORT+K-1 (19092..) and controller port OMEGA_KAFKA_CLUSTER_CONTROLLER_PORT+K-1 (19192..),
+#      one cluster id, default replication factor min(N,3) and min.insync.replicas one less (at least 1), heap
+#      OMEGA_KAFKA_HEAP (default "-Xmx768m -Xms256m" per node: 3 nodes fit beside the single broker and the
+#      workers in 24 GiB). `up` starts the nodes that are down (so it also restarts a killed one) and waits
+#      until every node answers and the cluster lists all N brokers; `down` stops them all; `logs` shows node 1's
+#      (OMEGA_KAFKA_NODE=K another's). Each node's pid is in node-K/kafka.pid.
+# Exit codes: 0 ok, 1 failure, 2 usage, 3 `status` found the broker (or a node of the cluster) down.
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 KAFKA_VERSION=3.9.1
 HOST=127.0.0.1
-PORT="${OMEGA_KAFKA_PORT:-9092}"
-CPORT="${OMEGA_KAFKA_CONTROLLER_PORT:-9093}"
+usage() { echo "usage: $0 up|down|status|logs [-f]|acls [--brokers N]" >&2; exit 2; }
+COMMAND="${1:-}"; shift || true
+BROKERS=1 FOLLOW=""
+while (($#)); do
+  case "$1" in
+    --brokers) BROKERS="${2:-}"; shift 2 || usage ;;
+    --brokers=*) BROKERS="${1#*=}"; shift ;;
+    -f) FOLLOW=-f; shift ;;
+    *) usage ;;
+  esac
+done
+[[ "$BROKERS" =~ ^[1-9]$ ]] || { echo "kafka.sh: --brokers takes 1 to 9, not '$BROKERS'" >&2; exit 2; }
 LIBS="${OMEGA_KAFKA_LIBS:-$HOME/.cache/omega/kafka-$KAFKA_VERSION/libs}"
-DIR="${OMEGA_KAFKA_DIR:-$ROOT/.kafka}"
-HEAP="${OMEGA_KAFKA_HEAP:--Xmx1g -Xms256m}"
 TIMEOUT="${OMEGA_KAFKA_TIMEOUT:-90}"
-BOOTSTRAP="$HOST:$PORT"
 SECURITY="${OMEGA_KAFKA_SECURITY:-plaintext}"
 case "$SECURITY" in plaintext | sasl) ;; *) echo "kafka.sh: OMEGA_KAFKA_SECURITY must be plaintext or sasl" >&2; exit 2 ;; esac
 ADMIN_USER=admin WORKER_USER=omega-worker PRODUCER_USER=omega-producer
 ADMIN_PASSWORD="${OMEGA_KAFKA_ADMIN_PASSWORD:-admin-secret}"
 WORKER_PASSWORD="${OMEGA_KAFKA_WORKER_PASSWORD:-worker-secret}"
 PRODUCER_PASSWORD="${OMEGA_KAFKA_PRODUCER_PASSWORD:-producer-secret}"
-mkdir -p "$DIR/logs"
-DIR="$(cd "$DIR" && pwd)" # absolute, so the pid check can find it on the java command line
-PIDFILE="$DIR/kafka.pid" LOG="$DIR/logs/server.log" DATA="$DIR/data"
-MODEFILE="$DIR/security-mode" # the mode $DATA was formatted in: SCRAM users live in the metadata log
+if ((BROKERS == 1)); then
+  PORT="${OMEGA_KAFKA_PORT:-9092}"
+  CPORT="${OMEGA_KAFKA_CONTROLLER_PORT:-9093}"
+  DIR="${OMEGA_KAFKA_DIR:-$ROOT/.kafka}"
+  HEAP="${OMEGA_KAFKA_HEAP:--Xmx1g -Xms256m}"
+  NODE_ID=1 VOTERS="1@$HOST:$CPORT" REPLICATION=1
+else
+  [[ "$SECURITY" == plaintext ]] || { echo "kafka.sh: --brokers runs plaintext only" >&2; exit 2; }
+  [[ "$COMMAND" != acls ]] || { echo "kafka.sh: acls needs the single secure broker" >&2; exit 2; }
+  CLUSTER_DIR="${OMEGA_KAFKA_CLUSTER_DIR:-$ROOT/.kafka-cluster}"
+  CLUSTER_PORT="${OMEGA_KAFKA_CLUSTER_PORT:-19092}"
+  CLUSTER_CPORT="${OMEGA_KAFKA_CLUSTER_CONTROLLER_PORT:-19192}"
+  HEAP="${OMEGA_KAFKA_HEAP:--Xmx768m -Xms256m}"
+  REPLICATION=$((BROKERS < 3 ? BROKERS : 3))
+  VOTERS="" CLUSTER_BOOTSTRAP=""
+  for ((k = 1; k <= BROKERS; k++)); do
+    VOTERS+="${VOTERS:+,}$k@$HOST:$((CLUSTER_CPORT + k - 1))"
+    CLUSTER_BOOTSTRAP+="${CLUSTER_BOOTSTRAP:+,}$HOST:$((CLUSTER_PORT + k - 1))"
+  done
+  mkdir -p "$CLUSTER_DIR"
+  CLUSTER_DIR="$(cd "$CLUSTER_DIR" && pwd)"
+  PORT="$CLUSTER_PORT" CPORT="$CLUSTER_CPORT" DIR="$CLUSTER_DIR/node-1" NODE_ID=1
+fi
+MIN_ISR=$((REPLICATION > 1 ? REPLICATION - 1 : 1))
+
+# Point every per-node variable at one node (the single broker is node 1 of 1).
+use_node() {
+  if ((BROKERS > 1)); then
+    NODE_ID="$1" PORT=$((CLUSTER_PORT + $1 - 1)) CPORT=$((CLUSTER_CPORT + $1 - 1)) DIR="$CLUSTER_DIR/node-$1"
+  fi
+  mkdir -p "$DIR/logs"
+  DIR="$(cd "$DIR" && pwd)" # absolute, so the pid check can find it on the java command line
+  BOOTSTRAP="$HOST:$PORT"
+  PIDFILE="$DIR/kafka.pid" LOG="$DIR/logs/server.log" DATA="$DIR/data"
+  MODEFILE="$DIR/security-mode" # the mode $DATA was formatted in: SCRAM users live in the metadata log
+}
+use_node "${OMEGA_KAFKA_NODE:-1}"
 
 log() { echo "kafka.sh: $*" >&2; }
 # kill -0 also succeeds on a zombie, which an exited broker stays when nobody reaps it.
@@ -141,17 +190,17 @@ write_config() {
   cat >"$DIR/server.properties" <<EOF
 # Generated by deploy/kafka/kafka.sh on every \`up\`; edits are overwritten.
 process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@$HOST:$CPORT
+node.id=$NODE_ID
+controller.quorum.voters=$VOTERS
 controller.listener.names=CONTROLLER
 log.dirs=$DATA
 num.partitions=${OMEGA_KAFKA_PARTITIONS:-4}
 auto.create.topics.enable=true
-default.replication.factor=1
-min.insync.replicas=1
-offsets.topic.replication.factor=1
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
+default.replication.factor=$REPLICATION
+min.insync.replicas=$MIN_ISR
+offsets.topic.replication.factor=$REPLICATION
+transaction.state.log.replication.factor=$REPLICATION
+transaction.state.log.min.isr=$MIN_ISR
 group.initial.rebalance.delay.ms=0
 EOF
   if [[ "$SECURITY" == sasl ]]; then sasl_listener_config; else cat <<EOF
@@ -189,8 +238,7 @@ EOF
 format_storage() {
   [[ -f "$DATA/meta.properties" ]] && return 0 # keep data and cluster id across restarts
   local id
-  id="$(java -cp "$LIBS/*" -Dlog4j.configuration="file:$DIR/tools-log4j.properties" \
-    kafka.tools.StorageTool random-uuid)"
+  if ((BROKERS > 1)); then id="$(cluster_id)"; else id="$(new_uuid)"; fi
   local -a scram=()
   if [[ "$SECURITY" == sasl ]]; then # SCRAM users are written into the bootstrap metadata
     scram=(--add-scram "SCRAM-SHA-512=[name=$ADMIN_USER,password=$ADMIN_PASSWORD]"
@@ -200,6 +248,17 @@ format_storage() {
   java -cp "$LIBS/*" -Dlog4j.configuration="file:$DIR/tools-log4j.properties" \
     kafka.tools.StorageTool format -t "$id" -c "$DIR/server.properties" "${scram[@]}" >&2
   printf '%s\n%s\n' "$SECURITY" "$(credentials_hash)" >"$MODEFILE"
+}
+
+new_uuid() {
+  java -cp "$LIBS/*" -Dlog4j.configuration="file:$DIR/tools-log4j.properties" kafka.tools.StorageTool random-uuid
+}
+
+# Every node of a cluster is formatted with the same cluster id, made once and kept in the cluster dir.
+cluster_id() {
+  local file="$CLUSTER_DIR/cluster.id"
+  [[ -s "$file" ]] || new_uuid >"$file"
+  cat "$file"
 }
 
 # The mode the data dir was formatted in (dirs from before the secure mode existed are plaintext).
@@ -221,50 +280,108 @@ wait_ready() {
   return 1
 }
 
-cmd_up() {
+# Starts this node unless it runs already; prints its pid (the caller waits for it to answer).
+start_node() {
   local pid p
-  ensure_jars
   if pid="$(broker_pid)"; then
-    if probe; then echo "already up (pid $pid)"; echo "bootstrap=$BOOTSTRAP"; return 0; fi
-    # Most likely another `up` is still starting it (or it runs with other ports: then the
-    # wait fails and stops it, and the next `up` starts it afresh).
-    log "pid $pid is running but not answering yet; waiting"
-  else
-    rm -f "$PIDFILE" # stale: its process is gone or is no longer our broker
-    if [[ -f "$DATA/meta.properties" && "$(formatted_mode)" != "$SECURITY" ]]; then
-      log "$DATA was formatted with OMEGA_KAFKA_SECURITY=$(formatted_mode), not $SECURITY; use another OMEGA_KAFKA_DIR"
-      exit 1
-    fi
-    if [[ -f "$DATA/meta.properties" && "$SECURITY" == sasl && "$(sed -n 2p "$MODEFILE")" != "$(credentials_hash)" ]]; then
-      log "the OMEGA_KAFKA_*_PASSWORD values differ from those $DATA was formatted with (SCRAM users live in"
-      log "its metadata): use the original ones, change them with kafka-configs, or use another OMEGA_KAFKA_DIR"
-      exit 1
-    fi
-    for p in "$PORT" "$CPORT"; do
-      if port_busy "$p"; then log "port $HOST:$p is already in use"; exit 1; fi
-    done
-    write_config
-    format_storage
-    # One run per log file, so a failed start's tail shows that start and not the last stop.
-    if [[ -f "$LOG" ]]; then mv -f "$LOG" "$LOG.1"; fi
-    # setsid: the broker must outlive this shell and the caller's terminal/process group.
-    # Without job control setsid does not fork, so $! is the java pid itself.
-    # shellcheck disable=SC2086 # HEAP is a list of JVM flags
-    setsid nohup java $HEAP -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
-      -Dlog4j.configuration="file:$DIR/log4j.properties" \
-      -cp "$LIBS/*" kafka.Kafka "$DIR/server.properties" \
-      >"$DIR/logs/stdout.log" 2>&1 </dev/null &
-    pid=$!
-    echo "$pid" >"$PIDFILE"
+    echo "$pid"
+    return 0
   fi
-  if ! wait_ready "$pid"; then
-    { echo "---- last 50 lines of $LOG ----"; tail -n 50 "$LOG" 2>/dev/null || true
-      tail -n 20 "$DIR/logs/stdout.log" 2>/dev/null || true; } >&2
-    cmd_down >&2
-    exit 1
+  rm -f "$PIDFILE" # stale: its process is gone or is no longer our broker
+  if [[ -f "$DATA/meta.properties" && "$(formatted_mode)" != "$SECURITY" ]]; then
+    log "$DATA was formatted with OMEGA_KAFKA_SECURITY=$(formatted_mode), not $SECURITY; use another OMEGA_KAFKA_DIR"
+    return 1
   fi
+  if [[ -f "$DATA/meta.properties" && "$SECURITY" == sasl && "$(sed -n 2p "$MODEFILE")" != "$(credentials_hash)" ]]; then
+    log "the OMEGA_KAFKA_*_PASSWORD values differ from those $DATA was formatted with (SCRAM users live in"
+    log "its metadata): use the original ones, change them with kafka-configs, or use another OMEGA_KAFKA_DIR"
+    return 1
+  fi
+  for p in "$PORT" "$CPORT"; do
+    if port_busy "$p"; then log "port $HOST:$p is already in use"; return 1; fi
+  done
+  write_config
+  format_storage
+  # One run per log file, so a failed start's tail shows that start and not the last stop.
+  if [[ -f "$LOG" ]]; then mv -f "$LOG" "$LOG.1"; fi
+  # setsid: the broker must outlive this shell and the caller's terminal/process group.
+  # Without job control setsid does not fork, so $! is the java pid itself.
+  # shellcheck disable=SC2086 # HEAP is a list of JVM flags
+  setsid nohup java $HEAP -XX:+UseG1GC -XX:+ExitOnOutOfMemoryError -Djava.awt.headless=true \
+    -Dlog4j.configuration="file:$DIR/log4j.properties" \
+    -cp "$LIBS/*" kafka.Kafka "$DIR/server.properties" \
+    >"$DIR/logs/stdout.log" 2>&1 </dev/null &
+  pid=$!
+  echo "$pid" >"$PIDFILE"
+  echo "$pid"
+}
+
+# Waits for this node to answer; on failure shows its log and stops it.
+await_node() {
+  wait_ready "$1" && return 0
+  { echo "---- last 50 lines of $LOG ----"; tail -n 50 "$LOG" 2>/dev/null || true
+    tail -n 20 "$DIR/logs/stdout.log" 2>/dev/null || true; } >&2
+  cmd_down >&2
+  return 1
+}
+
+cmd_up() {
+  local pid
+  ensure_jars
+  if pid="$(broker_pid)" && probe; then echo "already up (pid $pid)"; echo "bootstrap=$BOOTSTRAP"; return 0; fi
+  # A running pid that does not answer yet is most likely another `up` still starting it (or it runs with other
+  # ports: then the wait fails and stops it, and the next `up` starts it afresh).
+  pid="$(start_node)" || exit 1
+  await_node "$pid" || exit 1
   echo "up (pid $pid)"
   echo "bootstrap=$BOOTSTRAP"
+}
+
+# The brokers the cluster's metadata lists (registered and unfenced), as seen through node 1.
+cluster_brokers() {
+  timeout 30 java -Xmx256m -cp "$LIBS/*" -Dlog4j.configuration="file:$DIR/tools-log4j.properties" \
+    kafka.admin.BrokerApiVersionsCommand --bootstrap-server "$CLUSTER_BOOTSTRAP" \
+    --command-config "$DIR/probe.properties" 2>/dev/null | grep -c ' (id: ' || true
+}
+
+# All nodes start together: a quorum of combined nodes elects no controller until a majority runs, so no node
+# answers before the others are up. Nodes already running are kept (so `up` also restarts a killed node).
+cmd_up_cluster() {
+  local k n deadline
+  local -a pids=()
+  ensure_jars
+  for ((k = 1; k <= BROKERS; k++)); do
+    pids[k]="$(use_node "$k"; start_node)" || { log "node $k did not start"; cmd_down_cluster >&2; exit 1; }
+  done
+  for ((k = 1; k <= BROKERS; k++)); do
+    (use_node "$k"; await_node "${pids[k]}") || { log "node $k did not answer"; cmd_down_cluster >&2; exit 1; }
+  done
+  use_node 1
+  deadline=$((SECONDS + TIMEOUT))
+  until n="$(cluster_brokers)" && ((n == BROKERS)); do
+    if ((SECONDS > deadline)); then
+      log "the cluster lists ${n:-0} of $BROKERS brokers after ${TIMEOUT}s"; cmd_down_cluster >&2; exit 1
+    fi
+    sleep 1
+  done
+  echo "up (pids ${pids[*]})"
+  echo "bootstrap=$CLUSTER_BOOTSTRAP"
+}
+
+cmd_down_cluster() {
+  local k
+  for ((k = 1; k <= BROKERS; k++)); do (use_node "$k"; echo "node $k: $(cmd_down)") & done
+  wait
+}
+
+cmd_status_cluster() {
+  local k rc=0 line
+  for ((k = 1; k <= BROKERS; k++)); do
+    line="$(use_node "$k"; cmd_status)" || rc=$?
+    echo "node $k: $line"
+  done
+  echo "bootstrap=$CLUSTER_BOOTSTRAP"
+  return "$rc"
 }
 
 cmd_down() {
@@ -344,11 +461,21 @@ cmd_logs() {
   tail -n 100 "$LOG"
 }
 
-case "${1:-}" in
+if ((BROKERS > 1)); then
+  case "$COMMAND" in
+    up) cmd_up_cluster ;;
+    down) cmd_down_cluster ;;
+    status) cmd_status_cluster ;;
+    logs) cmd_logs "$FOLLOW" ;;
+    *) usage ;;
+  esac
+  exit 0
+fi
+case "$COMMAND" in
   up) cmd_up ;;
   down) cmd_down ;;
   status) cmd_status ;;
-  logs) cmd_logs "${2:-}" ;;
+  logs) cmd_logs "$FOLLOW" ;;
   acls) cmd_acls ;;
-  *) echo "usage: $0 up|down|status|logs [-f]|acls" >&2; exit 2 ;;
+  *) usage ;;
 esac

@@ -175,3 +175,72 @@ def test_up_refuses_a_client_port_someone_else_listens_on(broker: Broker) -> Non
     assert result.returncode != 0
     assert "already in use" in result.stderr
     assert _java_cmdlines_mentioning(str(broker.runtime_dir)) == []
+
+
+# ------------------------------------------------------------------------------------------ --brokers N
+@pytest.fixture
+def cluster(tmp_path: Path) -> Iterator[Broker]:
+    """A 3-node cluster's runtime dir and env (client ports port..port+2, controllers +100); always taken down."""
+    runtime_dir = tmp_path / "cluster"
+    port = 39592
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OMEGA_KAFKA_") or k == "OMEGA_KAFKA_LIBS"}
+    env |= {"OMEGA_KAFKA_CLUSTER_DIR": str(runtime_dir), "OMEGA_KAFKA_CLUSTER_PORT": str(port),
+            "OMEGA_KAFKA_CLUSTER_CONTROLLER_PORT": str(port + 100), "OMEGA_KAFKA_HEAP": "-Xmx384m -Xms128m"}
+    b = Broker(runtime_dir=runtime_dir, port=port, env=env)
+    yield b
+    b.run("down", "--brokers", "3", timeout=90)
+
+
+def _cluster_brokers(bootstrap: str) -> tuple[str, list[int]]:
+    import asyncio
+
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    async def describe() -> tuple[str, list[int]]:
+        admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+        await admin.start()
+        try:
+            cluster = await admin.describe_cluster()
+        finally:
+            await admin.close()
+        return cluster["cluster_id"], sorted(b["node_id"] for b in cluster["brokers"])
+
+    return asyncio.run(describe())
+
+
+def test_brokers_3_is_one_cluster_that_restarts_a_killed_node_and_stops_all(cluster: Broker) -> None:
+    bootstrap = ",".join(f"127.0.0.1:{cluster.port + k}" for k in range(3))
+    up = cluster.run("up", "--brokers", "3", timeout=UP_TIMEOUT_S)
+    assert up.returncode == 0, up.stderr[-4000:]
+    assert f"bootstrap={bootstrap}" in up.stdout.splitlines()
+    cluster_id, nodes = _cluster_brokers(bootstrap)
+    assert nodes == [1, 2, 3]
+    pids = {k: int((cluster.runtime_dir / f"node-{k}" / "kafka.pid").read_text()) for k in (1, 2, 3)}
+    config = (cluster.runtime_dir / "node-2" / "server.properties").read_text()
+    settings = [line for line in config.splitlines() if line.startswith(("node.id=", "default.repl", "min.insync"))]
+    assert settings == ["node.id=2", "default.replication.factor=3", "min.insync.replicas=2"]
+
+    os.kill(pids[2], 9)
+    status = cluster.run("status", "--brokers", "3")
+    assert status.returncode == 3
+    assert [line.split(" (")[0].split(" bootstrap")[0] for line in status.stdout.splitlines()[:3]] == [
+        "node 1: up", "node 2: down", "node 3: up"]
+
+    again = cluster.run("up", "--brokers", "3", timeout=UP_TIMEOUT_S)
+    assert again.returncode == 0, again.stderr[-4000:]
+    restarted = {k: int((cluster.runtime_dir / f"node-{k}" / "kafka.pid").read_text()) for k in (1, 2, 3)}
+    assert [restarted[k] == pids[k] for k in (1, 2, 3)] == [True, False, True]  # only the killed node started
+    assert _cluster_brokers(bootstrap) == (cluster_id, [1, 2, 3])
+
+    down = cluster.run("down", "--brokers", "3", timeout=90)
+    assert down.returncode == 0, down.stderr
+    assert not any(_is_running(pid) for pid in restarted.values())
+    assert _java_cmdlines_mentioning(str(cluster.runtime_dir)) == []
+    assert cluster.run("status", "--brokers", "3").returncode == 3
+
+
+@pytest.mark.parametrize("brokers", ["0", "10", "x"])
+def test_brokers_outside_1_to_9_is_a_usage_error(cluster: Broker, brokers: str) -> None:
+    result = cluster.run("up", "--brokers", brokers)
+    assert result.returncode == 2
+    assert "--brokers takes 1 to 9" in result.stderr

@@ -197,11 +197,11 @@ class Run:
 
 @contextmanager
 def group_run(bootstrap: str, tmp_path: Path, packets: list[Record], workers: int = 2,
-              partitions: int = PARTITIONS) -> Iterator[Run]:
+              partitions: int = PARTITIONS, env: dict[str, str] | None = None) -> Iterator[Run]:
     run = Run(bootstrap, tmp_path, packets, partitions)
     try:
         for _ in range(workers):
-            run.worker().start(timeout=180)
+            run.worker(env).start(timeout=180)
         yield run
     finally:
         run.close()
