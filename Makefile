@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: mutation grounding-eval run test test-install venv lint kafka-up kafka-down bench clean
+.PHONY: mutation grounding-eval run test test-install venv lint kafka-up kafka-down bench bench-cluster clean
 
 venv: $(STAMP)
 
@@ -45,6 +45,10 @@ kafka-down:
 # section). Smoke run: make bench BENCH_ARGS="--quick --no-write"
 bench: venv
 	$(BIN)/python -m tests.bench $(BENCH_ARGS)
+
+# Two workers on a 3-broker cluster (RF 3, min ISR 2) beside a single broker, alternated (issue 23; ~10 min)
+bench-cluster: venv
+	$(BIN)/python -m tests.bench.bench_cluster $(BENCH_ARGS)
 
 # Grounding on claims nobody here wrote (issue 19): false support and support recall on FEVER-Symmetric dev, and the
 # per-sentence latency over the same pairs.

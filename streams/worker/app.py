@@ -26,6 +26,7 @@ from faust.exceptions import PartitionsMismatch
 
 from streams.auth_policy import policy_for
 from streams.kafka.offset_probe import OffsetProbe
+from streams.kafka.otel import Origin, SpanSink, sink_from_environment
 from streams.kafka.partitioning import partition_of
 from streams.kafka.tracing import HEADER as TRACE_HEADER
 from streams.kafka.tracing import child_of, parent_of
@@ -93,10 +94,15 @@ class OmegaApp:
     paragraphs: KeyedTable  # corpus/paragraph_id -> ParagraphState dict (beside the corpus's facts)
     processed: dict[tuple[str, int], int] = field(default_factory=dict)  # (topic, partition) -> next offset
     metrics: WorkerMetrics = field(default_factory=WorkerMetrics)
+    spans: SpanSink | None = None  # OpenTelemetry export (kafka/otel.py), only when OTEL_EXPORTER_OTLP_ENDPOINT is set
 
-    async def send_all(self, emits: Iterable[Emit], traceparent: str | None = None) -> None:
-        """Send outputs in order, each a child span of `traceparent` when the input had one (kafka/tracing.py); the
-        caller's offset is committed only after the stream step returns."""
+    async def send_all(self, emits: Iterable[Emit], traceparent: str | None = None,
+                       origin: Origin | None = None) -> None:
+        """Send outputs in order, each a child span of `traceparent` when the input had one (kafka/tracing.py), and
+        exported as a span when `origin` (the input's position) is given and a sink is on; the caller's offset is
+        committed only after the stream step returns."""
+        record = None if traceparent is None or origin is None or self.spans is None else \
+            partial(self.spans.sent, traceparent, origin)
         for emit in emits:
             if emit.topic is DEAD_LETTERS:
                 log.warning("dead_letter", source_topic=emit.record["source_topic"],
@@ -104,13 +110,15 @@ class OmegaApp:
                             error_class=emit.record["error_class"], reason=emit.record["reason"])
             else:
                 log.debug("emit", topic=emit.topic.name, key=emit.key)
+            child = None if traceparent is None else child_of(traceparent, emit.topic.name, emit.value)
             await self.topics[emit.topic.logical].send(
                 key=emit.key.encode("utf-8"),
                 value=emit.value,
                 timestamp=None if emit.timestamp_ms is None else emit.timestamp_ms / 1000,
-                headers=None if traceparent is None else
-                [(TRACE_HEADER, child_of(traceparent, emit.topic.name, emit.value).encode("ascii"))],
+                headers=None if child is None else [(TRACE_HEADER, child.encode("ascii"))],
             )
+            if record is not None and child is not None:
+                record(child, topic_name(emit.topic, self.settings.topic_prefix), emit.key, len(emit.value))
 
 
 @dataclass(frozen=True)
@@ -202,7 +210,7 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         for spec in ALL_TOPICS
     }
     omega = OmegaApp(
-        app, settings, pipeline, topics,
+        app, settings, pipeline, topics, spans=sink_from_environment(),
         episodes=_table(app, settings, "episodes", "Episode ledger per correlation_id, and one judgement per judged "
                         "packet (stages/episodes.py; JSON).", whole_value=True),
         sessions=_table(app, settings, "sessions", "OMEGA-57 session state per session_id (JSON).", whole_value=True),
@@ -218,6 +226,8 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
     for spec in _agent_rows(omega, episodes):
         app.agent(topics[spec.topic.logical], name=f"{settings.topic_prefix}{spec.name}")(_agent_loop(omega, spec))
     _register_ticks(omega, episodes)
+    if omega.spans is not None:
+        _register_span_flush(app, omega.spans)
     watch = watchdog.install(app, omega.processed, settings.stall_seconds, every=STALL_CHECK_SECONDS,
                              stored=probe.first_at_or_after)
     if settings.web_port > 0:
@@ -267,8 +277,14 @@ def _agent_loop(omega: OmegaApp, spec: AgentSpec) -> Callable[[faust.StreamT[Any
             omega.processed[message.topic, message.partition] = message.offset + 1
             # 6. send the outputs (child spans of the input's traceparent, if any) before the offset is acknowledged:
             # Faust commits it after this iteration (at-least-once; output ids are derived from the input, so a
-            # redelivery dedupes)
-            await omega.send_all(emits, parent_of(message.headers))
+            # redelivery dedupes). With span export on, a traced input's outputs are also exported (kafka/otel.py).
+            traceparent = parent_of(message.headers)
+            origin = None
+            if omega.spans is not None and traceparent is not None:
+                # the wall-clock start of this record's processing: now less the monotonic time it took
+                elapsed_ns = round((time.perf_counter() - started) * 1e9)
+                origin = Origin(message.topic, message.partition, message.offset, time.time_ns() - elapsed_ns)
+            await omega.send_all(emits, traceparent, origin)
             omega.metrics.observe(spec.topic.name, emits, time.perf_counter() - started)
     return agent
 
@@ -338,6 +354,14 @@ def _register_pages(omega: OmegaApp, watch: watchdog.StallWatch | None) -> None:
     async def ready(self: Any, request: Any) -> Any:
         ok, why = readiness(app, await look_or_none(app, omega.processed))
         return self.json({"ready": ok, "why": why}, status=200 if ok else 503)
+
+
+def _register_span_flush(app: faust.App, spans: SpanSink) -> None:
+    """Export the spans still queued when the worker stops (after its consumer stopped, so no new ones come)."""
+    async def flush_spans(sender: Any, **kwargs: Any) -> None:
+        await asyncio.to_thread(spans.shutdown)  # it joins the export thread: not on the event loop
+
+    app.on_before_shutdown.connect(flush_spans)  # type: ignore[arg-type]  # mode types it narrowly
 
 
 def _register_ticks(omega: OmegaApp, steps: EpisodeSteps) -> None:
