@@ -127,17 +127,23 @@ def worker(bootstrap: str, prefix: str, store: str, partitions: int | None, app_
         with kafka_errors(bootstrap):
             asyncio.run(ensure_topics(bootstrap, names, settings.partitions, settings.replication_factor,
                                       min_insync=settings.min_insync, client_options=options))
-            others = asyncio.run(replication_mismatches(bootstrap, names, settings.replication_factor,
-                                                        client_options=options))
     except Exception as exc:  # noqa: BLE001 - any other failure here means the broker is unusable too
         usage_error(f"cannot prepare topics on {bootstrap}: {exc}")
-    if others:  # used as they are, never silently: one line
-        click.echo(f"warning: OMEGA_REPLICATION_FACTOR={settings.replication_factor}, but "
-                   + ", ".join(f"{name} has {rf}" for name, rf in sorted(others.items())), err=True)
     try:
         omega = create_app(settings)
     except PolicyError as exc:  # OMEGA_PACKET_AUTH_POLICY names an unusable policy
         usage_error(str(exc))
+    # the contract topics and the tables' changelogs (Faust creates those later, with our factor, when missing)
+    names += [table.changelog_topic.get_topic_name() for table in omega.app.tables.values()]
+    try:
+        with kafka_errors(bootstrap):
+            others = asyncio.run(replication_mismatches(bootstrap, names, settings.replication_factor,
+                                                        client_options=options))
+    except Exception as exc:  # noqa: BLE001 - as above
+        usage_error(f"cannot describe topics on {bootstrap}: {exc}")
+    if others:  # used as they are, never silently: one line
+        click.echo(f"warning: OMEGA_REPLICATION_FACTOR={settings.replication_factor}, but "
+                   + ", ".join(f"{name} has {rf}" for name, rf in sorted(others.items())), err=True)
     thin_repeats()  # after create_app: the aiokafka and Faust modules, and so their loggers, exist now
     Worker(omega.app, loglevel=settings.log_level.lower(), quiet=True).execute_from_commandline()
 
