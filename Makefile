@@ -23,6 +23,7 @@ run: venv
 	$(BIN)/omega project --from out/replay.jsonl --rebuild --store sqlite:out/memories.sqlite
 	$(BIN)/omega memory show clean_success --kind session --store sqlite:out/memories.sqlite
 	@echo "look again: $(BIN)/omega memory show SESSION_ID --kind session|pattern|failure|success --store sqlite:out/memories.sqlite"
+	@echo "look live: $(BIN)/omega memory serve --store sqlite:out/memories.sqlite  then open http://127.0.0.1:8080/  (or: $(BIN)/omega watch --store sqlite:out/memories.sqlite)"
 
 # Builds the wheel, installs it in a fresh venv and runs omega from outside the checkout (may need PyPI)
 test-install: venv

@@ -8,6 +8,9 @@
     GET /failures?pattern=&type=          session failures across sessions, in time order
     GET /successes?pattern=&type=         session successes and brilliant ideas (type BRILLIANT_IDEA), likewise
     GET /consistency                      the §3.5.5 cross-memory violations of every session
+    GET /episodes, /episodes/{id}, /alerts, /alerts/stream (SSE), /sessions/{id}/status
+                                          the live views of issue 25 (projections.live_api)
+    GET /, /static/...                    the live page (projections.live_page)
 
 Reads only: the API never writes the read model. One store connection is shared by the request threads behind
 a lock (a SQLite connection must not run two statements at once).
@@ -27,6 +30,8 @@ from pydantic import BaseModel, Field
 
 from projections.consistency import check_consistency
 from projections.documents import KINDS
+from projections.live_api import Problem, add_live_routes
+from projections.live_page import mount_live_page
 from projections.store import Position, SqlStore
 
 LagProbe = Callable[[Mapping[Position, int]], Awaitable[int | None]]
@@ -101,12 +106,6 @@ class Consistency(BaseModel):
     violations: list[Violation]
 
 
-class Problem(BaseModel):
-    """An error answer."""
-
-    detail: str
-
-
 def consistency_report(store: SqlStore) -> Consistency:
     """`check_consistency` over every session of the store."""
     sessions = store.sessions()
@@ -144,11 +143,14 @@ async def scrape(reading: Callable[[], AbstractContextManager[SqlStore]], lag: L
     return metrics_text(count, positions, await lag(positions) if lag is not None and positions else None)
 
 
-def create_app(store: SqlStore, *, lag: LagProbe | None = None, title: str = "OMEGA memory read API") -> FastAPI:
-    """The read API over an OPEN store (the caller opens and closes it)."""
+def create_app(store: SqlStore, *, lag: LagProbe | None = None, title: str = "OMEGA memory read API",
+               poll_interval: float = 0.5) -> FastAPI:
+    """The read API over an OPEN store (the caller opens and closes it); `poll_interval`: seconds between the
+    alert stream's looks for new rows."""
     app = FastAPI(title=title, version="1.0",
-                  description="Session, Pattern, Failure and Success Memory (OMEGA-57 agents 53-56), rebuilt from "
-                              "the log by `omega project`. Read only.")
+                  description="Session, Pattern, Failure and Success Memory (OMEGA-57 agents 53-56) and the live views "
+                              "(OMEN episodes, OMEGA-57 session status, the alert feed), rebuilt from the log by "
+                              "`omega project`. Read only.")
     lock = threading.Lock()
 
     @contextmanager
@@ -231,4 +233,6 @@ def create_app(store: SqlStore, *, lag: LagProbe | None = None, title: str = "OM
         with reading() as s:
             return consistency_report(s)
 
+    add_live_routes(app, reading, poll_interval=poll_interval)
+    mount_live_page(app)
     return app

@@ -17,6 +17,7 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
+from projections.live_tables import LIVE_TABLES
 from projections.sqlite_store import ReadOnlyStoreError
 from projections.store import Row, SqlStore
 
@@ -97,7 +98,7 @@ class PostgresStore(SqlStore):
     def reset(self) -> None:
         """See `ReadModelStore.reset`; TRUNCATE is one statement and leaves no dead rows behind."""
         with self._transaction():
-            self._execute("TRUNCATE memory_documents, memory_failures, memory_successes, memory_positions, "
-                          "memory_applied")
+            self._execute(", ".join(("TRUNCATE memory_documents", "memory_failures", "memory_successes",
+                                     "memory_positions", "memory_applied", *LIVE_TABLES)))
         self._positions = {}
         self._indexed.clear()

@@ -1,4 +1,5 @@
-"""The projector: log events in, the four memories of each session out, in batches with their position.
+"""The projector: log events in, the four memories of each session (and the live read models of
+`projections.live_model`) out, in batches with their position.
 
 It keeps the current memories of recently active sessions in memory (loaded lazily from the store, evicted
 least recently used once past `max_cached_sessions`), applies all four reducers to each event, and hands each
@@ -17,6 +18,7 @@ from itertools import islice
 
 from projections.documents import JSONObject
 from projections.events import LogEvent
+from projections.live_projection import LiveProjection
 from projections.memories import EMPTY, REDUCERS, Memories, apply_all
 from projections.store import BatchResult, DocKey, ReadModelStore
 
@@ -63,6 +65,10 @@ class Projector:
         # a session neither cached nor evicted has no documents, and is not looked up.
         self._store_mirrored = False
         self._evicted: set[str] = set()
+        # The live read models (episodes, session status, the alert feed) are reduced in the same batches, so
+        # one transaction and one tracking position cover them and the memories alike.
+        self._live = LiveProjection(store.episode_document, store.session_status_document,
+                                    max_cached=max_cached_sessions)
 
     # -------------------------------------------------------------- applying
     def process(self, events: Iterable[LogEvent], *, batch_size: int | None = None) -> BatchResult:
@@ -91,14 +97,16 @@ class Projector:
 
         try:
             with _collector_paused():
-                result = self.store.apply_batch(events, reduce)
+                result = self.store.apply_batch(events, reduce, self._live.apply)
         except BaseException:
+            self._live.rollback()
             for sid, memories in before.items():
                 if memories is None:
                     self._cache.pop(sid, None)
                 else:
                     self._cache[sid] = memories
             raise
+        self._live.commit()
         self._evict()
         return result
 
@@ -109,6 +117,7 @@ class Projector:
         self._cache.clear()
         self._evicted.clear()
         self._store_mirrored = True
+        self._live.reset()
         return self.process(events, batch_size=batch_size)
 
     # -------------------------------------------------------------- reading

@@ -12,6 +12,8 @@ Tables (the same in both backends; text compared bytewise, so both order rows al
     memory_positions  (source, log_partition, log_offset)     the tracking records
     memory_applied    (source, log_partition, log_offset, event_id)   only with `audit = True`: one row per
                       applied event, written in the batch's transaction (no key, so a duplicate would show)
+    live_episodes, live_sessions, live_alerts   the live read models (projections.live_tables), written by the
+                      batch's `views` reducer in the same transaction, so the positions cover them too
 The two index tables repeat each session failure / success (and brilliant idea, type BRILLIANT_IDEA) with the
 columns the cross-session queries filter on; they are rewritten with their document.
 """
@@ -31,6 +33,8 @@ import orjson
 
 from projections.documents import KINDS, JSONObject, canonical, parse
 from projections.events import LogEvent
+from projections.live_model import LiveDelta
+from projections.live_tables import HASHED_LIVE, LIVE_TABLES, LiveTables
 
 Position = tuple[str, int]
 """(source, partition) of a log position."""
@@ -43,6 +47,12 @@ class EventReducer(Protocol):
     """Applies one event and returns the documents it changed, by (session_id, kind)."""
 
     def __call__(self, event: LogEvent, /) -> Mapping[DocKey, JSONObject]: ...
+
+
+class ViewReducer(Protocol):
+    """Applies one event to the live read models and returns what it changed (projections.live_model)."""
+
+    def __call__(self, event: LogEvent, /) -> LiveDelta: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,10 +78,12 @@ class ReadModelStore(Protocol):
     def close(self) -> None:
         """Disconnect (idempotent)."""
 
-    def apply_batch(self, events: Iterable[LogEvent], reducer: EventReducer) -> BatchResult:
-        """Apply `events` in order through `reducer` and commit every changed document with the new positions
-        in one transaction; events at or before the stored position are skipped and counted. If the reducer
-        or the write fails, nothing of the batch is stored and the exception propagates."""
+    def apply_batch(self, events: Iterable[LogEvent], reducer: EventReducer,
+                    views: ViewReducer | None = None) -> BatchResult:
+        """Apply `events` in order through `reducer` (and `views`, the live read models) and commit every
+        changed document with the new positions in one transaction; events at or before the stored position
+        are skipped and counted. If a reducer or the write fails, nothing of the batch is stored and the
+        exception propagates."""
 
     def position(self, source: str, partition: int) -> int | None:
         """The last applied offset of (source, partition); resume after it. None before the first."""
@@ -95,9 +107,15 @@ class ReadModelStore(Protocol):
     def successes(self, *, pattern: str | None = None, success_type: str | None = None) -> list[JSONObject]:
         """Session successes and brilliant ideas (type BRILLIANT_IDEA) across sessions, likewise."""
 
+    def episode_document(self, episode_id: str) -> JSONObject | None:
+        """The live episode document (projections.live_model), None when unknown."""
+
+    def session_status_document(self, session_id: str) -> JSONObject | None:
+        """The live OMEGA-57 session status document, None when unknown."""
+
     def content_hash(self) -> str:
-        """SHA-256 over a canonical dump of the whole read model, tracking positions excluded: two stores
-        holding the same memories give the same hash."""
+        """SHA-256 over a canonical dump of the whole read model (the live tables included, their arrival
+        `seq` not), tracking positions excluded: two stores holding the same memories give the same hash."""
 
     def reset(self) -> None:
         """Delete every document, index row and position (the first step of a rebuild)."""
@@ -139,10 +157,11 @@ HASHED = (
      "session_id, entry_id"),
     ("memory_successes", "session_id, entry_id, success_type, pattern, pattern_id, occurred_at, entry",
      "session_id, entry_id"),
+    *HASHED_LIVE,
 )
 
 
-class SqlStore(ABC):
+class SqlStore(LiveTables, ABC):
     """The store logic over a DB-API connection; a backend supplies the connection, its transaction and its
     DDL. SQL is written with `?` placeholders and translated to the backend's paramstyle."""
 
@@ -204,6 +223,7 @@ class SqlStore(ABC):
             "CREATE INDEX IF NOT EXISTS memory_successes_pattern ON memory_successes (pattern, occurred_at)",
             "CREATE INDEX IF NOT EXISTS memory_successes_pattern_id ON memory_successes (pattern_id, occurred_at)",
             "CREATE INDEX IF NOT EXISTS memory_successes_type ON memory_successes (success_type, occurred_at)",
+            *self._live_ddl(),
         ]
 
     # -------------------------------------------------------------- lifecycle
@@ -242,10 +262,12 @@ class SqlStore(ABC):
         return {(str(s), int(p)): int(o) for s, p, o in rows}
 
     # -------------------------------------------------------------- writing
-    def apply_batch(self, events: Iterable[LogEvent], reducer: EventReducer) -> BatchResult:
+    def apply_batch(self, events: Iterable[LogEvent], reducer: EventReducer,
+                    views: ViewReducer | None = None) -> BatchResult:
         """See `ReadModelStore.apply_batch`."""
         positions = dict(self._positions)
         documents: dict[DocKey, JSONObject] = {}
+        live = LiveDelta()
         audit: list[Row] = []
         applied = skipped = 0
         for event in events:
@@ -255,13 +277,15 @@ class SqlStore(ABC):
                 skipped += 1  # a redelivery or a replay from before the position: already in the read model
                 continue
             documents.update(reducer(event))
+            if views is not None:
+                live.update(views(event))
             positions[where] = event.offset
             applied += 1
             if self.audit:
                 audit.append((where[0], where[1], event.offset, event.event_id))
         moved = {p: o for p, o in positions.items() if self._positions.get(p) != o}
         if moved:
-            self._commit(documents, moved, audit)
+            self._commit(documents, moved, audit, live)
         # Only now, once committed: a failed batch leaves the known positions as they were.
         self._positions = positions
         return BatchResult(applied, skipped, len(documents))
@@ -284,7 +308,7 @@ class SqlStore(ABC):
         return changes
 
     def _commit(self, documents: Mapping[DocKey, JSONObject], positions: Mapping[Position, int],
-                audit: Sequence[Row] = ()) -> None:
+                audit: Sequence[Row] = (), live: LiveDelta | None = None) -> None:
         # Serialise before the transaction opens: a document that cannot be encoded fails the batch without
         # holding the write lock, and the lock is held only for the writes themselves.
         rows = [(sid, kind, canonical(doc)) for (sid, kind), doc in documents.items()]
@@ -316,6 +340,9 @@ class SqlStore(ABC):
             # 4. the audit trail, when asked for: committed or rolled back with the batch
             self._executemany(self._sql("INSERT INTO memory_applied (source, log_partition, log_offset, event_id) "
                                         "VALUES (?, ?, ?, ?)"), audit)
+            # 5. the live read models (episodes, sessions, the alert feed), covered by the same positions
+            if live:
+                self._write_live(live)
         # Committed: remember what the index now holds (a rolled-back batch leaves the memory as it was).
         for key, doc in documents.items():
             if key[1] in INDEX_TABLES:
@@ -328,7 +355,7 @@ class SqlStore(ABC):
         """See `ReadModelStore.reset`."""
         with self._transaction():
             for table in ("memory_documents", "memory_failures", "memory_successes", "memory_positions",
-                          "memory_applied"):
+                          "memory_applied", *LIVE_TABLES):
                 self._execute(f"DELETE FROM {table}")  # noqa: S608 - a constant table name
         self._positions = {}
         self._indexed.clear()

@@ -28,6 +28,9 @@ fi
 # contract suite cannot start (it runs deploy/postgres/pg.sh itself and stops the server afterwards).
 export OMEGA_REQUIRE_BROKER=1
 export OMEGA_REQUIRE_POSTGRES=1
+# The live page's browser test needs Debian's chromium and chromedriver: installed here when missing, and then a
+# missing browser fails that test instead of skipping it.
+echo "== chromium"; bash scripts/ensure-chromium.sh && export OMEGA_REQUIRE_BROWSER=1
 
 echo "== pytest"
 set +e

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.pg_server import postgres_url  # noqa: F401  (a session fixture, for every test that needs PostgreSQL)
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED = (REPO / ".." / "shared").resolve()
 LOCAL_BROKER = "127.0.0.1:9092"

@@ -10,7 +10,7 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[3] / "projections"
 PURE = ("events", "triggers", "documents", "session_memory", "pattern_memory", "failure_memory", "success_memory",
-        "memories", "consistency")
+        "memories", "consistency", "live_model")
 NEVER = {"streams", "faust", "mode", "aiokafka", "kafka", "fastavro"}
 NOT_IN_REDUCERS = NEVER | {"sqlite3", "psycopg", "time", "random", "secrets", "logging", "structlog", "asyncio",
                            "projections.store", "projections.projector", "projections.sqlite_store",
