@@ -14,6 +14,7 @@ from rich.console import Console
 from omega.agents.model import MessageRejected, SessionEvent
 from omega.agents.session import SessionState
 from omega.canonical import canonical_json
+from streams import replay_jobs
 from streams.cli.options import (
     EXIT_OK,
     EXIT_REJECTED,
@@ -24,7 +25,6 @@ from streams.cli.options import (
     policy_or_exit,
     usage_error,
 )
-from streams.cli.progress import by_input_size
 from streams.cli.summary import render_summary
 from streams.replay import (
     InputError,
@@ -77,18 +77,21 @@ def _has_rejects(summary: ReplaySummary) -> bool:
 @click.option("--summary/--no-summary", default=True, show_default=True, help="Print the readable summary.")
 @auth_policy_option
 @lateness_option
+@click.option("--jobs", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes to judge in: episodes (and sessions) split by key as Kafka partitions them, outputs "
+                   "merged in input order, the same bytes as one job. A maximum lateness or stdin runs one job.")
 def replay(files: tuple[Path, ...], out_path: str | None, summary: bool, auth_policy: Path | None,
-           max_lateness_ms: int | None) -> None:
+           max_lateness_ms: int | None, jobs: int) -> None:
     """Replay recorded events (JSON, JSONL, Avro container files) embedded, with no broker.
 
     FILES may be directories (their input files, recursively, by name), gzipped files, or `-` for JSONL on stdin."""
     paths = existing_files(files)
     settings = _settings(auth_policy, max_lateness_ms)
-    replayer = Replayer(pipeline(settings, policy_or_exit(settings.packet_auth_policy)), settings.max_lateness_ms)
+    judge = pipeline(settings, policy_or_exit(settings.packet_auth_policy))
     console = Console(stderr=out_path == "-")
     with _output(out_path) as out:
         try:
-            result = replayer.run(by_input_size(read_inputs(paths), paths, console), out)
+            result = replay_jobs.replay(paths, judge, settings.max_lateness_ms, jobs, out, console)
         except InputError as exc:
             usage_error(str(exc))
     if summary:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from omega.canonical import canonical_json
@@ -69,7 +69,7 @@ class StringNode(Node):
     def to_avro(self, value: object, path: str) -> object:
         if not isinstance(value, str):
             raise ConversionError("WRONG_TYPE", path, f"expected string, got {_type_name(value)}")
-        return _check_text(value, path)
+        return value if value.isascii() else _check_text(value, path)  # ASCII: no surrogate to look for
 
     def from_avro(self, datum: object) -> object:
         return datum
@@ -237,17 +237,24 @@ class OptionalNode(Node):
     """`["null", T]`: absent is null. An explicit JSON null only fits where T is free-form JSON."""
 
     inner: Node
+    _null_ok: bool = field(init=False, repr=False, compare=False)
+    _branch: str | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # what each call would otherwise ask of the inner node (a packet has ~40 optional fields)
+        object.__setattr__(self, "_null_ok", isinstance(self.inner, JsonNode))
+        object.__setattr__(self, "_branch", self.inner.name if isinstance(self.inner, RecordNode) else None)
 
     def accepts(self, value: object) -> bool:
         return self.inner.accepts(value)
 
     def to_avro(self, value: object, path: str) -> object:
-        if value is None and not isinstance(self.inner, JsonNode):
+        if value is None and not self._null_ok:
             raise ConversionError("WRONG_TYPE", path, "null is not allowed here")
         datum = self.inner.to_avro(value, path)
-        if isinstance(self.inner, RecordNode):
+        if self._branch is not None:
             # Naming the branch spares fastavro from validating the record against it at every level.
-            return (self.inner.name, datum)
+            return (self._branch, datum)
         return datum
 
     def from_avro(self, datum: object) -> object:
@@ -264,6 +271,7 @@ class RecordNode(Node):
     fields: list[tuple[str, Node, bool, object]]  # (name, node, may be absent, datum when absent)
     keeps_extras: bool
     _names: frozenset[str] | None = None
+    _readers: list[tuple[str, Node, bool]] | None = None
 
     def accepts(self, value: object) -> bool:
         return isinstance(value, dict)
@@ -274,31 +282,43 @@ class RecordNode(Node):
         datum: dict[str, object] = {}
         prefix = f"{path}." if path else ""
         for name, node, optional, absent in self.fields:
-            if name in value:
-                datum[name] = node.to_avro(value[name], prefix + name)
+            item = value.get(name, _ABSENT)
+            if item is not _ABSENT:
+                datum[name] = node.to_avro(item, prefix + name)
             elif optional:
                 datum[name] = absent
             else:
                 raise ConversionError("MISSING_FIELD", prefix + name, "required field is missing")
         known = self.field_names
+        if known.issuperset(value):  # the usual packet: no key outside the contract
+            if self.keeps_extras:
+                datum[EXTRAS] = None
+            return datum
         unknown = {k: v for k, v in value.items() if k not in known}
         if self.keeps_extras:
             datum[EXTRAS] = {k: JSON_NODE.to_avro(v, prefix + k) for k, v in unknown.items()} or None
-        elif unknown:
+        else:
             raise ConversionError("UNKNOWN_FIELD", prefix + min(unknown), "field is not in the contract")
         return datum
 
     def from_avro(self, datum: object) -> object:
         src: Mapping[str, Any] = datum  # type: ignore[assignment]
         out: dict[str, object] = {}
-        for name, node, _, _ in self.fields:
+        for name, node, plain in self.readers:
             item = src.get(name)
             if item is not None:
-                out[name] = node.from_avro(item)
+                out[name] = item if plain else node.from_avro(item)
         extras = src.get(EXTRAS) if self.keeps_extras else None
         if extras:
             out.update((k, json.loads(v)) for k, v in extras.items())
         return out
+
+    @property
+    def readers(self) -> list[tuple[str, Node, bool]]:
+        """(name, node, whether the node gives its datum back as is) per field, for `from_avro`."""
+        if self._readers is None:
+            self._readers = [(name, node, _plain(node)) for name, node, *_ in self.fields]
+        return self._readers
 
     @property
     def field_names(self) -> frozenset[str]:
@@ -309,6 +329,16 @@ class RecordNode(Node):
 
 
 JSON_NODE = JsonNode()
+_ABSENT = object()
+_PLAIN = (StringNode, BooleanNode, IntegerNode, DoubleNode, BytesNode, EnumNode, ChoiceNode)
+
+
+def _plain(node: Node) -> bool:
+    """Whether `node.from_avro` gives every datum back unchanged (a primitive, or an optional one: a None datum is
+    never passed, and only a record branch is ever named by a tuple)."""
+    if isinstance(node, OptionalNode):
+        return isinstance(node.inner, _PLAIN)
+    return isinstance(node, _PLAIN)
 
 
 def _snake(name: str) -> str:

@@ -176,11 +176,11 @@ class TimedPipeline(Pipeline):
             self.seconds["decode"] += clock() - t0
 
     def packet(
-        self, ledger: EpisodeLedger | None, raw: bytes, source: Source
+        self, ledger: EpisodeLedger | None, raw: bytes, source: Source, late: bool = False
     ) -> tuple[EpisodeLedger | None, list[Emit]]:
         t0 = clock()
         try:
-            return super().packet(ledger, raw, source)
+            return super().packet(ledger, raw, source, late)
         finally:
             self.seconds["validator"] += clock() - t0
 

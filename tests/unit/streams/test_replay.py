@@ -10,6 +10,7 @@ from typing import Any
 
 import fastavro
 import pytest
+from hypothesis import HealthCheck, given, settings
 
 from omega.canonical import canonical_json
 from streams.replay import (
@@ -21,15 +22,17 @@ from streams.replay import (
     encode_for_topic,
     input_stem,
     json_view,
+    output_line,
     read_inputs,
     replay_line,
 )
-from streams.stages.base import Source
+from streams.stages.base import Emit, Source
 from streams.stages.packets import Pipeline
 from streams.topics import AGENT_MESSAGES_RAW, DEAD_LETTERS, DOCUMENTS, ORACLE_REQUESTS, PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
 from tests.factories import packet as factory_packet
+from tests.omen_strategies import valid_packets
 
 EXAMPLES = Path(__file__).parents[3] / "examples"
 
@@ -391,3 +394,83 @@ def test_replay_output_shows_alert_details_as_objects(pipeline: Pipeline) -> Non
               if json.loads(line)["topic"] == "omega.alerts"]
     assert alerts
     assert all(isinstance(a["details"], dict) for a in alerts)
+
+
+# ------------------------------------------------------------------ issue 24: the speed-ups keep the bytes
+def _typed(value: Any) -> Any:
+    """`value` with every number tagged by its type: 3 and 3.0 are equal in Python, not in JSON output."""
+    if isinstance(value, dict):
+        return {k: _typed(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_typed(v) for v in value]
+    return (type(value).__name__, value)
+
+
+def _read_back(pipeline: Pipeline, packet: dict[str, Any]) -> tuple[Any, Any]:
+    """(the packet the validator judges live: to Avro, encoded, decoded by fastavro, from Avro; the packet replay
+    judges: from the datum the bytes were written from)."""
+    datum = pipeline.packets.to_avro(packet)
+    value = pipeline.registry.encode(PACKET_SCHEMA, datum)
+    _, decoded = pipeline.registry.decode(value)
+    return _typed(pipeline.packets.from_avro(decoded)), _typed(pipeline.packets.from_avro(datum))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(valid_packets())
+def test_replay_judges_the_packet_fastavro_reads_back(packet: dict[str, Any]) -> None:
+    live, replayed = _read_back(Pipeline(SchemaRegistry.from_directory()), packet)
+    assert replayed == live
+
+
+@pytest.mark.parametrize(("confidence", "max_loss", "budget"), [(1.0, 200.0, 900.0), (1, 200, 900), (0.5, "small", 3)])
+def test_replay_judges_the_packet_fastavro_reads_back_for_numbers_of_either_kind(
+        pipeline: Pipeline, confidence: Any, max_loss: Any, budget: Any) -> None:
+    # long|double, string|long|double and long fields, given integral floats, ints and strings
+    packet = factory_packet(1, 1)
+    packet["mcp"]["epistemics"]["confidence"] = confidence
+    packet["mcp"]["budgets"]["risk_budget"]["max_loss"] = max_loss
+    packet["mcp"]["budgets"]["token_budget"] = budget
+    packet["extra_top_level"] = {"n": 1.0, "m": [1, 2.5]}
+    live, replayed = _read_back(pipeline, packet)
+    assert replayed == live
+
+
+def test_replay_outputs_are_the_emits_the_pipeline_makes_without_the_echo(pipeline: Pipeline) -> None:
+    """The Replayer's registry hands back the datum it just wrote; a plain pipeline decodes the bytes: the
+    outputs (records and Avro values) are the same."""
+    from streams.stages.episodes import EpisodeSteps
+
+    records = list(read_inputs(sorted((EXAMPLES / "omen").glob("*.jsonl"))))
+    replayer = Replayer(pipeline)
+    steps = EpisodeSteps(pipeline, {})
+    for n, record in enumerate(records):
+        replayed = replayer.feed(record)
+        plain = []
+        for emit in pipeline.ingress(record.raw, record.source):
+            if emit.topic is PACKETS:
+                source = Source("replay:omen.packets", 0, n, emit.key.encode(), emit.timestamp_ms)
+                plain.extend(steps.record(emit.value, source))
+            else:
+                plain.append(emit)
+        assert [(e.topic.name, e.key, e.value) for e in replayed] == [(e.topic.name, e.key, e.value) for e in plain]
+    assert pipeline.registry.__class__ is SchemaRegistry  # the caller's pipeline is left as it was
+
+
+@pytest.mark.parametrize("record", [
+    {"status": "ACCEPTED", "n": 1.5, "big": 10**20, "text": "é\u2028\t\n"},
+    {"raw": b"plain text", "source_key": b"\xff\xfe", "nested": [b"a", (1, b"\x00\xff"), {"k": b"v"}]},
+    {"details": '{"rule":"INV-011","task_id":"t1"}', "other": '{"x":1}'},
+    {"details": "not json"},
+    {"details": "[1, 2.0]"},
+    {"details": '"a string"'},
+    {"details": b"{}"},
+])
+def test_a_replay_line_is_the_canonical_json_of_the_records_json_view(record: dict[str, Any]) -> None:
+    emit = Emit(VERDICTS, "corr_1", b"", None, record)
+    expected = canonical_json({"topic": VERDICTS.name, "key": "corr_1", "value": json_view(record)})
+    assert output_line(emit) == expected
+
+
+def test_a_replay_line_of_a_record_with_nan_fails_as_canonical_json_does() -> None:
+    with pytest.raises(ValueError, match=r"^Out of range float values are not JSON compliant$"):
+        output_line(Emit(VERDICTS, "k", b"", None, {"x": float("nan")}))
