@@ -66,17 +66,7 @@ class RawProcess:
 
     def stop(self) -> int | None:
         """SIGTERM (the loop leaves its group), SIGKILL after 30 s; returns the exit code."""
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-        self._drain.join(5)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-        return self.proc.returncode
+        return bench_pipeline.stop_child(self.proc, self._drain)
 
 
 def wait_assigned(processes: list[RawProcess], partitions: int, timeout: float, quiet_for: float = 2.0) -> bool:

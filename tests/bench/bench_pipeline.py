@@ -387,17 +387,22 @@ class WorkerProcess:
 
     def stop(self) -> int | None:
         """SIGTERM (Faust shuts down cleanly), SIGKILL after 30 s; returns the exit code."""
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-        self._drain.join(5)
-        if self.proc.stdout is not None:
-            self.proc.stdout.close()
-        return self.proc.returncode
+        return stop_child(self.proc, self._drain)
+
+
+def stop_child(proc: subprocess.Popen[Any], drain: threading.Thread) -> int | None:
+    """SIGTERM, SIGKILL after 30 s, then the log reader joined and the pipe closed; returns the exit code."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(10)
+    drain.join(5)
+    if proc.stdout is not None:
+        proc.stdout.close()
+    return proc.returncode
 
 
 @dataclass
