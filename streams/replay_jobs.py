@@ -40,16 +40,8 @@ from rich.console import Console
 
 from streams.cli.progress import by_input_size
 from streams.kafka.partitioning import partition_of
-from streams.replay import (
-    PACKETS_SOURCE,
-    STDIN,
-    InputError,
-    InputRecord,
-    Replayer,
-    ReplaySummary,
-    output_line,
-    read_inputs,
-)
+from streams.replay import PACKETS_SOURCE, Replayer, ReplaySummary, output_line
+from streams.replay_inputs import STDIN, InputError, InputRecord, read_inputs
 from streams.stages.base import Emit
 from streams.stages.packets import Pipeline
 from streams.topics import DEAD_LETTERS

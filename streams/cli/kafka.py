@@ -27,7 +27,8 @@ from streams.cli.options import (
     usage_error,
 )
 from streams.logs import thin_repeats
-from streams.replay import decode_record, encode_for_topic, read_inputs, replay_line
+from streams.replay import decode_record, encode_for_topic, replay_line
+from streams.replay_inputs import read_inputs
 from streams.settings import Settings, SettingsError
 from streams.topics import ALL_TOPICS, BY_LOGICAL, TopicSpec, topic_name
 

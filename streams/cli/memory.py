@@ -41,7 +41,7 @@ from streams.cli.options import (
     usage_error,
 )
 from streams.cli.progress import with_progress
-from streams.replay import STDIN, InputError, directory_inputs, input_suffix, open_input
+from streams.replay_inputs import STDIN, InputError, directory_inputs, input_suffix, open_input
 from streams.settings import SettingsError, kafka_client_options
 
 log = structlog.get_logger("omega.projections")

@@ -12,7 +12,7 @@ import click
 from omega.packets.authenticity import AuthPolicy
 from projections.runner import DEFAULT_STORE as DEFAULT_READ_MODEL
 from streams.auth_policy import PolicyError, policy_for
-from streams.replay import INPUT_SUFFIXES, STDIN, InputError, directory_inputs, open_input
+from streams.replay_inputs import INPUT_SUFFIXES, STDIN, InputError, directory_inputs, open_input
 from streams.settings import Settings
 from streams.stages.packets import Pipeline
 from streams.wire.codec import SchemaRegistry

@@ -26,15 +26,8 @@ from streams.cli.options import (
     usage_error,
 )
 from streams.cli.summary import render_summary
-from streams.replay import (
-    InputError,
-    Replayer,
-    ReplaySummary,
-    input_stem,
-    json_view,
-    read_input_bytes,
-    read_inputs,
-)
+from streams.replay import Replayer, ReplaySummary, json_view
+from streams.replay_inputs import InputError, input_stem, read_input_bytes, read_inputs
 from streams.settings import Settings, SettingsError
 from streams.stages.base import Emit, Source
 from streams.stages.messages import MonitorStage

@@ -241,8 +241,7 @@ class OptionalNode(Node):
     _branch: str | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        # what each call would otherwise ask of the inner node (a packet has ~40 optional fields)
-        object.__setattr__(self, "_null_ok", isinstance(self.inner, JsonNode))
+        object.__setattr__(self, "_null_ok", isinstance(self.inner, JsonNode))  # asked once, not per call
         object.__setattr__(self, "_branch", self.inner.name if isinstance(self.inner, RecordNode) else None)
 
     def accepts(self, value: object) -> bool:

@@ -8,7 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from streams.replay import Replayer, read_inputs
+from streams.replay import Replayer
+from streams.replay_inputs import read_inputs
 from streams.stages.base import MAX_TABLE_ENTRY_BYTES, Source
 from streams.stages.packets import Pipeline
 from streams.topics import DEAD_LETTERS, PACKETS, VERDICTS

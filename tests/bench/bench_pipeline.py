@@ -36,7 +36,8 @@ from typing import Any
 
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import evolve
-from streams.replay import InputRecord, Replayer, read_inputs
+from streams.replay import Replayer
+from streams.replay_inputs import InputRecord, read_inputs
 from streams.stages.base import Emit, Source
 from streams.stages.packets import Pipeline
 from streams.topics import PACKETS, PACKETS_JSON, VERDICTS, topic_name

@@ -14,7 +14,8 @@ import pytest
 
 from omega.eventtime import to_ms
 from streams.kafka.partitioning import partition_of
-from streams.replay import InputRecord, Replayer
+from streams.replay import Replayer
+from streams.replay_inputs import InputRecord
 from streams.stages.base import Source
 from streams.stages.episodes import judgement_key
 from streams.stages.packets import Pipeline

@@ -24,7 +24,8 @@ from faust.types import TP
 
 from omega.eventtime import to_ms
 from streams.kafka.partitioning import partition_of
-from streams.replay import InputRecord, Replayer
+from streams.replay import Replayer
+from streams.replay_inputs import InputRecord
 from streams.settings import Settings
 from streams.stages.packets import Pipeline
 from streams.topics import ALERTS, ALL_TOPICS, ESCALATIONS, PACKETS, PACKETS_JSON, VERDICTS

@@ -13,19 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from omega.canonical import canonical_json
-from streams.replay import (
-    STDIN,
-    InputError,
-    InputRecord,
-    Replayer,
-    directory_inputs,
-    encode_for_topic,
-    input_stem,
-    json_view,
-    output_line,
-    read_inputs,
-    replay_line,
-)
+from streams.replay import Replayer, encode_for_topic, json_view, output_line, replay_line
+from streams.replay_inputs import STDIN, InputError, InputRecord, directory_inputs, input_stem, read_inputs
 from streams.stages.base import Emit, Source
 from streams.stages.packets import Pipeline
 from streams.topics import AGENT_MESSAGES_RAW, DEAD_LETTERS, DOCUMENTS, ORACLE_REQUESTS, PACKETS, PACKETS_JSON, VERDICTS

@@ -16,7 +16,8 @@ from streams import replay_jobs
 from streams.cli.main import main
 from streams.cli.options import EXIT_REJECTED, EXIT_USAGE
 from streams.kafka.partitioning import partition_of
-from streams.replay import InputRecord, ReplaySummary, read_inputs
+from streams.replay import ReplaySummary
+from streams.replay_inputs import InputRecord, read_inputs
 from streams.stages.base import Source
 from streams.stages.packets import Pipeline
 from streams.wire.codec import SchemaRegistry

@@ -21,7 +21,8 @@ from omega.eventtime import to_ms
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import advance, evolve
 from omega.packets.verdict import VerdictStatus
-from streams.replay import Replayer, read_inputs
+from streams.replay import Replayer
+from streams.replay_inputs import read_inputs
 from streams.stages.base import Emit
 from streams.stages.packets import Pipeline
 from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, VERDICTS

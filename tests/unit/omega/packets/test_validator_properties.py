@@ -23,7 +23,8 @@ from omega.canonical import canonical_json
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import evolve
 from omega.packets.verdict import PacketVerdict
-from streams.replay import InputRecord, Replayer
+from streams.replay import Replayer
+from streams.replay_inputs import InputRecord
 from streams.stages.base import Emit, Source
 from streams.stages.packets import Pipeline
 from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, VERDICTS
