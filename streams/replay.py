@@ -3,6 +3,13 @@
 Inputs are read in the order given (files, a directory's files by name, then lines or records), which is the order
 of the log; gzip is read through, `-` is stdin, and a binary input is refused whole (InputError).
 Outputs are JSON lines `{"topic", "key", "value"}`; replaying the same files twice gives the same bytes.
+
+Trace context (issue 23): a recorded record with a `traceparent` (an envelope line, streams/replay_inputs.py) gives
+its outputs the headers the worker sends them with, and their lines carry `"headers": {"traceparent"}`; outputs of
+records without one have no `headers`, as live. The worker derives each output's span from its parent's and the
+output's topic and bytes (kafka/tracing.py), hop by hop: a record of the JSON ingress makes a packet, the packet's
+record is a child of it, and the validator's outputs are children of the packet's. Replay has no packets-topic
+record, so it derives that middle hop the same way; a record read from the packets topic is that hop already.
 """
 
 from __future__ import annotations
@@ -10,13 +17,15 @@ from __future__ import annotations
 import copy
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import IO, Any
 
 from omega.canonical import canonical_json
 from omega.packets.ledger import EpisodeLedger
+from streams.kafka.tracing import HEADER as TRACE_HEADER
+from streams.kafka.tracing import child_of, parent_of
 from streams.replay_inputs import (
     InputRecord,
     input_stem,
@@ -68,11 +77,13 @@ _LINE_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_a
 def output_line(emit: Emit) -> str:
     """The JSON line `omega replay --out` writes for one output: `{"topic", "key", "value": json_view}`."""
     value = _details_decoded(dict(emit.record))  # a shallow copy: only `details` is replaced
-    line = {"topic": emit.topic.name, "key": emit.key, "value": value}
+    line: dict[str, Any] = {"topic": emit.topic.name, "key": emit.key, "value": value}
+    if emit.traceparent is not None:
+        line["headers"] = {TRACE_HEADER: emit.traceparent}
     try:
         return _LINE_ENCODER.encode(line)
     except ValueError:  # NaN: the error canonical_json words the same on every Python
-        return canonical_json({"topic": emit.topic.name, "key": emit.key, "value": json_view(emit.record)})
+        return canonical_json({**line, "value": json_view(emit.record)})
 
 
 @dataclass
@@ -168,20 +179,27 @@ class Replayer:
     def feed(self, record: InputRecord) -> list[Emit]:
         """All outputs of one recorded event, in order (the internal Avro hop is not an output)."""
         self.summary.events_in += 1
+        parent = record.traceparent
         if record.stage == "avro":
             stage_one = self._reencode(record)
         elif record.stage == "single":
             stage_one = self.pipeline.single_packet(record.raw, record.source)
         elif record.stage == "message":
-            return self._counted(self.session_steps.record(record.raw, record.source))
+            return self._counted(_traced(self.session_steps.record(record.raw, record.source), parent))
+        elif record.stage == "refused":
+            refused = self.pipeline.dead_letter(record.raw, record.source, "UNREPLAYABLE_RECORD", str(record.datum))
+            return self._counted(_traced([refused], parent))
         else:
             stage_one = self.pipeline.ingress(record.raw, record.source)
         outputs: list[Emit] = []
         for emit in stage_one:
             if emit.topic is PACKETS:
-                outputs.extend(self._packet(emit))
+                # the packets-topic record's own traceparent: the recorded one when it was read from that topic
+                hop = parent if parent is None or record.topic == PACKETS.name else \
+                    child_of(parent, PACKETS.name, emit.value)
+                outputs.extend(_traced(self._packet(emit), hop))
             else:
-                outputs.append(emit)
+                outputs.extend(_traced([emit], parent))
         return self._counted(outputs)
 
     def _counted(self, outputs: list[Emit]) -> list[Emit]:
@@ -231,6 +249,13 @@ class Replayer:
             out.write("".join(output_line(emit) + "\n" for emit in emits))
 
 
+def _traced(emits: list[Emit], parent: str | None) -> list[Emit]:
+    """`emits` with the traceparent the worker sends each with, as a child of `parent` (none without one)."""
+    if parent is None:
+        return emits
+    return [replace(emit, traceparent=child_of(parent, emit.topic.name, emit.value)) for emit in emits]
+
+
 # ------------------------------------------------------------------ recorded events <-> topic bytes (publish, tail)
 def encode_for_topic(pipeline: Pipeline, record: InputRecord, spec: TopicSpec | None,
                      session_id: str | None = None) -> tuple[bytes | None, bytes]:
@@ -271,10 +296,18 @@ def decode_record(pipeline: Pipeline, value: bytes | None) -> Any:
     return jsonable(value)
 
 
-def replay_line(spec: TopicSpec | None, name: str, partition: int, offset: int, key: bytes | None, value: Any) -> str:
+def replay_line(spec: TopicSpec | None, name: str, partition: int, offset: int, key: bytes | None, value: Any,
+                headers: Sequence[tuple[str, bytes]] = ()) -> str:
     """A tailed record as `omega replay` reads it back (a packet topic: the packet's JSON, one per line) or as
-    `omega project --from` does (any other topic: the line `Replayer` writes, under the topic's unprefixed name)."""
-    if spec is PACKETS or spec is PACKETS_JSON:
+    `omega project --from` does (any other topic: the line `Replayer` writes, under the topic's unprefixed name).
+
+    A record with a valid `traceparent` header keeps it: a packet's line is then the envelope `omega replay` reads
+    (`{"topic", "key", "value", "headers"}`), so a replay gives the outputs the worker's headers."""
+    traceparent = parent_of(headers)
+    if (spec is PACKETS or spec is PACKETS_JSON) and traceparent is None:
         return canonical_json(value) if not isinstance(value, dict) or "utf8" not in value else str(value["utf8"])
     text = key.decode("utf-8", "replace") if key else ""
-    return canonical_json({"topic": spec.name if spec is not None else name, "key": text, "value": value})
+    line = {"topic": spec.name if spec is not None else name, "key": text, "value": value}
+    if traceparent is not None:
+        line["headers"] = {TRACE_HEADER: traceparent}
+    return canonical_json(line)

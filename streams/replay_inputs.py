@@ -1,6 +1,12 @@
 """Reading recorded events for embedded replay: files, directories, gzip and stdin, in log order, as `InputRecord`s
 (streams/replay.py judges them). A binary input is refused whole (InputError); an Avro container's records, a JSON
 array's items, JSONL lines and one YAML session per file become one record each.
+
+A JSONL line may also be a recorded topic record, as `omega tail --format replay` writes one that carried a
+`traceparent` header: `{"topic", "key", "value", "headers"}` (an envelope). Its topic says where it entered: the
+JSON ingress, the packets topic (its value the packet's JSON) or the raw agent messages; its `traceparent` is
+carried to the outputs as the worker carries it (streams/replay.py). A recorded record of any other topic is not
+an input of the worker: it becomes a dead letter saying so, never a packet.
 """
 
 from __future__ import annotations
@@ -22,7 +28,9 @@ import fastavro
 
 from omega import strictjson
 from omega.canonical import canonical_json
+from streams.kafka.tracing import parent_of
 from streams.stages.base import Source
+from streams.topics import AGENT_MESSAGES_RAW, PACKETS, PACKETS_JSON
 
 JSON_SUFFIXES = {".json"}
 AVRO_SUFFIXES = {".avro"}
@@ -41,13 +49,16 @@ class InputError(ValueError):
 
 @dataclass(frozen=True)
 class InputRecord:
-    """One recorded event: its position, its bytes, and which stage it enters (`json` or `avro`)."""
+    """One recorded event: its position, its bytes, and which stage it enters (`json`, `single`, `avro`, `message`,
+    or `refused` with the reason as `datum`); a recorded topic record also its topic and `traceparent`."""
 
     source: Source
     raw: bytes
     stage: str
     datum: Any = None
     schema_name: str | None = None
+    topic: str | None = None  # the topic (unprefixed name) a recorded record was read from
+    traceparent: str | None = None  # its valid W3C traceparent header, if it had one
 
 
 def input_suffix(path: Path) -> str:
@@ -157,9 +168,61 @@ def _read_handle(handle: IO[bytes], kind: str, path: Path, topic: str) -> Iterat
             # An OMEGA-57 session recorded as one YAML stream: the file is the session, its stem the session id.
             yield InputRecord(Source(topic, 0, 0, input_stem(path).encode("utf-8")), raw, "message")
     else:
-        for n, line in enumerate(handle, start=1):
-            if line.strip():
-                yield InputRecord(Source(topic, 0, n), line.rstrip(b"\r\n"), "json")
+        for n, read in enumerate(handle, start=1):
+            if not read.strip():
+                continue
+            line = read.rstrip(b"\r\n")
+            # the search is cheap beside the ingress's parse: only a line that may be an envelope is parsed here
+            envelope = _envelope(line, topic, n) if _ENVELOPE_HINT in line else None
+            yield envelope or InputRecord(Source(topic, 0, n), line, "json")
+
+
+_ENVELOPE_HINT = b'"topic"'
+_ENVELOPE_KEYS = {"topic", "key", "value", "headers", "partition", "offset", "timestamp"}
+_REPLAYED_TOPICS = {PACKETS_JSON.name: PACKETS_JSON, PACKETS.name: PACKETS, AGENT_MESSAGES_RAW.name: AGENT_MESSAGES_RAW}
+
+
+def _envelope(line: bytes, topic: str, n: int) -> InputRecord | None:
+    """A recorded topic record, or None when the line is not one (it is then read as a packet, as ever): a JSON
+    object with a string `topic`, a `value`, and no key outside the envelope's (a packet has a `header`)."""
+    try:
+        document = strictjson.loads(line)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return None
+    if not (isinstance(document, dict) and isinstance(document.get("topic"), str) and "value" in document
+            and document.keys() <= _ENVELOPE_KEYS):
+        return None
+    key = document.get("key")
+    headers = document.get("headers")
+    source = Source(topic, 0, n, key.encode("utf-8") if isinstance(key, str) and key else None)
+    traceparent = parent_of(headers) if isinstance(headers, dict) else None
+    recorded = document["topic"]
+    # the unprefixed name, as tail writes it; a prefixed one (OMEGA_TOPIC_PREFIX) ends with it
+    spec = _REPLAYED_TOPICS.get(recorded) or next(
+        (t for name, t in _REPLAYED_TOPICS.items() if recorded.endswith(name)), None)
+    raw = _envelope_value(document["value"])
+    if spec is None:
+        reason = (f"a recorded {recorded} record: replay reads {', '.join(sorted(_REPLAYED_TOPICS))} records "
+                  "(an output topic is read by `omega project --from`)")
+        return InputRecord(source, line, "refused", reason, topic=recorded, traceparent=traceparent)
+    stage = "message" if spec is AGENT_MESSAGES_RAW else "json"
+    return InputRecord(source, raw, stage, topic=spec.name, traceparent=traceparent)
+
+
+def _envelope_value(value: Any) -> bytes:
+    """The record's bytes: `{"utf8"}` / `{"base64"}` (bytes as `jsonable` writes them) or a JSON value (a packet
+    decoded from Avro), as canonical JSON."""
+    if isinstance(value, dict) and len(value) == 1:
+        if isinstance(value.get("utf8"), str):
+            return str(value["utf8"]).encode("utf-8")
+        if isinstance(value.get("base64"), str):
+            try:
+                return base64.b64decode(str(value["base64"]), validate=True)
+            except ValueError:
+                pass
+    if isinstance(value, str):
+        return value.encode("utf-8")
+    return canonical_json(value).encode("utf-8")
 
 
 def _read_json_document(raw: bytes, topic: str) -> Iterator[InputRecord]:

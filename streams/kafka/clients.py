@@ -3,12 +3,13 @@ the bytes mean is the caller's (streams/replay.py `encode_for_topic`, `decode_re
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from omega.canonical import canonical_json
+from streams.replay_inputs import jsonable
 from streams.settings import kafka_client_options
 
 T = TypeVar("T")
@@ -62,13 +63,24 @@ async def publish_records(
     return sent, refused
 
 
-Render = Callable[[int, int, bytes | None, Any], str]  # (partition, offset, key, decoded value) -> one line
+# (partition, offset, key, decoded value, headers) -> one line
+Render = Callable[[int, int, bytes | None, Any, Sequence[tuple[str, bytes]]], str]
 
 
-def json_line(partition: int, offset: int, key: bytes | None, value: Any) -> str:
-    """The default line of `omega tail`: partition, offset, key (text) and the decoded value."""
+def json_line(partition: int, offset: int, key: bytes | None, value: Any,
+              headers: Sequence[tuple[str, bytes]] = ()) -> str:
+    """The default line of `omega tail`: partition, offset, key (text), the decoded value, and the record's headers
+    when it has any (name -> text; a value that is not UTF-8 as `{"base64"}`)."""
     text = key.decode("utf-8", "replace") if key else None
-    return canonical_json({"partition": partition, "offset": offset, "key": text, "value": value})
+    line: dict[str, Any] = {"partition": partition, "offset": offset, "key": text, "value": value}
+    if headers:
+        line["headers"] = {name: _header_text(header) for name, header in headers}
+    return canonical_json(line)
+
+
+def _header_text(value: bytes | None) -> Any:
+    shown = jsonable(value or b"")
+    return shown.get("utf8", shown) if isinstance(shown, dict) else shown
 
 
 async def tail_topic(
@@ -105,7 +117,7 @@ async def tail_topic(
                 for msg in messages:
                     if key is not None and msg.key != key:
                         continue
-                    echo(render(tp.partition, msg.offset, msg.key, decode(msg.value)))
+                    echo(render(tp.partition, msg.offset, msg.key, decode(msg.value), msg.headers or ()))
                     printed += 1
                     if max_records is not None and printed >= max_records:
                         return printed

@@ -49,13 +49,15 @@ class Source:
 
 @dataclass(frozen=True)
 class Emit:
-    """One output record: topic, key, encoded value, event time, and the record as a dict (for JSONL)."""
+    """One output record: topic, key, encoded value, event time, and the record as a dict (for JSONL); in replay,
+    the `traceparent` header the worker would send it with (streams/replay.py; the worker derives its own)."""
 
     topic: TopicSpec
     key: str
     value: bytes
     timestamp_ms: int | None
     record: Mapping[str, Any]
+    traceparent: str | None = None
 
 
 class InputRejected(Exception):
