@@ -28,6 +28,8 @@ fi
 # contract suite cannot start (it runs deploy/postgres/pg.sh itself and stops the server afterwards).
 export OMEGA_REQUIRE_BROKER=1
 export OMEGA_REQUIRE_POSTGRES=1
+# ... and a Schema Registry (Apicurio from Maven Central) that deploy/registry/registry.sh cannot start.
+export OMEGA_REQUIRE_REGISTRY=1
 # The live page's browser test needs Debian's chromium and chromedriver: installed here when missing, and then a
 # missing browser fails that test instead of skipping it.
 echo "== chromium"; bash scripts/ensure-chromium.sh && export OMEGA_REQUIRE_BROWSER=1

@@ -23,6 +23,7 @@
         codec           SchemaRegistry: Avro single-object encoding (fastavro), fingerprints
         avro_json       JSON <-> Avro datum conversion with readable errors
         omen_avro       PacketConverter: OMEN packet JSON <-> its Avro record
+        confluent       RegistryFraming: Schema Registry framing (0x00 + id) <-> single-object, subject names
     kafka/          the broker side, no stages
         transport       Faust's consumer with a bounded long-poll and the input-order check
         input_order     InputOrder: a partition's next record only (rewinds and gaps named)

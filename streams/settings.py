@@ -11,6 +11,7 @@ from typing import Any, TypeVar
 
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN")
+AVRO_WIRES = ("single-object", "confluent")  # the framing of Avro output records (streams/wire/confluent.py)
 
 N = TypeVar("N", int, float)
 
@@ -48,6 +49,13 @@ class Settings:
     sasl_mechanism: str = "SCRAM-SHA-512"
     sasl_username: str | None = None
     sasl_password: str | None = field(default=None, repr=False)
+    # issue 26: Avro output framing, and the Schema Registry (confluent-kafka's client names for its options)
+    avro_wire: str = "single-object"
+    schema_registry_url: str | None = None
+    schema_registry_basic_auth_user_info: str | None = field(default=None, repr=False)
+    schema_registry_ssl_ca_location: str | None = None
+    schema_registry_ssl_certificate_location: str | None = None
+    schema_registry_ssl_key_location: str | None = None
 
     def __post_init__(self) -> None:
         if self.min_insync_replicas is not None and self.min_insync_replicas > self.replication_factor:
@@ -61,6 +69,11 @@ class Settings:
             if not self.sasl_username or self.sasl_password is None:
                 raise SettingsError(f"KAFKA_SECURITY_PROTOCOL={self.security_protocol!r} needs "
                                     "KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD")
+        if self.avro_wire not in AVRO_WIRES:
+            raise _expected("OMEGA_AVRO_WIRE", self.avro_wire, _one_of(AVRO_WIRES))
+        if self.avro_wire == "confluent" and not self.schema_registry_url:
+            raise SettingsError("OMEGA_AVRO_WIRE='confluent' needs OMEGA_SCHEMA_REGISTRY_URL (the registry that "
+                                "hands out the schema ids)")
 
     @property
     def min_insync(self) -> int:
@@ -72,6 +85,16 @@ class Settings:
     def sasl(self) -> bool:
         """Whether clients authenticate with SASL."""
         return self.security_protocol.startswith("SASL_")
+
+    def schema_registry_config(self) -> dict[str, str] | None:
+        """The confluent-kafka `SchemaRegistryClient` configuration; None without `OMEGA_SCHEMA_REGISTRY_URL`."""
+        if not self.schema_registry_url:
+            return None
+        optional = {"basic.auth.user.info": self.schema_registry_basic_auth_user_info,
+                    "ssl.ca.location": self.schema_registry_ssl_ca_location,
+                    "ssl.certificate.location": self.schema_registry_ssl_certificate_location,
+                    "ssl.key.location": self.schema_registry_ssl_key_location}
+        return {"url": self.schema_registry_url, **{k: v for k, v in optional.items() if v}}
 
     def kafka_client_options(self) -> dict[str, Any]:
         """The security keyword arguments of every aiokafka client (producer, consumer, admin) we build."""
@@ -113,6 +136,7 @@ class Settings:
             min_insync_replicas=_whole(env, "OMEGA_MIN_INSYNC_REPLICAS", 0, minimum=0) or None,
             packet_auth_policy=_auth_policy(env),
             **_security_from_env(env),
+            **_registry_from_env(env),
         )
         return _overridden(settings, overrides)
 
@@ -193,3 +217,14 @@ def _security_from_env(env: Mapping[str, str]) -> dict[str, Any]:
         raise _expected("KAFKA_SASL_MECHANISM", mechanism, _one_of(SASL_MECHANISMS))
     return {"security_protocol": protocol.upper(), "sasl_mechanism": mechanism.upper(),
             "sasl_username": username, "sasl_password": env.get("KAFKA_SASL_PASSWORD")}
+
+
+def _registry_from_env(env: Mapping[str, str]) -> dict[str, Any]:
+    """OMEGA_AVRO_WIRE and OMEGA_SCHEMA_REGISTRY_*; an empty variable counts as unset."""
+    names = {"schema_registry_url": "URL", "schema_registry_basic_auth_user_info": "BASIC_AUTH_USER_INFO",
+             "schema_registry_ssl_ca_location": "SSL_CA_LOCATION",
+             "schema_registry_ssl_certificate_location": "SSL_CERTIFICATE_LOCATION",
+             "schema_registry_ssl_key_location": "SSL_KEY_LOCATION"}
+    found: dict[str, Any] = {key: env.get(f"OMEGA_SCHEMA_REGISTRY_{suffix}") or None for key, suffix in names.items()}
+    found["avro_wire"] = env.get("OMEGA_AVRO_WIRE") or Settings.avro_wire
+    return found

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.pg_server import postgres_url  # noqa: F401  (a session fixture, for every test that needs PostgreSQL)
+from tests.registry_server import schema_registry_url  # noqa: F401  (the same, for a Schema Registry)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = (REPO / ".." / "shared").resolve()

@@ -14,6 +14,7 @@ from streams.cli.kafka import publish, tail, worker
 from streams.cli.memory import check_memories, memory, project
 from streams.cli.oracle import check_oracle
 from streams.cli.replay import check_messages, check_packets, replay
+from streams.cli.schemas import schemas
 from streams.cli.watch import watch
 from streams.logs import configure_logging
 
@@ -33,7 +34,7 @@ def check() -> None:
 
 
 for command in (replay, plan, worker, publish, tail, project, memory, ingest_command, ask_command, sign_group, watch,
-                check):
+                schemas, check):
     main.add_command(command)
 for command in (check_packets, check_messages, check_memories, check_oracle, check_answers, check_extraction,
                 check_grounding):

@@ -1,0 +1,78 @@
+"""A reachable Schema Registry (Confluent API) for the tests that need one: OMEGA_SCHEMA_REGISTRY_URL, else a local
+Apicurio Registry started with deploy/registry/registry.sh for the session (fixture `schema_registry_url`, to be
+registered in tests/conftest.py).
+
+With OMEGA_REQUIRE_REGISTRY=1 (make test) a registry that cannot be reached or started fails the run; otherwise the
+tests that need it are skipped with the reason. The registry keeps its schemas in memory: tests never assume ids,
+and each test uses subjects of its own (a topic prefix)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+REGISTRY_SH = REPO / "deploy" / "registry" / "registry.sh"
+UP_TIMEOUT_S = 600  # a cold download of the distribution (~110 MB) plus the script's own readiness budget
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("OMEGA_REQUIRE_REGISTRY") == "1":
+        pytest.fail(f"Schema Registry required (OMEGA_REQUIRE_REGISTRY=1) but {reason}")
+    pytest.skip(reason)
+
+
+def registry_problem(url: str) -> str | None:
+    """None when `url` serves the Confluent API's subject listing, else why not."""
+    try:
+        response = httpx.get(f"{url.rstrip('/')}/subjects", timeout=5)
+    except httpx.HTTPError as exc:
+        return repr(exc)
+    return None if response.status_code == 200 else f"GET /subjects answered {response.status_code}"
+
+
+def _url_of(output: str) -> str | None:
+    """The `url=...` that registry.sh prints on `up` and `status`."""
+    for word in output.split():
+        if word.startswith("url="):
+            return word.removeprefix("url=")
+    return None
+
+
+@pytest.fixture(scope="session")
+def schema_registry_url() -> Iterator[str]:
+    """A reachable registry: OMEGA_SCHEMA_REGISTRY_URL, else the registry.sh one (stopped at the end if this run
+    started it)."""
+    url = os.environ.get("OMEGA_SCHEMA_REGISTRY_URL")
+    if url:
+        problem = registry_problem(url)
+        if problem:
+            _unavailable(f"OMEGA_SCHEMA_REGISTRY_URL={url} does not answer: {problem}")
+        yield url
+        return
+    status = subprocess.run(["bash", str(REGISTRY_SH), "status"], capture_output=True, text=True, check=False)
+    started = status.returncode != 0
+    if started:
+        up = subprocess.run(["bash", str(REGISTRY_SH), "up"], capture_output=True, text=True, check=False,
+                            timeout=UP_TIMEOUT_S)
+        if up.returncode != 0:
+            _unavailable(f"deploy/registry/registry.sh up failed: {up.stderr.strip()[-2000:]}")
+        found = _url_of(up.stdout)
+    else:
+        found = _url_of(status.stdout)
+    try:
+        if found is None:
+            _unavailable(f"registry.sh printed no url=: {status.stdout!r}")
+        assert found is not None
+        problem = registry_problem(found)
+        if problem:
+            _unavailable(f"{found} does not answer: {problem}")
+        yield found
+    finally:
+        if started:
+            subprocess.run(["bash", str(REGISTRY_SH), "down"], capture_output=True, check=False, timeout=120)
