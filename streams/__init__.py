@@ -34,6 +34,7 @@
     worker/         the Faust app
         app             create_app: tables, OmegaApp, one AgentSpec row per agent, the one agent loop
         watchdog        the stall watch: waiting work unmoved too long stops the worker
+        wire            the Schema Registry edges: registry-framed inputs resolved, outputs framed (OMEGA_AVRO_WIRE)
     http/           OpenAI-compatible HTTP clients (the DS005 extractor's LLM, the grounding judge)
     cli/            the `omega` command, one module per command group
 Dependencies point one way: cli -> worker -> kafka, stages -> wire -> omega; stages/ and wire/ import no Faust or

@@ -128,6 +128,7 @@ class _EchoRegistry(SchemaRegistry):
         super().__init__()
         # the very tables, shared: a schema registered on either is known to both
         self._by_name, self._by_fingerprint = inner._by_name, inner._by_fingerprint  # noqa: SLF001
+        self.remote = inner.remote
         self._last: tuple[bytes, object] | None = None
 
     def encode(self, name: str, datum: object) -> bytes:
@@ -287,7 +288,7 @@ def decode_record(pipeline: Pipeline, value: bytes | None) -> Any:
     does not decode is shown as `{"undecodable": why, "raw": ...}`."""
     if value is None:
         return None
-    if value[:2] == b"\xc3\x01":
+    if value[:2] == b"\xc3\x01" or value[:1] == b"\x00":  # single-object, or a Schema Registry frame
         try:
             name, datum = pipeline.registry.decode(value)
             return pipeline.packets.from_avro(datum) if name == PACKET_SCHEMA else json_view(datum)

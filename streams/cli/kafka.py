@@ -31,6 +31,7 @@ from streams.replay import decode_record, encode_for_topic, replay_line
 from streams.replay_inputs import read_inputs
 from streams.settings import Settings, SettingsError
 from streams.topics import ALL_TOPICS, BY_LOGICAL, TopicSpec, topic_name
+from streams.wire.confluent import closing_remote
 
 _DEFAULTS = Settings()
 
@@ -132,7 +133,7 @@ def worker(bootstrap: str, prefix: str, store: str, partitions: int | None, app_
         usage_error(f"cannot prepare topics on {bootstrap}: {exc}")
     try:
         omega = create_app(settings)
-    except PolicyError as exc:  # OMEGA_PACKET_AUTH_POLICY names an unusable policy
+    except (PolicyError, SettingsError) as exc:  # an unusable policy, or a registry without its client library
         usage_error(str(exc))
     # the contract topics and the tables' changelogs (Faust creates those later, with our factor, when missing)
     names += [table.changelog_topic.get_topic_name() for table in omega.app.tables.values()]
@@ -218,7 +219,7 @@ def tail(topic: str, follow: bool, from_end: bool | None, since: str | None, key
     settings = settings_or_exit()
     packets = pipeline(settings)
     render = json_line if output_format == "json" else partial(replay_line, spec, name)
-    with kafka_errors(bootstrap):
+    with kafka_errors(bootstrap), closing_remote(packets.registry):
         asyncio.run(tail_topic(partial(decode_record, packets), name, bootstrap, follow, max_records, timeout,
                                click.echo, client_options=settings.kafka_client_options(),
                                from_end=follow if from_end is None else from_end, since_ms=since_ms,

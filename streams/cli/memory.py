@@ -134,6 +134,7 @@ def project(files: tuple[Path, ...], bootstrap: str, prefix: str, store_url: str
     Prints the run's figures as one JSON line; exit 1 when undecodable records were skipped."""
     from streams.cli.kafka import kafka_errors, settings_or_exit
     from streams.kafka.projection_source import KafkaSource, projected_topics
+    from streams.wire.confluent import with_registry
 
     # A rebuild has no reader waiting: larger transactions rewrite each session's documents less often.
     batch_size = batch_size or (REBUILD_BATCH if rebuild else DEFAULT_BATCH)
@@ -146,8 +147,9 @@ def project(files: tuple[Path, ...], bootstrap: str, prefix: str, store_url: str
             source = FileSource(paths, {**projected_topics(""), **projected_topics(prefix)},
                                 log=log.warning, opener=replay_lines)
         else:
+            settings = settings_or_exit()
             source = KafkaSource(bootstrap, prefix=prefix, group_id=group_id, max_fetch=batch_size,
-                                 client_options=settings_or_exit().kafka_client_options())
+                                 client_options=settings.kafka_client_options(), registry=with_registry(settings))
         metrics = ProjectorMetrics()
         runner = Runner(Projector(store, batch_size=batch_size), source, batch_size=batch_size,
                         until_idle=until_idle, progress=ProgressLog(log.info), on_batch=metrics.observe)

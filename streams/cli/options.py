@@ -13,9 +13,8 @@ from omega.packets.authenticity import AuthPolicy
 from projections.runner import DEFAULT_STORE as DEFAULT_READ_MODEL
 from streams.auth_policy import PolicyError, policy_for
 from streams.replay_inputs import INPUT_SUFFIXES, STDIN, InputError, directory_inputs, open_input
-from streams.settings import Settings
+from streams.settings import Settings, SettingsError
 from streams.stages.packets import Pipeline
-from streams.wire.codec import SchemaRegistry
 
 EXIT_OK = 0
 EXIT_REJECTED = 1  # something judged was refused: a packet, a message, an undecodable record, a violation
@@ -100,4 +99,10 @@ def policy_or_exit(path: Path | None) -> AuthPolicy | None:
 
 def pipeline(settings: Settings, policy: AuthPolicy | None = None) -> Pipeline:
     """The packet pipeline the file and Kafka commands judge and encode with."""
-    return Pipeline(SchemaRegistry.from_directory(), settings.max_event_bytes, policy)
+    from streams.wire.confluent import with_registry
+
+    try:
+        registry = with_registry(settings)
+    except SettingsError as exc:
+        usage_error(str(exc))
+    return Pipeline(registry, settings.max_event_bytes, policy)

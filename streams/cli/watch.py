@@ -257,9 +257,11 @@ def watch(store_url: str, bootstrap: str | None, prefix: str, interval: float, l
 def _watch_broker(bootstrap: str, prefix: str, console: Console, **options: Any) -> None:
     from streams.cli.kafka import kafka_errors, settings_or_exit
     from streams.kafka.projection_source import KafkaSource
+    from streams.wire.confluent import with_registry
 
+    settings = settings_or_exit()
     source = KafkaSource(bootstrap, prefix=prefix, group_id=WATCH_GROUP,
-                         client_options=settings_or_exit().kafka_client_options())
+                         client_options=settings.kafka_client_options(), registry=with_registry(settings))
     with _scratch_store() as store, kafka_errors(bootstrap):
         asyncio.run(watch_projecting(store, source, console, label=f"kafka {bootstrap} (projected here)",
                                      **options))

@@ -2,6 +2,10 @@
 
 Schemas are parsed once, when the registry is built; the reader resolves the writer schema by the
 fingerprint in the header, so older and newer writers are read through Avro schema resolution.
+
+Every read also takes the Confluent Schema Registry framing (issue 26: 0x00, a 4-byte schema id, the same body):
+with a registry attached (`remote`, streams/wire/confluent.py) such a record is put under our header first, its
+writer schema looked up by id once; without one it is a DecodeError saying which setting is missing.
 """
 
 from __future__ import annotations
@@ -12,13 +16,20 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import fastavro
 from fastavro.schema import fingerprint, load_schema, parse_schema, to_parsing_canonical_form
 
 MARKER = b"\xc3\x01"
 HEADER_SIZE = len(MARKER) + 8
+CONFLUENT_MAGIC = b"\x00"  # a Schema Registry frame's first byte; a single-object one starts with C3
+
+
+class RemoteSchemas(Protocol):
+    """A Schema Registry behind our registry: a registry-framed record as the same body under our header."""
+
+    def to_single_object(self, data: bytes) -> bytes: ...
 
 
 class DecodeError(ValueError):
@@ -72,6 +83,17 @@ class SchemaRegistry:
     def __init__(self) -> None:
         self._by_name: dict[str, RegisteredSchema] = {}
         self._by_fingerprint: dict[bytes, RegisteredSchema] = {}
+        self.remote: RemoteSchemas | None = None  # a Schema Registry, for registry-framed records
+
+    def single_object(self, data: bytes) -> bytes:
+        """`data` under our single-object header: as it is, or converted from the registry framing."""
+        if data[:1] != CONFLUENT_MAGIC or len(data) < 5:  # shorter: no schema id, so neither framing
+            return data
+        if self.remote is None:
+            schema_id = int.from_bytes(data[1:5], "big")
+            raise DecodeError("REGISTRY_FRAMED", f"a Schema Registry frame (magic 0x00, schema id {schema_id}) and "
+                                                 "no registry to look it up: set OMEGA_SCHEMA_REGISTRY_URL")
+        return self.remote.to_single_object(data)
 
     @classmethod
     def from_directory(cls, directory: Path | None = None) -> SchemaRegistry:
@@ -121,7 +143,8 @@ class SchemaRegistry:
         return buffer.getvalue()
 
     def writer_of(self, data: bytes) -> RegisteredSchema:
-        """The writer schema named by a single-object header."""
+        """The writer schema named by a single-object header (or a registry frame's schema id)."""
+        data = self.single_object(data)
         if len(data) < HEADER_SIZE or data[:2] != MARKER:
             raise DecodeError("NOT_SINGLE_OBJECT", "not Avro single-object encoding (marker C3 01 missing)")
         entry = self._by_fingerprint.get(bytes(data[2:HEADER_SIZE]))
@@ -131,6 +154,7 @@ class SchemaRegistry:
 
     def decode(self, data: bytes, reader_name: str | None = None) -> tuple[str, Any]:
         """Decode to `(full name, datum)`, reading into the current schema of the same (or the given) name."""
+        data = self.single_object(data)
         writer = self.writer_of(data)
         reader = self.get(reader_name or writer.name)
         body = io.BytesIO(data[HEADER_SIZE:])

@@ -17,12 +17,13 @@ framing functions here need nothing beyond the standard library.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from fastavro.schema import SchemaParseException, parse_schema, to_parsing_canonical_form
 
-from streams.settings import Settings
+from streams.settings import Settings, SettingsError
 from streams.topics import ALL_TOPICS, PACKETS, TopicSpec, topic_name
 from streams.wire.codec import HEADER_SIZE, MARKER, DecodeError, SchemaRegistry, crc64_avro_fingerprint
 
@@ -139,6 +140,10 @@ class RegistryFraming:
         return subject_name(topic, record_name, topic in self._several)
 
     # ---- in: registry framing -> single-object
+    def knows(self, data: bytes) -> bool:
+        """Whether the schema id of a registry frame was looked up already (converting it needs no HTTP)."""
+        return len(data) >= CONFLUENT_HEADER_SIZE and confluent_schema_id(data) in self._fingerprint_by_id
+
     def to_single_object(self, data: bytes) -> bytes:
         """The same body under our single-object header; a writer schema we did not have is added as a non-current
         version of our type of that name, so decoding resolves it into our reader schema."""
@@ -220,9 +225,13 @@ class RegistryFraming:
 
 
 def registry_client(config: Mapping[str, str]) -> SchemaRegistryClient:
-    """confluent-kafka's client for `config` (a `mock://...` URL: its in-memory mock, one store per client)."""
-    from confluent_kafka.schema_registry import SchemaRegistryClient
-
+    """confluent-kafka's client for `config` (a `mock://...` URL: its in-memory mock, one store per client);
+    SettingsError when the `registry` extra is not installed."""
+    try:
+        from confluent_kafka.schema_registry import SchemaRegistryClient
+    except ImportError as exc:
+        raise SettingsError("OMEGA_SCHEMA_REGISTRY_URL is set, but confluent-kafka is not installed: "
+                            "pip install 'omega-stream-verifier[registry]'") from exc
     return SchemaRegistryClient.new_client(dict(config))
 
 
@@ -232,3 +241,22 @@ def framing_from_settings(settings: Settings, local: SchemaRegistry) -> Registry
     if config is None:
         return None
     return RegistryFraming(local, registry_client(config), settings.topic_prefix)
+
+
+@contextmanager
+def closing_remote(registry: SchemaRegistry) -> Iterator[None]:
+    """Close the registry client behind `registry` (if any) when the block ends."""
+    try:
+        yield
+    finally:
+        if isinstance(registry.remote, RegistryFraming):
+            registry.remote.close()
+
+
+def with_registry(settings: Settings, local: SchemaRegistry | None = None) -> SchemaRegistry:
+    """Our schemas (`local`, else `schemas_avro/`) reading registry-framed records too when
+    `OMEGA_SCHEMA_REGISTRY_URL` is set (every Kafka reader: worker, tail, projector, watch)."""
+    registry = local or SchemaRegistry.from_directory()
+    if registry.remote is None:
+        registry.remote = framing_from_settings(settings, registry)
+    return registry

@@ -57,9 +57,11 @@ from streams.topics import (
     topic_name,
 )
 from streams.wire.codec import SchemaRegistry
+from streams.wire.confluent import RegistryFraming, with_registry
 from streams.worker import watchdog
 from streams.worker.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from streams.worker.metrics import WorkerMetrics, look_or_none, readiness
+from streams.worker.wire import ConfluentOut, resolve_input
 
 Step = Callable[[bytes, Source], list[Emit]]  # one record (raw bytes, where it came from) -> what to send
 
@@ -95,6 +97,7 @@ class OmegaApp:
     processed: dict[tuple[str, int], int] = field(default_factory=dict)  # (topic, partition) -> next offset
     metrics: WorkerMetrics = field(default_factory=WorkerMetrics)
     spans: SpanSink | None = None  # OpenTelemetry export (kafka/otel.py), only when OTEL_EXPORTER_OTLP_ENDPOINT is set
+    wire_out: ConfluentOut | None = None  # Schema Registry framing of Avro outputs (OMEGA_AVRO_WIRE=confluent)
 
     async def send_all(self, emits: Iterable[Emit], traceparent: str | None = None,
                        origin: Origin | None = None) -> None:
@@ -111,9 +114,11 @@ class OmegaApp:
             else:
                 log.debug("emit", topic=emit.topic.name, key=emit.key)
             child = None if traceparent is None else child_of(traceparent, emit.topic.name, emit.value)
+            value = emit.value if self.wire_out is None else \
+                await self.wire_out.frame(emit, topic_name(emit.topic, self.settings.topic_prefix))
             await self.topics[emit.topic.logical].send(
                 key=emit.key.encode("utf-8"),
-                value=emit.value,
+                value=value,
                 timestamp=None if emit.timestamp_ms is None else emit.timestamp_ms / 1000,
                 headers=None if child is None else [(TRACE_HEADER, child.encode("ascii"))],
             )
@@ -197,7 +202,8 @@ def _table(app: faust.App, settings: Settings, name: str, help_text: str, whole_
 def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> OmegaApp:
     """Build the Faust app for `settings`; schemas are parsed here, once. Raises PolicyError for a bad
     `packet_auth_policy` (the validator agent then checks signatures with it)."""
-    pipeline = Pipeline(registry or SchemaRegistry.from_directory(), settings.max_event_bytes,
+    # every Avro input is read in both framings when a Schema Registry is set (wire/confluent.py)
+    pipeline = Pipeline(with_registry(settings, registry), settings.max_event_bytes,
                         policy_for(settings.packet_auth_policy))
     app = _faust_app(settings)
     probe = OffsetProbe(settings.bootstrap_servers, settings.kafka_client_options())
@@ -210,7 +216,7 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         for spec in ALL_TOPICS
     }
     omega = OmegaApp(
-        app, settings, pipeline, topics, spans=sink_from_environment(),
+        app, settings, pipeline, topics, spans=sink_from_environment(), wire_out=_wire_out(settings, pipeline),
         episodes=_table(app, settings, "episodes", "Episode ledger per correlation_id, and one judgement per judged "
                         "packet (stages/episodes.py; JSON).", whole_value=True),
         sessions=_table(app, settings, "sessions", "OMEGA-57 session state per session_id (JSON).", whole_value=True),
@@ -235,6 +241,13 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
     log.info("app_created", app_id=settings.app_id, topics=[t.name for t in ALL_TOPICS],
              prefix=settings.topic_prefix, dead_letters=DEAD_LETTERS.name)
     return omega
+
+
+def _wire_out(settings: Settings, pipeline: Pipeline) -> ConfluentOut | None:
+    remote = pipeline.registry.remote
+    if settings.avro_wire != "confluent" or not isinstance(remote, RegistryFraming):
+        return None
+    return ConfluentOut(remote)
 
 
 def _agent_rows(omega: OmegaApp, episodes: EpisodeSteps) -> list[AgentSpec]:
@@ -297,6 +310,8 @@ async def run_guarded(pipeline: Pipeline, event: Any, spec: TopicSpec, step: Ste
     PartitionsMismatch): the step wrote nothing (every step assigns its table last), so it waits and runs again.
     """
     source, raw = _source(event), _raw(event)
+    if spec.value_schema is not None:  # a Schema Registry frame: its writer schema looked up first (worker/wire.py)
+        await resolve_input(pipeline.registry, raw, spec.name)
     for attempt in range(TABLE_NOT_READY_RETRIES + 1):
         try:
             return fitting(pipeline, raw, source, step(raw, source))

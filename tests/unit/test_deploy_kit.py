@@ -221,7 +221,7 @@ def test_the_settings_accept_every_environment_of_the_kit(process: Process) -> N
 # --------------------------------------------------------------------------- the image
 def test_the_image_installs_the_wheel_with_its_extras_as_a_non_root_user() -> None:
     assert [args for op, args in INSTRUCTIONS if op == "FROM"][-1] == "python:3.11-slim"
-    assert any('"omega-stream-verifier[rocksdb,postgres]"' in args and "--no-index" in args
+    assert any('"omega-stream-verifier[rocksdb,postgres,registry]"' in args and "--no-index" in args
                for op, args in FINAL_STAGE if op == "RUN")
     assert _last("USER") not in {"root", "0"}
     assert ENTRYPOINT == ["omega"]

@@ -71,7 +71,8 @@ def _decode(raw: bytes) -> None:
         return
     except DecodeError as exc:
         error = exc
-    assert error.error_class in {"NOT_SINGLE_OBJECT", "UNKNOWN_FINGERPRINT", "AVRO_DECODE", "SCHEMA_RESOLUTION"}
+    assert error.error_class in {"NOT_SINGLE_OBJECT", "UNKNOWN_FINGERPRINT", "AVRO_DECODE", "SCHEMA_RESOLUTION",
+                                 "REGISTRY_FRAMED"}
 
 
 @PROPERTY
