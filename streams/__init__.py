@@ -33,6 +33,7 @@
         projection_source   the projector's Kafka source
     worker/         the Faust app
         app             create_app: tables, OmegaApp, one AgentSpec row per agent, the one agent loop
+        guard           run_guarded: one record's step, its failures as dead letters (unexpected errors, oversize)
         watchdog        the stall watch: waiting work unmoved too long stops the worker
         wire            the Schema Registry edges: registry-framed inputs resolved, outputs framed (OMEGA_AVRO_WIRE)
     http/           OpenAI-compatible HTTP clients (the DS005 extractor's LLM, the grounding judge)

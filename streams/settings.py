@@ -36,6 +36,10 @@ class Settings:
     tick_interval_seconds: float = 5.0
     producer_linger_seconds: float = 0.005
     fetch_max_wait_ms: int = 50  # the worker consumer's long-poll bound (kafka/transport.py); Faust's own is 1500
+    # > 1: each agent takes up to this many records at a time (Faust `take_events`), acked after the batch;
+    # 1: record by record (worker/app.py `_agent_loop`)
+    batch_max: int = 1
+    batch_wait_seconds: float = 0.01  # how long a batch waits to fill before it runs with what it has
     standby_replicas: int = 1
     stall_seconds: float = 120.0  # waiting work unmoved this long crashes the worker (worker/watchdog.py); 0: off
     # > 0: an episode's packets wait until their partition's watermark passes created_at + this, then are judged in
@@ -129,6 +133,8 @@ class Settings:
             producer_linger_seconds=_real(env, "OMEGA_PRODUCER_LINGER_MS", base.producer_linger_seconds * 1000,
                                           minimum=0.0) / 1000,
             fetch_max_wait_ms=_whole(env, "OMEGA_FETCH_MAX_WAIT_MS", base.fetch_max_wait_ms, minimum=0),
+            batch_max=_whole(env, "OMEGA_BATCH_MAX", base.batch_max, minimum=1, maximum=10_000),
+            batch_wait_seconds=_real(env, "OMEGA_BATCH_WAIT_MS", base.batch_wait_seconds * 1000, above=0.0) / 1000,
             standby_replicas=_whole(env, "OMEGA_STANDBY_REPLICAS", base.standby_replicas, minimum=0),
             stall_seconds=_real(env, "OMEGA_STALL_SECONDS", base.stall_seconds, minimum=0.0),
             max_lateness_ms=_whole(env, "OMEGA_MAX_LATENESS_MS", base.max_lateness_ms, minimum=0),

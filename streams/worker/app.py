@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -22,7 +23,7 @@ from typing import Any
 
 import faust
 import structlog
-from faust.exceptions import PartitionsMismatch
+from faust.streams import _current_event as faust_current_event
 
 from streams.auth_policy import policy_for
 from streams.kafka.offset_probe import OffsetProbe
@@ -34,7 +35,7 @@ from streams.kafka.transport import admitted, transport_class
 from streams.logs import get_logger
 from streams.settings import Settings
 from streams.stages.answers import AnswersStage, FactSteps, FactStoreView
-from streams.stages.base import Emit, Source
+from streams.stages.base import Emit
 from streams.stages.episodes import TICK_KEY, EpisodeSteps
 from streams.stages.grounding import GroundingStage, GroundingSteps
 from streams.stages.keyed import KeyedTable
@@ -59,18 +60,13 @@ from streams.topics import (
 from streams.wire.codec import SchemaRegistry
 from streams.wire.confluent import RegistryFraming, with_registry
 from streams.worker import watchdog
+from streams.worker.guard import Step, log_key, run_guarded
 from streams.worker.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from streams.worker.metrics import WorkerMetrics, look_or_none, readiness
-from streams.worker.wire import ConfluentOut, resolve_input
-
-Step = Callable[[bytes, Source], list[Emit]]  # one record (raw bytes, where it came from) -> what to send
+from streams.worker.wire import ConfluentOut
 
 log = get_logger("omega.worker")
-TABLE_NOT_READY_RETRIES = 40  # x 0.25 s: how long a step waits for a table's changelog metadata after start-up
-TABLE_NOT_READY_WAIT_SECONDS = 0.25
 STALL_CHECK_SECONDS = 10.0  # how often the stall watch looks (streams/worker/watchdog.py)
-MAX_OUTPUT_BYTES = 990_000  # key + value of one output: under the producer's max_request_size (Faust: 1,000,000)
-OUTPUT_PART_BASE = 1_000_000
 # A ledger or session is rewritten whole on every record, so its changelog grows with the square of the episode
 # length (100,000 packets over 1,000 episodes wrote ~1.4 GB). Compaction only cleans closed segments, and the
 # broker's default segment is 1 GB: nothing was ever compacted, and a restarted worker re-read everything
@@ -135,29 +131,6 @@ class AgentSpec:
     name: str
     step: Step
     log_field: str | None = None
-
-
-def log_key(key: str, limit: int = 256) -> str:
-    """A record key as bound into every log line of its step: cut, so a huge key cannot bloat each line."""
-    return key if len(key) <= limit else f"{key[:limit]}...({len(key)} characters)"
-
-
-def _source(event: Any) -> Source:
-    message = event.message
-    timestamp = getattr(message, "timestamp", None)
-    return Source(
-        topic=message.topic,
-        partition=message.partition,
-        offset=message.offset,
-        key=message.key,
-        # Faust hands back the broker's milliseconds divided by 1000: int() would cut some by 1 ms
-        timestamp_ms=None if timestamp is None else round(timestamp * 1000),
-    )
-
-
-def _raw(event: Any) -> bytes:
-    value = event.message.value
-    return value if isinstance(value, bytes) else bytes(value or b"")
 
 
 def broker_credentials(settings: Settings) -> faust.SASLCredentials | None:
@@ -271,77 +244,55 @@ def _agent_rows(omega: OmegaApp, episodes: EpisodeSteps) -> list[AgentSpec]:
 
 
 def _agent_loop(omega: OmegaApp, spec: AgentSpec) -> Callable[[faust.StreamT[Any]], Awaitable[None]]:
-    """The one loop every agent runs over its stream, in this order per record."""
+    """The one loop every agent runs over its stream: record by record, or in batches (OMEGA_BATCH_MAX > 1) whose
+    records go through the same steps in order, each under its own Faust event (its tables' changelog partition),
+    the offsets acked once the whole batch has been sent."""
+    settings = omega.settings
+
     async def agent(stream: faust.StreamT[Any]) -> None:
-        async for event in stream.events():
-            message = event.message
-            # 1. admit: the partition's next record only (a rewind or gap is handled in kafka/input_order.py)
-            if not await admitted(omega.app.consumer, message):
-                continue
-            started = time.perf_counter()
-            # 2. log context: this record's, and nothing of the record before it
-            structlog.contextvars.clear_contextvars()
-            key = message.key.decode("utf-8", "replace") if isinstance(message.key, bytes) else ""
-            if spec.log_field is not None and key and key != TICK_KEY:
-                structlog.contextvars.bind_contextvars(**{spec.log_field: log_key(key)})
-            # 3. step and 4. fit: an unexpected error, or an output too large to send, becomes a dead letter
-            emits = await run_guarded(omega.pipeline, event, spec.topic, spec.step)
-            # 5. mark processed (for the stall watch, worker/watchdog.py)
-            omega.processed[message.topic, message.partition] = message.offset + 1
-            # 6. send the outputs (child spans of the input's traceparent, if any) before the offset is acknowledged:
-            # Faust commits it after this iteration (at-least-once; output ids are derived from the input, so a
-            # redelivery dedupes). With span export on, a traced input's outputs are also exported (kafka/otel.py).
-            traceparent = parent_of(message.headers)
-            origin = None
-            if omega.spans is not None and traceparent is not None:
-                # the wall-clock start of this record's processing: now less the monotonic time it took
-                elapsed_ns = round((time.perf_counter() - started) * 1e9)
-                origin = Origin(message.topic, message.partition, message.offset, time.time_ns() - elapsed_ns)
-            await omega.send_all(emits, traceparent, origin)
-            omega.metrics.observe(spec.topic.name, emits, time.perf_counter() - started)
+        if settings.batch_max <= 1:
+            async for event in stream.events():
+                await _record(omega, spec, event)
+            return
+        # faust-streaming has take_events, its StreamT stub does not
+        async for events in stream.take_events(  # type: ignore[attr-defined]
+                settings.batch_max, within=settings.batch_wait_seconds):
+            for event in events:
+                token = faust_current_event.set(weakref.ref(event))
+                try:
+                    await _record(omega, spec, event)
+                finally:
+                    faust_current_event.reset(token)
     return agent
 
 
-async def run_guarded(pipeline: Pipeline, event: Any, spec: TopicSpec, step: Step) -> list[Emit]:
-    """Run one step on one record and fit its outputs; an unexpected error becomes a dead letter instead of killing
-    the worker.
-
-    Just after start-up a table's changelog may be missing from the consumer's metadata ("0 partitions",
-    PartitionsMismatch): the step wrote nothing (every step assigns its table last), so it waits and runs again.
-    """
-    source, raw = _source(event), _raw(event)
-    if spec.value_schema is not None:  # a Schema Registry frame: its writer schema looked up first (worker/wire.py)
-        await resolve_input(pipeline.registry, raw, spec.name)
-    for attempt in range(TABLE_NOT_READY_RETRIES + 1):
-        try:
-            return fitting(pipeline, raw, source, step(raw, source))
-        except PartitionsMismatch as exc:
-            if attempt < TABLE_NOT_READY_RETRIES:
-                log.warning("table_not_ready", topic=spec.name, partition=source.partition, offset=source.offset)
-                await asyncio.sleep(TABLE_NOT_READY_WAIT_SECONDS)
-                continue
-            log.exception("stage_failed", topic=spec.name, partition=source.partition, offset=source.offset)
-            return [pipeline.dead_letter(raw, source, "INTERNAL", f"{type(exc).__name__}: {exc}")]
-        except Exception as exc:
-            log.exception("stage_failed", topic=spec.name, partition=source.partition, offset=source.offset)
-            return [pipeline.dead_letter(raw, source, "INTERNAL", f"{type(exc).__name__}: {exc}")]
-    raise AssertionError("unreachable")
-
-
-def fitting(pipeline: Pipeline, raw: bytes, source: Source, emits: list[Emit]) -> list[Emit]:
-    """The outputs, each one too large for the producer (a valid input of up to `max_event_bytes` may give a larger
-    output, e.g. its huge id in both key and value) replaced by a dead letter of its source record: sending it
-    would raise and stop the agent."""
-    out = []
-    for index, emit in enumerate(emits):
-        size = len(emit.value) + len(emit.key.encode("utf-8"))
-        if size <= MAX_OUTPUT_BYTES:
-            out.append(emit)
-            continue
-        reason = f"the {emit.topic.name} record it gives is {size} bytes, more than the limit of {MAX_OUTPUT_BYTES}"
-        # parts past any a stage numbers (messages, rejected facts), so the dead letter's id is its own
-        out.append(pipeline.dead_letter(raw, source, "OUTPUT_TOO_LARGE", reason, part=OUTPUT_PART_BASE + index))
-    return out
+async def _record(omega: OmegaApp, spec: AgentSpec, event: Any) -> None:
+    """One record, in this order."""
+    message = event.message
+    # 1. admit: the partition's next record only (a rewind or gap is handled in kafka/input_order.py)
+    if not await admitted(omega.app.consumer, message):
+        return
+    started = time.perf_counter()
+    # 2. log context: this record's, and nothing of the record before it
+    structlog.contextvars.clear_contextvars()
+    key = message.key.decode("utf-8", "replace") if isinstance(message.key, bytes) else ""
+    if spec.log_field is not None and key and key != TICK_KEY:
+        structlog.contextvars.bind_contextvars(**{spec.log_field: log_key(key)})
+    # 3. step and 4. fit: an unexpected error, or an output too large to send, becomes a dead letter
+    emits = await run_guarded(omega.pipeline, event, spec.topic, spec.step)
+    # 5. mark processed (for the stall watch, worker/watchdog.py)
+    omega.processed[message.topic, message.partition] = message.offset + 1
+    # 6. send the outputs (child spans of the input's traceparent, if any) before the offset is acknowledged:
+    # Faust commits it after this iteration (at-least-once; output ids are derived from the input, so a
+    # redelivery dedupes). With span export on, a traced input's outputs are also exported (kafka/otel.py).
+    traceparent = parent_of(message.headers)
+    origin = None
+    if omega.spans is not None and traceparent is not None:
+        # the wall-clock start of this record's processing: now less the monotonic time it took
+        elapsed_ns = round((time.perf_counter() - started) * 1e9)
+        origin = Origin(message.topic, message.partition, message.offset, time.time_ns() - elapsed_ns)
+    await omega.send_all(emits, traceparent, origin)
+    omega.metrics.observe(spec.topic.name, emits, time.perf_counter() - started)
 
 
 def _register_pages(omega: OmegaApp, watch: watchdog.StallWatch | None) -> None:

@@ -47,8 +47,8 @@ from streams.topics import (
     TopicSpec,
 )
 from streams.wire.codec import SchemaRegistry
-from streams.worker import app as app_module
-from streams.worker.app import log_key, run_guarded
+from streams.worker import guard as guard_module
+from streams.worker.guard import log_key, run_guarded
 from tests.hostile import TEN_MB, malformed, valid, valid_json
 
 PARTITION_OF_4 = functools.partial(partition_of, partitions=4)  # the packets topic's 4 partitions
@@ -193,7 +193,7 @@ def _event(raw: bytes, key: bytes = b"k") -> Any:
 def test_a_step_is_run_again_while_its_tables_changelog_is_not_in_the_metadata(
     pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(app_module, "TABLE_NOT_READY_WAIT_SECONDS", 0)
+    monkeypatch.setattr(guard_module, "TABLE_NOT_READY_WAIT_SECONDS", 0)
     calls: list[Source] = []
 
     def step(raw: bytes, src: Source) -> list[Emit]:
@@ -209,7 +209,7 @@ def test_a_step_is_run_again_while_its_tables_changelog_is_not_in_the_metadata(
 def test_a_step_that_never_finds_its_table_and_one_that_fails_are_dead_letters(
     pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(app_module, "TABLE_NOT_READY_WAIT_SECONDS", 0)
+    monkeypatch.setattr(guard_module, "TABLE_NOT_READY_WAIT_SECONDS", 0)
 
     def missing(raw: bytes, src: Source) -> list[Emit]:
         raise PartitionsMismatch("changelog has 0 partitions")
