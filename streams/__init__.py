@@ -35,6 +35,7 @@
         app             create_app: tables, OmegaApp, one AgentSpec row per agent, the one agent loop
         guard           run_guarded: one record's step, its failures as dead letters (unexpected errors, oversize)
         watchdog        the stall watch: waiting work unmoved too long stops the worker
+        gc_pauses       GcPauses: survivors of full collections frozen, so a collection pauses ~20 ms, not ~150
         wire            the Schema Registry edges: registry-framed inputs resolved, outputs framed (OMEGA_AVRO_WIRE)
     http/           OpenAI-compatible HTTP clients (the DS005 extractor's LLM, the grounding judge)
     cli/            the `omega` command, one module per command group

@@ -40,6 +40,9 @@ class Settings:
     # 1: record by record (worker/app.py `_agent_loop`)
     batch_max: int = 1
     batch_wait_seconds: float = 0.01  # how long a batch waits to fill before it runs with what it has
+    # the worker freezes what survived each full garbage collection (worker/gc_pauses.py: 100-146 ms pauses every
+    # ~8 s were the p99 tail at half capacity); 0 turns it off
+    gc_freeze: bool = True
     standby_replicas: int = 1
     stall_seconds: float = 120.0  # waiting work unmoved this long crashes the worker (worker/watchdog.py); 0: off
     # > 0: an episode's packets wait until their partition's watermark passes created_at + this, then are judged in
@@ -134,6 +137,7 @@ class Settings:
                                           minimum=0.0) / 1000,
             fetch_max_wait_ms=_whole(env, "OMEGA_FETCH_MAX_WAIT_MS", base.fetch_max_wait_ms, minimum=0),
             batch_max=_whole(env, "OMEGA_BATCH_MAX", base.batch_max, minimum=1, maximum=10_000),
+            gc_freeze=bool(_whole(env, "OMEGA_GC_FREEZE", int(base.gc_freeze), minimum=0, maximum=1)),
             batch_wait_seconds=_real(env, "OMEGA_BATCH_WAIT_MS", base.batch_wait_seconds * 1000, above=0.0) / 1000,
             standby_replicas=_whole(env, "OMEGA_STANDBY_REPLICAS", base.standby_replicas, minimum=0),
             stall_seconds=_real(env, "OMEGA_STALL_SECONDS", base.stall_seconds, minimum=0.0),

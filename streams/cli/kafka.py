@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -147,7 +148,21 @@ def worker(bootstrap: str, prefix: str, store: str, partitions: int | None, app_
         click.echo(f"warning: OMEGA_REPLICATION_FACTOR={settings.replication_factor}, but "
                    + ", ".join(f"{name} has {rf}" for name, rf in sorted(others.items())), err=True)
     thin_repeats()  # after create_app: the aiokafka and Faust modules, and so their loggers, exist now
+    if settings.gc_freeze:
+        _keep_gc_out_of_the_tail(omega.app)
     Worker(omega.app, loglevel=settings.log_level.lower(), quiet=True).execute_from_commandline()
+
+
+def _keep_gc_out_of_the_tail(app: Any) -> None:
+    """Freeze what survives full collections (worker/gc_pauses.py), checked once a second from the event loop."""
+    from streams.worker.gc_pauses import GcPauses
+
+    pauses = GcPauses()
+    pauses.install()
+
+    @app.timer(interval=1.0)  # type: ignore[untyped-decorator]  # faust is untyped
+    async def gc_freeze() -> None:
+        pauses.tick()
 
 
 def _resolve_topic(topic: str, prefix: str) -> tuple[TopicSpec | None, str]:

@@ -544,6 +544,8 @@ def report_live(label: str, phase: LiveResult) -> dict[str, Any]:
     print(f"    latency publish -> verdict received: p50 {pct[50]:.1f} ms  p95 {pct[95]:.1f} ms"
           f"  p99 {pct[99]:.1f} ms  max {pct[100]:.1f} ms; statuses {dict(phase.statuses)},"
           f" duplicates {phase.duplicates}")
+    if phase.publish_seconds >= 2.0 and lat_ms:  # paced: where in time does the tail come from?
+        print("    " + tail_buckets(phase, first_sent))
     cpu_ms = {role: seconds * 1e3 / phase.published for role, seconds in sorted(phase.cpu_seconds.items())}
     if cpu_ms:
         print("    CPU per packet (/proc/PID/stat, publish start -> last verdict): "
@@ -553,6 +555,20 @@ def report_live(label: str, phase: LiveResult) -> dict[str, Any]:
             "seconds": span, "per_second": received / span if span > 0 else math.nan,
             **{f"p{p}_ms" if p < 100 else "max_ms": pct[p] for p in (50, 95, 99, 100)},
             "statuses": dict(phase.statuses), "duplicates": phase.duplicates, "cpu_ms_per_packet": cpu_ms}
+
+
+def tail_buckets(phase: LiveResult, first_sent: float, width: float = 0.5, worst: int = 5) -> str:
+    """The p99 of each half-second of publishing (by publish time): the worst few buckets, and how many buckets
+    have a p99 above 100 ms, so a tail from a periodic stall (a commit, a tick, a GC) shows as such."""
+    buckets: dict[int, list[float]] = {}
+    for packet_id, arrived in phase.arrived_at.items():
+        sent = phase.sent_at[packet_id]
+        buckets.setdefault(int((sent - first_sent) / width), []).append((arrived - sent) * 1e3)
+    p99s = {b: percentiles(lats, (99,))[99] for b, lats in buckets.items()}
+    over = sum(1 for v in p99s.values() if v > 100.0)
+    top = sorted(p99s.items(), key=lambda item: -item[1])[:worst]
+    return (f"p99 per {width:g} s of publishing: {over}/{len(p99s)} buckets over 100 ms; worst "
+            + ", ".join(f"t={b * width:.1f}s {v:.0f} ms" for b, v in top))
 
 
 def settled(workers: list[WorkerProcess]) -> int | None:
