@@ -22,7 +22,13 @@ REGISTRY = SchemaRegistry.from_directory()
 @pytest.fixture
 async def omega() -> AsyncIterator[OmegaApp]:
     """A fresh app per test, tables in memory, every topic's send captured."""
-    app = create_app(Settings(app_id="omega-agent-test", store="memory://", topic_prefix="t."), REGISTRY)
+    async for app in fresh_app():
+        yield app
+
+
+async def fresh_app(**settings: Any) -> AsyncIterator[OmegaApp]:
+    """The app of `omega`, with other settings (e.g. batch_max)."""
+    app = create_app(Settings(app_id="omega-agent-test", store="memory://", topic_prefix="t.", **settings), REGISTRY)
     app.app.finalize()
     with captured_sends(app):
         yield app

@@ -12,25 +12,18 @@ import pytest
 
 from streams.replay import Replayer
 from streams.replay_inputs import read_inputs
-from streams.settings import Settings
 from streams.stages.base import Source
 from streams.stages.packets import Pipeline
-from streams.worker.app import OmegaApp, create_app
-from tests.agents.support import REGISTRY, agent_of, all_sends, captured_sends, sends, settle
+from streams.worker.app import OmegaApp
+from tests.agents.support import REGISTRY, agent_of, all_sends, fresh_app, sends, settle
 
 EXAMPLES = Path(__file__).parents[2] / "examples" / "omen"
 
 
 @pytest.fixture
 async def batched() -> AsyncIterator[OmegaApp]:
-    app = create_app(Settings(app_id="omega-agent-test", store="memory://", topic_prefix="t.", batch_max=7,
-                              batch_wait_seconds=0.005), REGISTRY)
-    app.app.finalize()
-    with captured_sends(app):
+    async for app in fresh_app(batch_max=7, batch_wait_seconds=0.005):
         yield app
-    consumer = app.app._consumer
-    if consumer is not None:
-        consumer._thread.thread_loop.close()  # type: ignore[attr-defined]
 
 
 async def test_a_batched_validator_gives_replays_outputs_in_order_and_stores_each_ledger(
