@@ -188,8 +188,10 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
                                 key_serializer="raw", value_serializer="raw", partitions=settings.partitions)
         for spec in ALL_TOPICS
     }
+    metrics = WorkerMetrics()
     omega = OmegaApp(
-        app, settings, pipeline, topics, spans=sink_from_environment(), wire_out=_wire_out(settings, pipeline),
+        app, settings, pipeline, topics, metrics=metrics, spans=sink_from_environment(),
+        wire_out=_wire_out(settings, pipeline, metrics),
         episodes=_table(app, settings, "episodes", "Episode ledger per correlation_id, and one judgement per judged "
                         "packet (stages/episodes.py; JSON).", whole_value=True),
         sessions=_table(app, settings, "sessions", "OMEGA-57 session state per session_id (JSON).", whole_value=True),
@@ -216,11 +218,11 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
     return omega
 
 
-def _wire_out(settings: Settings, pipeline: Pipeline) -> ConfluentOut | None:
+def _wire_out(settings: Settings, pipeline: Pipeline, metrics: WorkerMetrics) -> ConfluentOut | None:
     remote = pipeline.registry.remote
     if settings.avro_wire != "confluent" or not isinstance(remote, RegistryFraming):
         return None
-    return ConfluentOut(remote)
+    return ConfluentOut(remote, on_fallback=lambda topic: metrics.registry_fallbacks.labels(topic).inc())
 
 
 def _agent_rows(omega: OmegaApp, episodes: EpisodeSteps) -> list[AgentSpec]:

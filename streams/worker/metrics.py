@@ -51,6 +51,9 @@ class WorkerMetrics:
         self.table_entries = Gauge("omega_table_entries", "Entries held by a table on this worker", ["table"],
                                    registry=r)
         self.ready = Gauge("omega_ready", "1 when partitions are assigned and table recovery is done", registry=r)
+        self.registry_fallbacks = Counter("omega_registry_fallbacks", "Avro outputs sent in our own framing because "
+                                          "the Schema Registry refused or failed their subject (OMEGA_AVRO_WIRE="
+                                          "confluent, worker/wire.py)", ["topic"], registry=r)
         self._order_seen: dict[str, int] = {}
 
     def observe(self, topic: str, emits: Iterable[Emit], seconds: float) -> None:

@@ -50,8 +50,9 @@ async def resolve_input(registry: SchemaRegistry, raw: bytes, topic: str) -> Non
 class ConfluentOut:
     """Registry framing of the Avro outputs (OMEGA_AVRO_WIRE=confluent), with our own framing as the fallback."""
 
-    def __init__(self, framing: RegistryFraming, clock: Callable[[], float] = time.monotonic) -> None:
-        self.framing, self.clock = framing, clock
+    def __init__(self, framing: RegistryFraming, clock: Callable[[], float] = time.monotonic,
+                 on_fallback: Callable[[str], None] | None = None) -> None:
+        self.framing, self.clock, self.on_fallback = framing, clock, on_fallback
         self._framed: set[tuple[str, bytes]] = set()  # (topic, fingerprint) the registry has an id for
         self._failed_until: dict[str, float] = {}  # topic -> when to ask the registry again
         self.fallbacks = 0  # outputs sent in our own framing because the registry failed
@@ -64,15 +65,19 @@ class ConfluentOut:
         if key in self._framed:
             return self.framing.to_confluent(emit.value, topic)  # cached: no HTTP
         if self._failed_until.get(topic, 0.0) > self.clock():
-            self.fallbacks += 1
-            return emit.value
+            return self._fallback(emit, topic)
         try:
             framed = await asyncio.to_thread(self.framing.to_confluent, emit.value, topic)
         except RegistryError as exc:
             self._failed_until[topic] = self.clock() + RETRY_SECONDS
-            self.fallbacks += 1
             log.error("registry_framing_failed", topic=topic, error_class=exc.error_class, reason=str(exc),
                       sent_as="single-object", retry_in_seconds=RETRY_SECONDS)
-            return emit.value
+            return self._fallback(emit, topic)
         self._framed.add(key)
         return framed
+
+    def _fallback(self, emit: Emit, topic: str) -> bytes:
+        self.fallbacks += 1
+        if self.on_fallback is not None:
+            self.on_fallback(topic)  # counted in /metrics: omega_registry_fallbacks_total{topic}
+        return emit.value

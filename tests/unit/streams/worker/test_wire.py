@@ -136,7 +136,9 @@ def test_a_refused_subject_is_sent_in_our_framing_counted_and_asked_again_only_a
     local = SchemaRegistry.from_directory()
     refusing = _RefusingClient()
     now = [1000.0]
-    out = ConfluentOut(RegistryFraming(local, refusing, "p."), clock=lambda: now[0])  # type: ignore[arg-type]
+    counted: list[str] = []
+    out = ConfluentOut(RegistryFraming(local, refusing, "p."), clock=lambda: now[0],  # type: ignore[arg-type]
+                       on_fallback=counted.append)
     verdict = _verdict_emit(local)
     assert asyncio.run(out.frame(verdict, "p.omen.verdicts")) == verdict.value
     assert asyncio.run(out.frame(verdict, "p.omen.verdicts")) == verdict.value
@@ -144,3 +146,4 @@ def test_a_refused_subject_is_sent_in_our_framing_counted_and_asked_again_only_a
     now[0] += wire.RETRY_SECONDS + 1
     assert asyncio.run(out.frame(verdict, "p.omen.verdicts")) == verdict.value
     assert (refusing.calls, out.fallbacks) == (2, 3)
+    assert counted == ["p.omen.verdicts"] * 3  # each one reaches /metrics
