@@ -2,8 +2,9 @@
 topic and every Faust changelog, losing one broker loses no verdict and no episode state.
 
 The cluster is deploy/kafka/kafka.sh `up --brokers 3` in a tmp dir, on ports of its own (OMEGA_LOSS_PORT, default
-39492..39494, controllers +100), so it runs beside the suite's single broker. One run, two workers, 30,000 packets
-of 300 mixed episodes (OMEGA_LOSS_PACKETS, OMEGA_LOSS_EPISODES), sent at once, disturbed twice:
+28392..28394, controllers +100: below the ephemeral port range, see test_kafka_sh.py), so it runs beside the
+suite's single broker. One run, two workers, 30,000 packets of 300 mixed episodes (OMEGA_LOSS_PACKETS,
+OMEGA_LOSS_EPISODES), sent at once, disturbed twice:
 
 1. at a third of the verdicts, the broker leading the most input partitions is SIGKILLed; at half it is started
    again (`up --brokers 3` starts the nodes that are down);
@@ -86,7 +87,7 @@ def cluster(tmp_path: Path) -> Iterator[Cluster]:
         if os.environ.get("OMEGA_REQUIRE_BROKER") or os.environ.get("CI"):
             pytest.fail(reason)
         pytest.skip(reason)
-    cluster = Cluster(tmp_path / "cluster", env_int("OMEGA_LOSS_PORT", 39492))
+    cluster = Cluster(tmp_path / "cluster", env_int("OMEGA_LOSS_PORT", 28392))
     cluster("up")
     try:
         yield cluster

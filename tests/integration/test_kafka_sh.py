@@ -182,7 +182,10 @@ def test_up_refuses_a_client_port_someone_else_listens_on(broker: Broker) -> Non
 def cluster(tmp_path: Path) -> Iterator[Broker]:
     """A 3-node cluster's runtime dir and env (client ports port..port+2, controllers +100); always taken down."""
     runtime_dir = tmp_path / "cluster"
-    port = 39592
+    # Fixed ports below Linux's ephemeral range (32768-60999): while node 3 started, the quorum's own connections
+    # took 39594 as a local port once ("Address already in use", a CI run). Free-port probing cannot help: the
+    # three nodes need consecutive ports that stay free until the last one binds.
+    port = 28792
     env = {k: v for k, v in os.environ.items() if not k.startswith("OMEGA_KAFKA_") or k == "OMEGA_KAFKA_LIBS"}
     env |= {"OMEGA_KAFKA_CLUSTER_DIR": str(runtime_dir), "OMEGA_KAFKA_CLUSTER_PORT": str(port),
             "OMEGA_KAFKA_CLUSTER_CONTROLLER_PORT": str(port + 100), "OMEGA_KAFKA_HEAP": "-Xmx384m -Xms128m"}
