@@ -37,7 +37,7 @@ from streams.stages.keys import natural_key
 from streams.stages.messages import MonitorStage, SessionSteps
 from streams.stages.packets import Pipeline
 from streams.topics import AGENT_MESSAGES, DEAD_LETTERS, PACKETS, PACKETS_JSON, TERMINATIONS, VERDICTS, TopicSpec
-from streams.wire.codec import SchemaRegistry
+from streams.wire.codec import CONFLUENT_MAGIC, MARKER, SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA
 
 
@@ -288,7 +288,7 @@ def decode_record(pipeline: Pipeline, value: bytes | None) -> Any:
     does not decode is shown as `{"undecodable": why, "raw": ...}`."""
     if value is None:
         return None
-    if value[:2] == b"\xc3\x01" or value[:1] == b"\x00":  # single-object, or a Schema Registry frame
+    if value[:2] == MARKER or value[:1] == CONFLUENT_MAGIC:  # single-object, or a Schema Registry frame
         try:
             name, datum = pipeline.registry.decode(value)
             return pipeline.packets.from_avro(datum) if name == PACKET_SCHEMA else json_view(datum)

@@ -40,7 +40,7 @@ class Settings:
     # 1: record by record (worker/app.py `_agent_loop`)
     batch_max: int = 1
     batch_wait_seconds: float = 0.01  # how long a batch waits to fill before it runs with what it has
-    # the worker freezes what survived each full garbage collection (worker/gc_pauses.py: 100-146 ms pauses every
+    # the worker freezes what survived each full garbage collection (worker/gc_pauses.py: 58-174 ms pauses every
     # ~8 s were the p99 tail at half capacity); 0 turns it off
     gc_freeze: bool = True
     standby_replicas: int = 1

@@ -6,22 +6,16 @@ the tests that need it are skipped with the reason."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
 import pytest
 
+from tests.local_service import LocalService, serve
+
 REPO = Path(__file__).resolve().parents[1]
 PG_SH = REPO / "deploy" / "postgres" / "pg.sh"
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("OMEGA_REQUIRE_POSTGRES") == "1":
-        pytest.fail(f"PostgreSQL required (OMEGA_REQUIRE_POSTGRES=1) but {reason}")
-    pytest.skip(reason)
 
 
 def _answers(url: str) -> str | None:
@@ -33,32 +27,16 @@ def _answers(url: str) -> str | None:
     return None
 
 
+def _url_of(stdout: str, up: bool) -> str | None:
+    """pg.sh prints the URL as the last line of `up`, the last word of `status`."""
+    words = stdout.strip().splitlines()[-1:] if up else stdout.split()[-1:]
+    return words[0] if words else None
+
+
+POSTGRES = LocalService("PostgreSQL", PG_SH, "OMEGA_PG_URL", "OMEGA_REQUIRE_POSTGRES", _answers, _url_of, 300)
+
+
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
     """A reachable PostgreSQL: OMEGA_PG_URL, else the pg.sh server (stopped at the end if this run started it)."""
-    url = os.environ.get("OMEGA_PG_URL")
-    if url:
-        problem = _answers(url)
-        if problem:
-            _unavailable(f"OMEGA_PG_URL does not answer: {problem}")
-        yield url
-        return
-    status = subprocess.run(["bash", str(PG_SH), "status"], capture_output=True, text=True, check=False)
-    started = status.returncode != 0
-    if started:
-        up = subprocess.run(["bash", str(PG_SH), "up"], capture_output=True, text=True, check=False, timeout=300)
-        if up.returncode != 0:
-            _unavailable(f"deploy/postgres/pg.sh up failed: {up.stderr.strip()[-2000:]}")
-        url = up.stdout.strip().splitlines()[-1]
-    else:
-        url = status.stdout.split()[-1]
-    try:
-        problem = _answers(url)
-        if problem:
-            _unavailable(f"{url} does not answer: {problem}")
-        yield url
-    finally:
-        if started:
-            subprocess.run(["bash", str(PG_SH), "down"], capture_output=True, check=False, timeout=120)
-
-
+    yield from serve(POSTGRES)

@@ -8,23 +8,17 @@ and each test uses subjects of its own (a topic prefix)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.local_service import LocalService, serve
+
 REPO = Path(__file__).resolve().parents[1]
 REGISTRY_SH = REPO / "deploy" / "registry" / "registry.sh"
 UP_TIMEOUT_S = 600  # a cold download of the distribution (~110 MB) plus the script's own readiness budget
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("OMEGA_REQUIRE_REGISTRY") == "1":
-        pytest.fail(f"Schema Registry required (OMEGA_REQUIRE_REGISTRY=1) but {reason}")
-    pytest.skip(reason)
 
 
 def registry_problem(url: str) -> str | None:
@@ -44,35 +38,12 @@ def _url_of(output: str) -> str | None:
     return None
 
 
+REGISTRY = LocalService("Schema Registry", REGISTRY_SH, "OMEGA_SCHEMA_REGISTRY_URL", "OMEGA_REQUIRE_REGISTRY",
+                        registry_problem, lambda stdout, _up: _url_of(stdout), UP_TIMEOUT_S)
+
+
 @pytest.fixture(scope="session")
 def schema_registry_url() -> Iterator[str]:
     """A reachable registry: OMEGA_SCHEMA_REGISTRY_URL, else the registry.sh one (stopped at the end if this run
     started it)."""
-    url = os.environ.get("OMEGA_SCHEMA_REGISTRY_URL")
-    if url:
-        problem = registry_problem(url)
-        if problem:
-            _unavailable(f"OMEGA_SCHEMA_REGISTRY_URL={url} does not answer: {problem}")
-        yield url
-        return
-    status = subprocess.run(["bash", str(REGISTRY_SH), "status"], capture_output=True, text=True, check=False)
-    started = status.returncode != 0
-    if started:
-        up = subprocess.run(["bash", str(REGISTRY_SH), "up"], capture_output=True, text=True, check=False,
-                            timeout=UP_TIMEOUT_S)
-        if up.returncode != 0:
-            _unavailable(f"deploy/registry/registry.sh up failed: {up.stderr.strip()[-2000:]}")
-        found = _url_of(up.stdout)
-    else:
-        found = _url_of(status.stdout)
-    try:
-        if found is None:
-            _unavailable(f"registry.sh printed no url=: {status.stdout!r}")
-        assert found is not None
-        problem = registry_problem(found)
-        if problem:
-            _unavailable(f"{found} does not answer: {problem}")
-        yield found
-    finally:
-        if started:
-            subprocess.run(["bash", str(REGISTRY_SH), "down"], capture_output=True, check=False, timeout=120)
+    yield from serve(REGISTRY)

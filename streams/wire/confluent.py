@@ -190,6 +190,12 @@ class RegistryFraming:
             raise DecodeError("REGISTRY_UNAVAILABLE", f"schema id {schema_id}: registry unreachable: {exc!r}") from exc
 
     # ---- out: single-object -> registry framing
+    def framed_if_known(self, value: bytes, topic: str) -> bytes | None:
+        """`to_confluent` when the subject's id for this writer is cached already (no HTTP), else None."""
+        writer = self._local.writer_of(value)
+        schema_id = self._id_by_subject.get((self.subject_for(topic, writer.name), writer.fingerprint))
+        return None if schema_id is None else confluent_frame(schema_id, value[HEADER_SIZE:])
+
     def to_confluent(self, value: bytes, topic: str) -> bytes:
         """The same body under the registry's header: the writer schema's id under the topic's subject, registered
         there (or, without auto-registration, looked up). Registry failures: `RegistryError`."""

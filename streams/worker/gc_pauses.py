@@ -1,7 +1,7 @@
 """Garbage collection kept out of the latency tail (issue 24).
 
 Measured (BENCHMARKS.md, issue 24): at half the capacity of two workers, the half-seconds whose p99 exceeded
-100 ms came every ~8 s, each a full (generation 2) collection of 100-146 ms in each worker. A full collection scans
+100 ms came every ~8 s, each a full (generation 2) collection of 58-174 ms in each worker. A full collection scans
 every tracked object: the app's start-up objects and the tables' state (ledgers, judgements, decoded caches), which
 only grows; reference counting, not the cyclic collector, frees what the worker replaces.
 
@@ -29,7 +29,6 @@ class GcPauses:
         self.clock, self.refreeze_seconds = clock, refreeze_seconds
         self.full_collected = False
         self.handed_back_at = clock()
-        self.full_collections = 0
 
     def install(self) -> None:
         """Freeze what start-up built, and watch for full collections."""
@@ -47,7 +46,6 @@ class GcPauses:
         """gc callback: note a finished full collection (acted on in `tick`, outside the collector)."""
         if phase == "stop" and info.get("generation") == 2:
             self.full_collected = True
-            self.full_collections += 1
 
     def tick(self) -> None:
         """After a full collection: freeze its survivors, or, once a period, hand them all back instead."""

@@ -53,7 +53,6 @@ class ConfluentOut:
     def __init__(self, framing: RegistryFraming, clock: Callable[[], float] = time.monotonic,
                  on_fallback: Callable[[str], None] | None = None) -> None:
         self.framing, self.clock, self.on_fallback = framing, clock, on_fallback
-        self._framed: set[tuple[str, bytes]] = set()  # (topic, fingerprint) the registry has an id for
         self._failed_until: dict[str, float] = {}  # topic -> when to ask the registry again
         self.fallbacks = 0  # outputs sent in our own framing because the registry failed
 
@@ -61,9 +60,9 @@ class ConfluentOut:
         """`emit.value` under the registry's header (JSON outputs and fallbacks: as they are)."""
         if emit.topic.value_schema is None:
             return emit.value
-        key = (topic, emit.value[2:10])
-        if key in self._framed:
-            return self.framing.to_confluent(emit.value, topic)  # cached: no HTTP
+        known = self.framing.framed_if_known(emit.value, topic)
+        if known is not None:
+            return known
         if self._failed_until.get(topic, 0.0) > self.clock():
             return self._fallback(emit, topic)
         try:
@@ -73,7 +72,6 @@ class ConfluentOut:
             log.error("registry_framing_failed", topic=topic, error_class=exc.error_class, reason=str(exc),
                       sent_as="single-object", retry_in_seconds=RETRY_SECONDS)
             return self._fallback(emit, topic)
-        self._framed.add(key)
         return framed
 
     def _fallback(self, emit: Emit, topic: str) -> bytes:
