@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaConsumer
+from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from streams.kafka.partitioning import partition_of
 from streams.topics import ALERTS, ESCALATIONS, PACKETS, PACKETS_JSON, VERDICTS
@@ -272,12 +272,56 @@ def under_fire(name: str, run: Run, disturb: Callable[[Run], dict[str, Any]], se
     except AssertionError as exc:  # what the workers saw of it: lost judgements, rewinds, gaps
         seen = [line for w in run.workers for line in w.logs().splitlines()
                 if any(e in line for e in ("judgement_lost", "input_rewound", "input_gap", "stage_failed"))]
-        raise AssertionError(f"{exc}\nworker log lines ({len(seen)}):\n" + "\n".join(seen[:60])) from exc
+        try:
+            evidence = asyncio.run(lost_judgements_in_changelog(run, seen))
+        except Exception as read_error:  # noqa: BLE001 - the comparison's failure is what must be reported
+            evidence = f"\n(changelog not read: {read_error!r})"
+        raise AssertionError(f"{exc}\nworker log lines ({len(seen)}):\n" + "\n".join(seen[:60]) + evidence) from exc
     figures.update(packets=len(run.packets), episodes=len({p["header"]["correlation_id"] for p in run.packets}),
                    partitions=run.partitions, elapsed_s=round(time.monotonic() - run.started, 1), events=run.events,
                    stall_restarts=run.restarts, **details)
     record_summary(name, figures)
     return live, figures
+
+
+async def lost_judgements_in_changelog(run: Run, lines: list[str]) -> str:
+    """For each `judgement_lost` a worker logged: is the judgement's record in the episodes changelog? Present
+    means the restore passed over it; absent, that it never became durable (the two causes to tell apart)."""
+    lost = [e for e in (json.loads(x) for x in lines if x.startswith("{")) if e.get("event") == "judgement_lost"]
+    if not lost:
+        return ""
+    prefix = run.first.prefix
+    inputs, changelog = run.first.topic(PACKETS), f"{prefix}app-{prefix}episodes-changelog"
+    registry = SchemaRegistry.from_directory()
+    consumer = AIOKafkaConsumer(bootstrap_servers=run.bootstrap, enable_auto_commit=False)
+    await consumer.start()
+    try:
+        wanted = {(e["partition"], e["offset"]): e["episode"] for e in lost}
+        packet_ids: dict[tuple[int, int], str] = {}
+        for (partition, offset), _episode in sorted(wanted.items()):
+            tp = TopicPartition(inputs, partition)
+            consumer.assign([tp])
+            consumer.seek(tp, offset)
+            record = (await consumer.getmany(tp, timeout_ms=5000, max_records=1)).get(tp, [None])[0]
+            if record is not None and record.value is not None:
+                packet_ids[(partition, offset)] = registry.decode(record.value)[1]["header"]["packet_id"]
+        keys: dict[bytes, list[int]] = {}
+        for partition in sorted({p for p, _ in wanted}):
+            tp = TopicPartition(changelog, partition)
+            consumer.assign([tp])
+            await consumer.seek_to_beginning(tp)
+            end = (await consumer.end_offsets([tp]))[tp]
+            while (await consumer.position(tp)) < end:
+                for record in (await consumer.getmany(tp, timeout_ms=5000)).get(tp, []):
+                    keys.setdefault(record.key or b"", []).append(record.offset)
+    finally:
+        await consumer.stop()
+    rows = []
+    for (partition, offset), episode in sorted(wanted.items()):
+        packet_id = packet_ids.get((partition, offset), "?")
+        at = keys.get(f"{episode}\x00{packet_id}".encode(), [])
+        rows.append(f"  input {partition}@{offset} {packet_id}: changelog offsets {at or 'none'}")
+    return "\nlost judgements in the changelog:\n" + "\n".join(rows)
 
 
 # ------------------------------------------------------------------------------------------ 1. crash
