@@ -15,6 +15,13 @@ offset is processed; one below it was processed already; one above it means reco
 partition is read again from the expected offset (a rewind) while what comes before them is skipped, unless
 those offsets hold no record (the caller asks the broker: streams/kafka/offset_probe.py). Commits never go past the
 expected offset.
+
+From an assignment until the seek to the committed offsets that follows it, no record is processed at all (HELD):
+Faust's recovery resumes the input partitions before it seeks them, and what the fetcher delivers in between
+comes from wherever its position was left. Seen under fire (tests/integration/test_broker_loss.py): a worker
+restarted while a broker was down judged packets 6035.. of a partition committed at 4739 before the seek
+arrived, and then 4739.. against ledgers that had applied the later ones. A held record comes again: the seek
+moves the position back to the committed offset, and a partition without one is placed as above.
 """
 
 from __future__ import annotations
@@ -31,20 +38,35 @@ class Seen(Enum):
     DONE = "done"  # processed already in this assignment (a redelivery after a seek or a rewind)
     AHEAD = "ahead"  # records before it were passed over: rewind, skip this one
     UNPLACED = "unplaced"  # the partition's start is not known yet: place it, then look again
+    HELD = "held"  # assigned, not yet sought to its committed offset: skip it, it comes again
 
 
 class InputOrder:
-    """The expected offset per input partition; untracked (everything is NEXT) until the first reset."""
+    """The expected offset per input partition; untracked (everything is NEXT) until the first hold or reset."""
 
     def __init__(self, retry_seconds: float = 5.0) -> None:
         self.retry_seconds = retry_seconds
         self.tracking = False
+        self.held = False
+        self.first_held: float | None = None
         self.expected: dict[Any, int] = {}
         self._rewinds: dict[Any, tuple[int, float]] = {}
 
+    def hold(self) -> None:
+        """Partitions were assigned: nothing is processed (or committed) until the seek that follows resets."""
+        self.tracking = self.held = True
+        self.first_held = None
+
+    def hold_overdue(self, now: float, limit: float) -> bool:
+        """Whether records have been held for `limit` seconds (the seek that should end the hold did not come);
+        the first call of a hold starts its clock (a table recovery before it may last long, delivering nothing)."""
+        if self.first_held is None:
+            self.first_held = now
+        return self.held and now - self.first_held >= limit
+
     def reset(self, committed: Mapping[Any, int | None]) -> None:
         """Reading starts again at the committed offsets (a partition without one is placed at its first record)."""
-        self.tracking = True
+        self.tracking, self.held = True, False
         self.expected = {tp: offset for tp, offset in committed.items() if offset is not None and offset >= 0}
         self._rewinds.clear()
 
@@ -52,6 +74,8 @@ class InputOrder:
         """Classify the record at `offset` of `tp`; a NEXT one moves the expected offset past it."""
         if not self.tracking:
             return Seen.NEXT
+        if self.held:
+            return Seen.HELD
         expected = self.expected.get(tp)
         if expected is None:
             return Seen.UNPLACED

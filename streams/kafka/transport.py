@@ -30,6 +30,9 @@ from streams.kafka.input_order import InputOrder, Seen
 from streams.kafka.offset_probe import OffsetProbe
 
 log = structlog.get_logger("omega.transport")
+# Faust's recovery seeks within broker_request_timeout (90 s by default) of resuming the partitions; records held
+# twice as long mean that seek failed
+HOLD_LIMIT_SECONDS = 180.0
 
 
 class _NothingRead(defaultdict[TP, int | None]):
@@ -76,7 +79,8 @@ def transport_class(fetch_max_wait_ms: int, probe: OffsetProbe) -> type[faust_ai
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             self.order = InputOrder()
-            self.order_events = {"input_rewound": 0, "input_gap": 0}  # read by the worker's /metrics
+            # read by the worker's /metrics; input_held: records delivered between an assignment and its seek
+            self.order_events = {"input_rewound": 0, "input_gap": 0, "input_held": 0}
             self.probe = probe
             self._read_offset = _NothingRead(lambda: None)
 
@@ -87,11 +91,17 @@ def transport_class(fetch_max_wait_ms: int, probe: OffsetProbe) -> type[faust_ai
             await super().on_stop()
             await self.probe.close()
 
+        async def on_partitions_assigned(self, assigned: set[TP], generation_id: int = 0) -> None:
+            self.order.hold()  # until perform_seek: Faust's recovery resumes the partitions before it seeks them
+            await super().on_partitions_assigned(assigned, generation_id)
+
         async def perform_seek(self) -> None:
             await super().perform_seek()
             self.order.reset(dict(self._committed_offset))
 
         async def _commit(self, offsets: Mapping[TP, int]) -> bool:
+            if self.order.held:  # nothing was processed in this assignment yet: its committed offsets stand
+                return False
             await drain_table_writes(self.app.producer)
             return bool(await super()._commit(self.order.clamp(offsets)))
 
@@ -100,6 +110,13 @@ def transport_class(fetch_max_wait_ms: int, probe: OffsetProbe) -> type[faust_ai
             the first record stored at or after the expected offset, unless that is this one."""
             tp, offset = message.tp, message.offset
             seen = self.order.see(tp, offset)
+            if seen is Seen.HELD:
+                self.order_events["input_held"] += 1
+                if self.order.hold_overdue(time.monotonic(), HOLD_LIMIT_SECONDS):
+                    # the recovery's seek never came (it timed out): seek ourselves rather than hold for ever
+                    log.warning("input_hold_overdue", topic=tp.topic, partition=tp.partition, offset=offset)
+                    await self.perform_seek()
+                return False
             if seen is Seen.UNPLACED:
                 self.order.start_at(tp, await self._reading_start(tp, offset))
                 seen = self.order.see(tp, offset)

@@ -42,7 +42,8 @@ class WorkerMetrics:
         self.latency = Histogram("omega_processing_seconds", "An input record's arrival at its agent to its outputs "
                                  "handed to the producer", buckets=LATENCY_BUCKETS, registry=r)
         self.input_order = Counter("omega_input_order_events", "Input partitions read again (input_rewound) or past "
-                                   "an empty stretch (input_gap), streams/kafka/transport.py", ["event"], registry=r)
+                                   "an empty stretch (input_gap), records held until the seek that follows an "
+                                   "assignment (input_held), streams/kafka/transport.py", ["event"], registry=r)
         self.lag = Gauge("omega_consumer_lag", "Records of an assigned input partition not yet processed",
                          ["topic", "partition"], registry=r)
         self.in_recovery = Gauge("omega_table_recovery", "1 while tables recover from their changelogs", registry=r)

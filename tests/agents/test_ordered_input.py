@@ -128,3 +128,31 @@ async def test_a_probe_that_cannot_tell_leads_to_a_rewind(omega: OmegaApp) -> No
 
     assert sends(omega, PACKETS.logical) == []
     seek.assert_awaited_once_with(tp, 0)
+
+
+async def test_records_between_an_assignment_and_its_seek_are_held_and_nothing_is_committed(omega: OmegaApp) -> None:
+    consumer, tp = omega.app.consumer, _json_tp(omega)
+    consumer.order.reset({tp: 0})
+    consumer.order.hold()  # what on_partitions_assigned does before Faust's recovery resumes and seeks
+    with patch("streams.kafka.transport.drain_table_writes", new=AsyncMock()) as drain, \
+            patch("faust.transport.drivers.aiokafka.Consumer._commit", new=AsyncMock(return_value=True)) as commit:
+        async with agent_of(omega, "ingress").test_context() as agent:
+            agent.sent_offset = 6035  # a stale fetch position, past the committed offset
+            await agent.put(json.dumps(factory_packet(0, 1)).encode(), key=b"k")
+            assert await consumer._commit({tp: 6036}) is False  # the commit Faust would make
+            consumer.order.reset({tp: 0})  # the seek to the committed offsets arrives
+            agent.sent_offset = 0
+            await agent.put(json.dumps(factory_packet(0, 1)).encode(), key=b"k")
+
+    assert len(sends(omega, PACKETS.logical)) == 1  # only the record read from the committed offset
+    assert consumer.order_events["input_held"] == 1
+    drain.assert_not_awaited()
+    commit.assert_not_awaited()
+
+
+async def test_an_assignment_holds_the_input_order(omega: OmegaApp) -> None:
+    consumer = omega.app.consumer
+    with patch("faust.transport.consumer.Consumer.on_partitions_assigned", new=AsyncMock()) as faust_assigned:
+        await consumer.on_partitions_assigned(set(), 3)
+    assert consumer.order.held
+    faust_assigned.assert_awaited_once()

@@ -2,14 +2,16 @@
 
     python -m tests.bench.ab --base e11c599 --rounds 3 --figure 'p99 ([0-9.,]+),' -- bench_grounding --repeat 100
     python -m tests.bench.ab --base e11c599 --figure '"false_support_rate":([0-9.]+)' -- omega check grounding F --eval
+    python -m tests.bench.ab --base HEAD --new-env STREAM_BUFFER_MAXSIZE=512 --figure 'p99 ([0-9.]+)' -- bench_anchor
 
 The base is checked out with `git worktree add --detach` in a temporary directory (removed afterwards) and run
 with this virtualenv; each round runs the base, then the working tree (`python -m tests.bench.<module> ARGS`, or
 `python -m streams.cli.main ARGS` for `omega ARGS`; the same arguments, each side from its own tree). `--figure REGEX`
 names the figure to compare: the first match of its first group in each run's output (thousands separators
 dropped); the table gives base, new and new/base per round and the median ratio. On a shared machine only the
-ratio of runs beside each other means anything. Prints, never asserts; exit 1 when a run's figure was not found
-(its last lines are printed).
+ratio of runs beside each other means anything. `--new-env NAME=VALUE` (repeatable) sets a variable for the new
+side only (and the processes it starts): with `--base HEAD`, a setting measured against its default on the same
+code. Prints, never asserts; exit 1 when a run's figure was not found (its last lines are printed).
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ def parser() -> argparse.ArgumentParser:
     cli.add_argument("--rounds", type=int, default=3, help="base/new pairs, alternated (default 3)")
     cli.add_argument("--figure", required=True, type=re.compile,
                      help="regular expression whose first group is the figure, e.g. 'factory workload: +([0-9,.]+)'")
+    cli.add_argument("--new-env", action="append", default=[], metavar="NAME=VALUE",
+                     help="an environment variable for the new side only (repeatable)")
     cli.add_argument("--show", type=re.compile, default=None,
                      help="also print the output lines matching this expression, per run")
     cli.add_argument("bench", nargs=argparse.REMAINDER,
@@ -57,9 +61,20 @@ def command(module: str, args: Sequence[str]) -> list[str]:
     return [sys.executable, "-m", f"tests.bench.{module}", *args]
 
 
-def _run(tree: Path, module: str, args: Sequence[str]) -> tuple[int, str]:
+def environment(pairs: Sequence[str]) -> dict[str, str]:
+    """`NAME=VALUE` pairs as a mapping; raises ValueError on one without `=` or without a name."""
+    env = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--new-env takes NAME=VALUE, got {pair!r}")
+        env[name] = value
+    return env
+
+
+def _run(tree: Path, module: str, args: Sequence[str], extra: dict[str, str] | None = None) -> tuple[int, str]:
     done = subprocess.run(command(module, args), cwd=tree, capture_output=True, text=True, check=False,
-                          env={**os.environ, "PYTHONPATH": str(tree)})
+                          env={**os.environ, **(extra or {}), "PYTHONPATH": str(tree)})
     return done.returncode, done.stdout + done.stderr
 
 
@@ -80,6 +95,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.rounds < 1:
         cli.error("--rounds must be positive")
     module, bench_args = bench[0], bench[1:]
+    try:
+        new_env = environment(args.new_env)
+    except ValueError as exc:
+        cli.error(str(exc))
     commit = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", args.base], capture_output=True,
                             text=True, check=True).stdout.strip()
     head = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--short", "HEAD"], capture_output=True,
@@ -87,7 +106,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     dirty = subprocess.run(["git", "-C", str(REPO), "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True, check=True).stdout.strip()
     shown = " ".join(["omega" if module == "omega" else f"python -m tests.bench.{module}", *bench_args])
-    print(f"A/B: base {commit} against the working tree (HEAD {head}{', with changes' if dirty else ''}),"
+    with_env = f", new side with {' '.join(args.new_env)}" if new_env else ""
+    print(f"A/B: base {commit} against the working tree (HEAD {head}{', with changes' if dirty else ''}{with_env}),"
           f" {args.rounds} round(s) of `{shown}`")
     rows: list[tuple[float, float]] = []
     failed = False
@@ -98,7 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             for round_no in range(1, args.rounds + 1):
                 values: list[float | None] = []
                 for side, tree in (("base", base_tree), ("new", REPO)):
-                    code, output = _run(tree, module, bench_args)
+                    code, output = _run(tree, module, bench_args, new_env if side == "new" else None)
                     value = figure_in(output, args.figure)
                     if args.show is not None:
                         for line in output.splitlines():

@@ -9,6 +9,8 @@ import re
 from collections import Counter
 from datetime import datetime
 
+import pytest
+
 from tests.bench import ab, bench_pipeline, suite
 
 
@@ -40,6 +42,14 @@ def test_ab_figure_is_the_first_match_without_thousands_separators() -> None:
     output = "evolve, factory workload   50,000 in 2.1 s =  23,456/s\nevolve, mixed workload 50,000 = 19,000/s\n"
     assert ab.figure_in(output, re.compile(r"=\s+([0-9,.]+)/s")) == 23_456.0
     assert ab.figure_in(output, re.compile(r"nothing (\d+)")) is None
+
+
+def test_ab_new_env_pairs_split_at_the_first_equals_and_refuse_a_pair_without_one() -> None:
+    assert ab.environment(["STREAM_BUFFER_MAXSIZE=512", "X=a=b", "EMPTY="]) == {
+        "STREAM_BUFFER_MAXSIZE": "512", "X": "a=b", "EMPTY": ""}
+    for bad in ("NOVALUE", "=5"):
+        with pytest.raises(ValueError, match="NAME=VALUE"):
+            ab.environment([bad])
 
 
 def test_core_rows_each_carry_the_embedded_target_met_or_not() -> None:

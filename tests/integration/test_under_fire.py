@@ -44,6 +44,7 @@ import pytest
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from streams.kafka.partitioning import partition_of
+from streams.stages.episodes import judgement_key
 from streams.topics import ALERTS, ESCALATIONS, PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from tests.factories import merged_log, mixed_episode
@@ -305,22 +306,29 @@ async def lost_judgements_in_changelog(run: Run, lines: list[str]) -> str:
             record = (await consumer.getmany(tp, timeout_ms=5000, max_records=1)).get(tp, [None])[0]
             if record is not None and record.value is not None:
                 packet_ids[(partition, offset)] = registry.decode(record.value)[1]["header"]["packet_id"]
-        keys: dict[bytes, list[int]] = {}
-        for partition in sorted({p for p, _ in wanted}):
+        keys: dict[str, list[str]] = {}  # the table's keys, as Faust's json codec wrote them -> "partition@offset"
+        ledgers: dict[str, list[tuple[str, int]]] = {}  # episode -> (where in the changelog, input offset applied)
+        for partition in range(run.partitions):  # all of them: a record on another partition is lost to a restore
             tp = TopicPartition(changelog, partition)
             consumer.assign([tp])
             await consumer.seek_to_beginning(tp)
             end = (await consumer.end_offsets([tp]))[tp]
             while (await consumer.position(tp)) < end:
                 for record in (await consumer.getmany(tp, timeout_ms=5000)).get(tp, []):
-                    keys.setdefault(record.key or b"", []).append(record.offset)
+                    key = json.loads(record.key or b'""')
+                    keys.setdefault(key, []).append(f"{partition}@{record.offset}")
+                    value = json.loads(record.value) if record.value else None
+                    if isinstance(value, dict) and isinstance(value.get("at"), list):  # a ledger: where it applied
+                        ledgers.setdefault(key, []).append((f"{partition}@{record.offset}", value["at"][1]))
     finally:
         await consumer.stop()
     rows = []
     for (partition, offset), episode in sorted(wanted.items()):
         packet_id = packet_ids.get((partition, offset), "?")
-        at = keys.get(f"{episode}\x00{packet_id}".encode(), [])
-        rows.append(f"  input {partition}@{offset} {packet_id}: changelog offsets {at or 'none'}")
+        at = keys.get(judgement_key(episode, packet_id), [])
+        applied = [c for c, a in ledgers.get(episode, []) if a == offset]
+        rows.append(f"  input {partition}@{offset} {packet_id}: judgement at changelog offsets {at or 'none'}; "
+                    f"the ledger that applied it at {applied or 'none'}")
     return "\nlost judgements in the changelog:\n" + "\n".join(rows)
 
 

@@ -89,3 +89,32 @@ def test_records_gone_from_the_log_are_skipped_to() -> None:
     order = tracking(p0=10)
     order.start_at(TP0, 15)
     assert order.see(TP0, 15) is Seen.NEXT
+
+
+def test_after_an_assignment_no_record_is_processed_until_the_seek_resets() -> None:
+    order = tracking(p0=10)
+    order.see(TP0, 10)
+    order.hold()  # partitions assigned: the fetcher may still deliver from a stale position
+    assert [order.see(TP0, o) for o in (11, 6035)] == [Seen.HELD] * 2
+    assert order.expected[TP0] == 11  # a held record moves nothing
+    order.reset({TP0: 4739})
+    assert order.see(TP0, 6035) is Seen.AHEAD
+    assert order.see(TP0, 4739) is Seen.NEXT
+
+
+def test_a_hold_before_any_seek_holds_too() -> None:
+    order = InputOrder()
+    order.hold()
+    assert order.see(TP0, 0) is Seen.HELD
+    order.reset({TP0: None})
+    assert order.see(TP0, 0) is Seen.UNPLACED
+
+
+def test_a_hold_is_overdue_a_limit_after_its_first_held_record_not_after_the_assignment() -> None:
+    order = tracking(p0=10)
+    order.hold()
+    assert not order.hold_overdue(now=1000.0, limit=180.0)  # the first held record, after a long recovery
+    assert not order.hold_overdue(now=1179.9, limit=180.0)
+    assert order.hold_overdue(now=1180.0, limit=180.0)
+    order.reset({TP0: 10})
+    assert not order.hold_overdue(now=5000.0, limit=180.0)
