@@ -65,7 +65,7 @@ def test_an_empty_environment_gives_the_defaults() -> None:
         4, 1_048_576, 0, 50)
     assert (settings.max_lateness_ms, settings.replication_factor, settings.min_insync) == (0, 1, 1)
     assert (settings.tick_interval_seconds, settings.producer_linger_seconds, settings.standby_replicas,
-            settings.stall_seconds) == (5.0, 0.005, 1, 120.0)
+            settings.stall_seconds) == (5.0, 0.020, 1, 120.0)
     assert (settings.bootstrap_servers, settings.app_id, settings.store, settings.data_dir) == (
         "127.0.0.1:9092", "omega-verifier", "memory://", Path(".omega-data"))
 
