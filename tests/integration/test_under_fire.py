@@ -286,8 +286,9 @@ def under_fire(name: str, run: Run, disturb: Callable[[Run], dict[str, Any]], se
 
 
 async def lost_judgements_in_changelog(run: Run, lines: list[str]) -> str:
-    """For each `judgement_lost` a worker logged: is the judgement's record in the episodes changelog? Present
-    means the restore passed over it; absent, that it never became durable (the two causes to tell apart)."""
+    """For each `judgement_lost` a worker logged: where the episodes changelog (every partition) holds the packet's
+    judgement and the ledger that applied it. Neither: the packet was judged only after later ones (out of order);
+    a judgement before that ledger: the restore passed over it; the ledger without it: a write never made durable."""
     lost = [e for e in (json.loads(x) for x in lines if x.startswith("{")) if e.get("event") == "judgement_lost"]
     if not lost:
         return ""
