@@ -25,7 +25,14 @@ from fastavro.schema import SchemaParseException, parse_schema, to_parsing_canon
 
 from streams.settings import Settings, SettingsError
 from streams.topics import ALL_TOPICS, PACKETS, TopicSpec, topic_name
-from streams.wire.codec import HEADER_SIZE, MARKER, DecodeError, SchemaRegistry, crc64_avro_fingerprint
+from streams.wire.codec import (
+    HEADER_SIZE,
+    MARKER,
+    DecodeError,
+    RegisteredSchema,
+    SchemaRegistry,
+    crc64_avro_fingerprint,
+)
 
 if TYPE_CHECKING:
     from confluent_kafka.schema_registry import Schema, SchemaRegistryClient
@@ -190,21 +197,23 @@ class RegistryFraming:
             raise DecodeError("REGISTRY_UNAVAILABLE", f"schema id {schema_id}: registry unreachable: {exc!r}") from exc
 
     # ---- out: single-object -> registry framing
+    def _writer_and_key(self, value: bytes, topic: str) -> tuple[RegisteredSchema, tuple[str, bytes]]:
+        """The writer schema of `value`, and its id cache key: (the topic's subject for it, its fingerprint)."""
+        writer = self._local.writer_of(value)
+        return writer, (self.subject_for(topic, writer.name), writer.fingerprint)
+
     def framed_if_known(self, value: bytes, topic: str) -> bytes | None:
         """`to_confluent` when the subject's id for this writer is cached already (no HTTP), else None."""
-        writer = self._local.writer_of(value)
-        schema_id = self._id_by_subject.get((self.subject_for(topic, writer.name), writer.fingerprint))
+        schema_id = self._id_by_subject.get(self._writer_and_key(value, topic)[1])
         return None if schema_id is None else confluent_frame(schema_id, value[HEADER_SIZE:])
 
     def to_confluent(self, value: bytes, topic: str) -> bytes:
         """The same body under the registry's header: the writer schema's id under the topic's subject, registered
         there (or, without auto-registration, looked up). Registry failures: `RegistryError`."""
-        writer = self._local.writer_of(value)
-        subject = self.subject_for(topic, writer.name)
-        key = (subject, writer.fingerprint)
+        writer, key = self._writer_and_key(value, topic)
         schema_id = self._id_by_subject.get(key)
         if schema_id is None:
-            schema_id = self._schema_id(subject, schema_json(writer.parsed))
+            schema_id = self._schema_id(key[0], schema_json(writer.parsed))
             self._id_by_subject[key] = schema_id
         return confluent_frame(schema_id, value[HEADER_SIZE:])
 

@@ -2,13 +2,16 @@
 
     python -m tests.bench.ab --base e11c599 --rounds 3 --figure 'p99 ([0-9.,]+),' -- bench_grounding --repeat 100
     python -m tests.bench.ab --base e11c599 --figure '"false_support_rate":([0-9.]+)' -- omega check grounding F --eval
-    python -m tests.bench.ab --base HEAD --new-env STREAM_BUFFER_MAXSIZE=512 --figure 'p99 ([0-9.]+)' -- bench_anchor
+    python -m tests.bench.ab --base HEAD --new-env OMEGA_PRODUCER_LINGER_MS=20 \
+        --figure 'measured: published .* = +([0-9,]+)/s end to end' -- bench_pipeline --skip-codec --skip-replay \
+        --live 127.0.0.1:29092 --live-workers 2 --live-avro --live-events 15000
 
 The base is checked out with `git worktree add --detach` in a temporary directory (removed afterwards) and run
 with this virtualenv; each round runs the base, then the working tree (`python -m tests.bench.<module> ARGS`, or
 `python -m streams.cli.main ARGS` for `omega ARGS`; the same arguments, each side from its own tree). `--figure REGEX`
 names the figure to compare: the first match of its first group in each run's output (thousands separators
-dropped); the table gives base, new and new/base per round and the median ratio. On a shared machine only the
+dropped; a bench that prints a warm-up phase first needs a pattern that skips it, as `measured:` above); the
+table gives base, new and new/base per round and the median ratio. On a shared machine only the
 ratio of runs beside each other means anything. `--new-env NAME=VALUE` (repeatable) sets a variable for the new
 side only (and the processes it starts): with `--base HEAD`, a setting measured against its default on the same
 code. Prints, never asserts; exit 1 when a run's figure was not found (its last lines are printed).

@@ -300,7 +300,7 @@ async def lost_judgements_in_changelog(run: Run, lines: list[str]) -> str:
     try:
         wanted = {(e["partition"], e["offset"]): e["episode"] for e in lost}
         packet_ids: dict[tuple[int, int], str] = {}
-        for (partition, offset), _episode in sorted(wanted.items()):
+        for partition, offset in sorted(wanted):
             tp = TopicPartition(inputs, partition)
             consumer.assign([tp])
             consumer.seek(tp, offset)
