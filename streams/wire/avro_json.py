@@ -5,6 +5,12 @@ absent key and an explicit null, the int/float distinction in `number` fields, f
 unknown keys. The contract (`schemas_avro/`) keeps all four: every optional field is `["null", T]`
 (absent == null), free-form values are strings with logicalType `omega.json` (explicit null is the text
 `null`), numbers are `long | double`, and unknown keys go to a record's `extras` map.
+
+A ConversionError names the path of the value it refuses (`payload.items[2].id`). Building every value's path up
+front cost a tenth of a valid packet's conversion, so a container converts its children with path None (no path
+tracked) and, only when one fails, converts them again naming each child's path, which then raises the same error
+with its path; a container called with None passes the error up to the nearest one that has a path. A conversion
+has no side effect, so the second pass fails where the first did, and it costs twice only on refused input.
 """
 
 from __future__ import annotations
@@ -26,10 +32,10 @@ _INT_MIN, _INT_MAX = -(2**31), 2**31 - 1
 class ConversionError(ValueError):
     """A JSON value that the Avro contract cannot carry; `error_class` and `path` say which and where."""
 
-    def __init__(self, error_class: str, path: str, message: str) -> None:
+    def __init__(self, error_class: str, path: str | None, message: str) -> None:
         super().__init__(f"{path or '<root>'}: {message}")
         self.error_class = error_class
-        self.path = path
+        self.path = path or ""
 
 
 def _type_name(value: object) -> str:
@@ -37,7 +43,7 @@ def _type_name(value: object) -> str:
     return "null" if value is None else names.get(type(value), type(value).__name__)
 
 
-def _check_text(value: str, path: str) -> str:
+def _check_text(value: str, path: str | None) -> str:
     if not value.isascii():
         try:
             value.encode("utf-8")
@@ -53,7 +59,7 @@ class Node:
         """Whether `value` has a JSON type this node can carry (used to pick a union branch)."""
         raise NotImplementedError
 
-    def to_avro(self, value: object, path: str) -> object:
+    def to_avro(self, value: object, path: str | None) -> object:
         """JSON value -> Avro datum; raises ConversionError."""
         raise NotImplementedError
 
@@ -66,7 +72,7 @@ class StringNode(Node):
     def accepts(self, value: object) -> bool:
         return isinstance(value, str)
 
-    def to_avro(self, value: object, path: str) -> object:
+    def to_avro(self, value: object, path: str | None) -> object:
         if not isinstance(value, str):
             raise ConversionError("WRONG_TYPE", path, f"expected string, got {_type_name(value)}")
         return value if value.isascii() else _check_text(value, path)  # ASCII: no surrogate to look for
@@ -79,7 +85,7 @@ class BooleanNode(Node):
     def accepts(self, value: object) -> bool:
         return isinstance(value, bool)
 
-    def to_avro(self, value: object, path: str) -> object:
+    def to_avro(self, value: object, path: str | None) -> object:
         if not isinstance(value, bool):
             raise ConversionError("WRONG_TYPE", path, f"expected boolean, got {_type_name(value)}")
         return value
@@ -100,7 +106,7 @@ class IntegerNode(Node):
             return False
         return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
 
-    def to_avro(self, value: object, path: str) -> object:
+    def to_avro(self, value: object, path: str | None) -> object:
         if not self.accepts(value):
             raise ConversionError("WRONG_TYPE", path, f"expected integer, got {_type_name(value)}")
         number = int(value)  # type: ignore[call-overload]
@@ -116,7 +122,7 @@ class DoubleNode(Node):
     def accepts(self, value: object) -> bool:
         return isinstance(value, float | int) and not isinstance(value, bool)
 
-    def to_avro(self, value: object, path: str) -> object:
+    def to_avro(self, value: object, path: str | None) -> object:
         if not self.accepts(value):
             raise ConversionError("WRONG_TYPE", path, f"expected number, got {_type_name(value)}")
         number = float(value)  # type: ignore[arg-type]
@@ -132,7 +138,7 @@ class BytesNode(Node):
     def accepts(self, value: object) -> bool:
         return isinstance(value, bytes)
 
-    def to_avro(self, value: object, path: str) -> object:
+    def to_avro(self, value: object, path: str | None) -> object:
         if not isinstance(value, bytes):
             raise ConversionError("WRONG_TYPE", path, f"expected bytes, got {_type_name(value)}")
         return value
@@ -147,7 +153,7 @@ class JsonNode(Node):
     def accepts(self, value: object) -> bool:
         return True
 
-    def to_avro(self, value: object, path: str) -> object:
+    def to_avro(self, value: object, path: str | None) -> object:
         try:
             return _check_text(canonical_json(value), path)
         except (TypeError, ValueError) as exc:
@@ -167,7 +173,7 @@ class EnumNode(Node):
     def accepts(self, value: object) -> bool:
         return isinstance(value, str)
 
-    def to_avro(self, value: object, path: str) -> object:
+    def to_avro(self, value: object, path: str | None) -> object:
         if not isinstance(value, str):
             raise ConversionError("WRONG_TYPE", path, f"expected string, got {_type_name(value)}")
         if value not in self.symbols:
@@ -185,10 +191,17 @@ class ArrayNode(Node):
     def accepts(self, value: object) -> bool:
         return isinstance(value, list)
 
-    def to_avro(self, value: object, path: str) -> object:
+    def to_avro(self, value: object, path: str | None) -> object:
         if not isinstance(value, list):
             raise ConversionError("WRONG_TYPE", path, f"expected array, got {_type_name(value)}")
-        return [self.items.to_avro(item, f"{path}[{i}]") for i, item in enumerate(value)]
+        items = self.items.to_avro
+        try:
+            return [items(item, None) for item in value]
+        except ConversionError:
+            if path is None:
+                raise
+        # Again, naming each item's path for the error's (module docstring: paths are named on error only).
+        return [items(item, f"{path}[{i}]") for i, item in enumerate(value)]
 
     def from_avro(self, datum: object) -> object:
         return [self.items.from_avro(item) for item in datum]  # type: ignore[attr-defined]
@@ -201,10 +214,16 @@ class MapNode(Node):
     def accepts(self, value: object) -> bool:
         return isinstance(value, dict)
 
-    def to_avro(self, value: object, path: str) -> object:
+    def to_avro(self, value: object, path: str | None) -> object:
         if not isinstance(value, dict):
             raise ConversionError("WRONG_TYPE", path, f"expected object, got {_type_name(value)}")
-        return {_check_text(k, path): self.values.to_avro(v, f"{path}.{k}") for k, v in value.items()}
+        values = self.values.to_avro
+        try:
+            return {_check_text(k, path): values(v, None) for k, v in value.items()}
+        except ConversionError:
+            if path is None:
+                raise
+        return {_check_text(k, path): values(v, f"{path}.{k}") for k, v in value.items()}  # again, for the path
 
     def from_avro(self, datum: object) -> object:
         return {k: self.values.from_avro(v) for k, v in datum.items()}  # type: ignore[attr-defined]
@@ -215,18 +234,31 @@ class ChoiceNode(Node):
     """A union without null: the first branch whose JSON type fits takes the value."""
 
     branches: tuple[Node, ...]
+    _by_type: dict[type, Node] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Every branch accepts by JSON type alone but an integer branch offered a float (3.0 fits, 3.5 does not):
+        # the branch of each type is picked once, a float's only when a double branch takes every float.
+        samples: list[object] = [None, True, 1, "", [], {}, b""]
+        if any(isinstance(b, DoubleNode) for b in self.branches):
+            samples.append(0.5)
+        by_type = {type(s): branch for s in samples if (branch := self._pick(s)) is not None}
+        object.__setattr__(self, "_by_type", by_type)
 
     def accepts(self, value: object) -> bool:
         return any(b.accepts(value) for b in self.branches)
 
-    def to_avro(self, value: object, path: str) -> object:
+    def to_avro(self, value: object, path: str | None) -> object:
+        branch = self._by_type.get(type(value)) or self._pick(value)
+        if branch is None:
+            raise ConversionError("WRONG_TYPE", path, f"{_type_name(value)} fits none of the allowed types")
+        return branch.to_avro(value, path)
+
+    def _pick(self, value: object) -> Node | None:
         # JSON text keeps 1.0 and 1 apart: a float takes a double branch, an int a long one, when there is one.
         exact = DoubleNode if isinstance(value, float) else IntegerNode if _type_name(value) == "integer" else None
         preferred = [b for b in self.branches if exact is not None and isinstance(b, exact)]
-        for branch in (*preferred, *self.branches):
-            if branch.accepts(value):
-                return branch.to_avro(value, path)
-        raise ConversionError("WRONG_TYPE", path, f"{_type_name(value)} fits none of the allowed types")
+        return next((branch for branch in (*preferred, *self.branches) if branch.accepts(value)), None)
 
     def from_avro(self, datum: object) -> object:
         return datum
@@ -247,7 +279,7 @@ class OptionalNode(Node):
     def accepts(self, value: object) -> bool:
         return self.inner.accepts(value)
 
-    def to_avro(self, value: object, path: str) -> object:
+    def to_avro(self, value: object, path: str | None) -> object:
         if value is None and not self._null_ok:
             raise ConversionError("WRONG_TYPE", path, "null is not allowed here")
         datum = self.inner.to_avro(value, path)
@@ -275,19 +307,16 @@ class RecordNode(Node):
     def accepts(self, value: object) -> bool:
         return isinstance(value, dict)
 
-    def to_avro(self, value: object, path: str) -> object:
+    def to_avro(self, value: object, path: str | None) -> object:
         if not isinstance(value, dict):
             raise ConversionError("WRONG_TYPE", path, f"expected object, got {_type_name(value)}")
-        datum: dict[str, object] = {}
-        prefix = f"{path}." if path else ""
-        for name, node, optional, absent in self.fields:
-            item = value.get(name, _ABSENT)
-            if item is not _ABSENT:
-                datum[name] = node.to_avro(item, prefix + name)
-            elif optional:
-                datum[name] = absent
-            else:
-                raise ConversionError("MISSING_FIELD", prefix + name, "required field is missing")
+        prefix = None if path is None else f"{path}." if path else ""
+        try:
+            datum = self._fields_to_avro(value, None)
+        except ConversionError:
+            if prefix is None:
+                raise
+            datum = self._fields_to_avro(value, prefix)  # again, naming each field's path for the error's
         known = self.field_names
         if known.issuperset(value):  # the usual packet: no key outside the contract
             if self.keeps_extras:
@@ -295,9 +324,25 @@ class RecordNode(Node):
             return datum
         unknown = {k: v for k, v in value.items() if k not in known}
         if self.keeps_extras:
-            datum[EXTRAS] = {k: JSON_NODE.to_avro(v, prefix + k) for k, v in unknown.items()} or None
+            datum[EXTRAS] = {k: JSON_NODE.to_avro(v, None if prefix is None else prefix + k)
+                             for k, v in unknown.items()} or None
         else:
-            raise ConversionError("UNKNOWN_FIELD", prefix + min(unknown), "field is not in the contract")
+            raise ConversionError("UNKNOWN_FIELD", None if prefix is None else prefix + min(unknown),
+                                  "field is not in the contract")
+        return datum
+
+    def _fields_to_avro(self, value: dict[str, object], prefix: str | None) -> dict[str, object]:
+        """The named fields' data; with `prefix` None the children name no path (module docstring)."""
+        datum: dict[str, object] = {}
+        for name, node, optional, absent in self.fields:
+            item = value.get(name, _ABSENT)
+            if item is not _ABSENT:
+                datum[name] = node.to_avro(item, name if prefix is None else prefix + name)
+            elif optional:
+                datum[name] = absent
+            else:
+                raise ConversionError("MISSING_FIELD", name if prefix is None else prefix + name,
+                                      "required field is missing")
         return datum
 
     def from_avro(self, datum: object) -> object:
