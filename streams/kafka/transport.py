@@ -61,15 +61,17 @@ async def drain_table_writes(producer: Any, pause: float = 0.01) -> None:
     await producer.flush()
 
 
-def transport_class(fetch_max_wait_ms: int, probe: OffsetProbe) -> type[faust_aiokafka.Transport]:
-    """The aiokafka transport class whose worker consumer long-polls for at most `fetch_max_wait_ms` and asks
-    `probe` what is stored where a record was passed over."""
+def transport_class(fetch_max_wait_ms: int, probe: OffsetProbe,
+                    fetch_min_bytes: int = 1) -> type[faust_aiokafka.Transport]:
+    """The aiokafka transport class whose worker consumer long-polls for at most `fetch_max_wait_ms` (less when
+    `fetch_min_bytes` are there) and asks `probe` what is stored where a record was passed over."""
 
     class ConsumerThread(faust_aiokafka.AIOKafkaConsumerThread):
         def _create_worker_consumer(self, transport: Any) -> Any:
             consumer = super()._create_worker_consumer(transport)
             # Read by aiokafka's fetcher when the consumer starts; no public setting (Faust passes 1500).
             consumer._fetch_max_wait_ms = fetch_max_wait_ms  # noqa: SLF001
+            consumer._fetch_min_bytes = fetch_min_bytes  # noqa: SLF001
             # An aborted transaction's packets were never published: not judged (Faust reads uncommitted unless
             # it runs exactly-once itself). Our own topics are not transactional, so this changes nothing there.
             consumer._isolation_level = "read_committed"  # noqa: SLF001

@@ -188,7 +188,8 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
     probe = OffsetProbe(settings.bootstrap_servers, settings.kafka_client_options())
     # Faust builds its transport from the broker URL scheme and has no setting for a transport class: ours (bounded
     # long-poll, input order) is set on the Faust app before any agent or table starts, the one assignment after it
-    app.transport = transport_class(settings.fetch_max_wait_ms, probe)(app.conf.broker_consumer, app)
+    transport = transport_class(settings.fetch_max_wait_ms, probe, settings.fetch_min_bytes)
+    app.transport = transport(app.conf.broker_consumer, app)
     topics = {
         spec.logical: app.topic(topic_name(spec, settings.topic_prefix), key_type=bytes, value_type=bytes,
                                 key_serializer="raw", value_serializer="raw", partitions=settings.partitions)

@@ -567,8 +567,10 @@ def tail_buckets(phase: LiveResult, first_sent: float, width: float = 0.5, worst
     p99s = {b: percentiles(lats, (99,))[99] for b, lats in buckets.items()}
     over = sum(1 for v in p99s.values() if v > 100.0)
     top = sorted(p99s.items(), key=lambda item: -item[1])[:worst]
+    series = " ".join(f"{p99s[b]:.0f}" if b in p99s else "-" for b in range(max(p99s) + 1))
     return (f"p99 per {width:g} s of publishing: {over}/{len(p99s)} buckets over 100 ms; worst "
-            + ", ".join(f"t={b * width:.1f}s {v:.0f} ms" for b, v in top))
+            + ", ".join(f"t={b * width:.1f}s {v:.0f} ms" for b, v in top)
+            + f"\n    p99 (ms) of each {width:g} s in publishing order: {series}")
 
 
 def settled(workers: list[WorkerProcess]) -> int | None:

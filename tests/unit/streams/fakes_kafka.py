@@ -6,8 +6,9 @@ where the log starts) and the group's committed offsets. `cluster.new_consumer` 
 call, so a test can assert what the code under test asked the client for (isolation level, seeks, commits).
 
 It models only what the code under test relies on, as aiokafka 0.14 does it:
-- the fetch settings are read from the private attributes `_isolation_level` and `_fetch_max_wait_ms` when the
-  consumer starts (`started_with`), so a change made to them after construction still counts;
+- the fetch settings are read from the private attributes `_isolation_level`, `_fetch_max_wait_ms` and
+  `_fetch_min_bytes` when the consumer starts (`started_with`), so a change made to them after construction still
+  counts;
 - `read_committed` hides records of aborted transactions; offsets that hold no record (transaction markers,
   compacted or deleted records) are never returned;
 - a position below the log's start (retention) resets to the start, as `auto_offset_reset="earliest"` does;
@@ -91,6 +92,7 @@ class FakeConsumer:
         # aiokafka keeps these as private attributes and reads them when it starts (its Fetcher's settings)
         self._isolation_level: str = kwargs.get("isolation_level", AIOKAFKA_DEFAULT_ISOLATION)
         self._fetch_max_wait_ms: int = kwargs.get("fetch_max_wait_ms", AIOKAFKA_DEFAULT_FETCH_MAX_WAIT_MS)
+        self._fetch_min_bytes: int = kwargs.get("fetch_min_bytes", 1)
         self._max_poll_records: int | None = kwargs.get("max_poll_records")
         self.started_with: dict[str, Any] | None = None
         self.stopped = False
@@ -101,7 +103,8 @@ class FakeConsumer:
 
     async def start(self) -> None:
         self.calls.append(("start",))
-        self.started_with = {"isolation_level": self._isolation_level, "fetch_max_wait_ms": self._fetch_max_wait_ms}
+        self.started_with = {"isolation_level": self._isolation_level, "fetch_max_wait_ms": self._fetch_max_wait_ms,
+                             "fetch_min_bytes": self._fetch_min_bytes}
 
     async def stop(self) -> None:
         self.calls.append(("stop",))

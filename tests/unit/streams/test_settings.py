@@ -24,6 +24,7 @@ from streams.settings import Settings, SettingsError
     ({"OMEGA_PRODUCER_LINGER_MS": "-5"}, "OMEGA_PRODUCER_LINGER_MS='-5': expected a number >= 0"),
     ({"OMEGA_FETCH_MAX_WAIT_MS": "x"}, "OMEGA_FETCH_MAX_WAIT_MS='x': expected a whole number >= 0"),
     ({"OMEGA_FETCH_MAX_WAIT_MS": "-1"}, "OMEGA_FETCH_MAX_WAIT_MS='-1': expected a whole number >= 0"),
+    ({"OMEGA_FETCH_MIN_BYTES": "0"}, "OMEGA_FETCH_MIN_BYTES='0': expected a whole number >= 1"),
     ({"OMEGA_STANDBY_REPLICAS": "one"}, "OMEGA_STANDBY_REPLICAS='one': expected a whole number >= 0"),
     ({"OMEGA_STALL_SECONDS": "-1"}, "OMEGA_STALL_SECONDS='-1': expected a number >= 0"),
     ({"OMEGA_STALL_SECONDS": "nan"}, "OMEGA_STALL_SECONDS='nan': expected a number >= 0"),
@@ -51,11 +52,12 @@ def test_good_values_read_as_before() -> None:
         "OMEGA_PARTITIONS": " 8 ", "OMEGA_MAX_EVENT_BYTES": "2_000", "OMEGA_WEB_PORT": "0",
         "OMEGA_TICK_INTERVAL": "0.5", "OMEGA_PRODUCER_LINGER_MS": "0", "OMEGA_FETCH_MAX_WAIT_MS": "0",
         "OMEGA_STANDBY_REPLICAS": "0", "OMEGA_STALL_SECONDS": "0", "OMEGA_LOG_LEVEL": "debug",
+        "OMEGA_FETCH_MIN_BYTES": "8192",
     })
     assert (settings.partitions, settings.max_event_bytes, settings.web_port) == (8, 2000, 0)
     assert (settings.tick_interval_seconds, settings.producer_linger_seconds) == (0.5, 0.0)
     assert (settings.fetch_max_wait_ms, settings.standby_replicas, settings.stall_seconds) == (0, 0, 0.0)
-    assert settings.log_level == "DEBUG"
+    assert (settings.log_level, settings.fetch_min_bytes) == ("DEBUG", 8192)
 
 
 def test_an_empty_environment_gives_the_defaults() -> None:
@@ -64,6 +66,7 @@ def test_an_empty_environment_gives_the_defaults() -> None:
     assert (settings.partitions, settings.max_event_bytes, settings.web_port, settings.fetch_max_wait_ms) == (
         4, 1_048_576, 0, 50)
     assert (settings.max_lateness_ms, settings.replication_factor, settings.min_insync) == (0, 1, 1)
+    assert settings.fetch_min_bytes == 1  # a fetch returns what is there: at a low rate, a larger one waits
     assert (settings.tick_interval_seconds, settings.producer_linger_seconds, settings.standby_replicas,
             settings.stall_seconds) == (5.0, 0.020, 1, 120.0)
     assert (settings.bootstrap_servers, settings.app_id, settings.store, settings.data_dir) == (

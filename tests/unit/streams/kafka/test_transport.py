@@ -130,15 +130,16 @@ async def test_the_worker_consumer_long_polls_for_the_configured_wait_not_fausts
 
 async def test_the_app_wires_its_settings_into_the_worker_consumer_and_the_probe(
         cluster: FakeCluster, registry: SchemaRegistry) -> None:
-    omega = create_app(Settings(bootstrap_servers="broker:9093", app_id="omega-wiring-test", fetch_max_wait_ms=21),
-                       registry)
+    omega = create_app(Settings(bootstrap_servers="broker:9093", app_id="omega-wiring-test", fetch_max_wait_ms=21,
+                                fetch_min_bytes=4096), registry)
     consumer: Any = omega.app.consumer
     try:
         kafka = consumer._thread._create_worker_consumer(omega.app.transport)
         await kafka.start()
     finally:
         consumer._thread.thread_loop.close()
-    assert kafka.started_with == {"isolation_level": "read_committed", "fetch_max_wait_ms": 21}
+    assert kafka.started_with == {"isolation_level": "read_committed", "fetch_max_wait_ms": 21,
+                                  "fetch_min_bytes": 4096}
     assert kafka.kwargs["auto_offset_reset"] == "earliest"
     assert kafka.kwargs["enable_auto_commit"] is False  # offsets are committed by Faust, clamped by the transport
     assert kafka.kwargs["group_id"] == "omega-wiring-test"
@@ -147,12 +148,13 @@ async def test_the_app_wires_its_settings_into_the_worker_consumer_and_the_probe
 
 
 async def test_aiokafka_hands_the_settings_the_transport_overrides_to_its_fetcher() -> None:
-    # The transport sets two private attributes after Faust built the consumer; this pins aiokafka reading them
+    # The transport sets private attributes after Faust built the consumer; this pins aiokafka reading them
     # when it starts (an aiokafka upgrade that stops doing so would silently restore read_uncommitted and 1.5 s).
     consumer = aiokafka.AIOKafkaConsumer(bootstrap_servers="127.0.0.1:1", group_id=None,
                                          isolation_level="read_uncommitted", fetch_max_wait_ms=1500)
     consumer._isolation_level = "read_committed"
     consumer._fetch_max_wait_ms = 37
+    consumer._fetch_min_bytes = 4096
     fetcher = MagicMock()
     fetcher.return_value.close = AsyncMock()
     with patch.object(aiokafka_consumer, "Fetcher", fetcher), \
@@ -163,6 +165,7 @@ async def test_aiokafka_hands_the_settings_the_transport_overrides_to_its_fetche
         await consumer.stop()
     assert fetcher.call_args.kwargs["isolation_level"] == "read_committed"
     assert fetcher.call_args.kwargs["fetch_max_wait_ms"] == 37
+    assert fetcher.call_args.kwargs["fetch_min_bytes"] == 4096
 
 
 async def test_records_from_the_committed_offset_on_are_admitted_in_order(worker: Worker) -> None:
