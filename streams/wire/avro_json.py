@@ -303,6 +303,7 @@ class RecordNode(Node):
     keeps_extras: bool
     _names: frozenset[str] | None = None
     _readers: list[tuple[str, Node, bool]] | None = None
+    _unrolled: Callable[[dict[str, Any]], dict[str, object]] | None = None
 
     def accepts(self, value: object) -> bool:
         return isinstance(value, dict)
@@ -310,18 +311,18 @@ class RecordNode(Node):
     def to_avro(self, value: object, path: str | None) -> object:
         if not isinstance(value, dict):
             raise ConversionError("WRONG_TYPE", path, f"expected object, got {_type_name(value)}")
-        prefix = None if path is None else f"{path}." if path else ""
         try:
-            datum = self._fields_to_avro(value, None)
+            datum = (self._unrolled or self.unrolled)(value)  # the field loop, generated (avro_compiled.py)
         except ConversionError:
-            if prefix is None:
+            if path is None:
                 raise
-            datum = self._fields_to_avro(value, prefix)  # again, naming each field's path for the error's
-        known = self.field_names
+            datum = self._fields_to_avro(value, f"{path}." if path else "")  # again, naming each field's path
+        known = self._names or self.field_names
         if known.issuperset(value):  # the usual packet: no key outside the contract
             if self.keeps_extras:
                 datum[EXTRAS] = None
             return datum
+        prefix = None if path is None else f"{path}." if path else ""
         unknown = {k: v for k, v in value.items() if k not in known}
         if self.keeps_extras:
             datum[EXTRAS] = {k: JSON_NODE.to_avro(v, None if prefix is None else prefix + k)
@@ -331,19 +332,27 @@ class RecordNode(Node):
                                   "field is not in the contract")
         return datum
 
-    def _fields_to_avro(self, value: dict[str, object], prefix: str | None) -> dict[str, object]:
-        """The named fields' data; with `prefix` None the children name no path (module docstring)."""
+    def _fields_to_avro(self, value: dict[str, object], prefix: str) -> dict[str, object]:
+        """The named fields' data, each converted under its path (`prefix` + name)."""
         datum: dict[str, object] = {}
         for name, node, optional, absent in self.fields:
-            item = value.get(name, _ABSENT)
-            if item is not _ABSENT:
-                datum[name] = node.to_avro(item, name if prefix is None else prefix + name)
+            item = value.get(name, ABSENT)
+            if item is not ABSENT:
+                datum[name] = node.to_avro(item, prefix + name)
             elif optional:
                 datum[name] = absent
             else:
-                raise ConversionError("MISSING_FIELD", name if prefix is None else prefix + name,
-                                      "required field is missing")
+                raise ConversionError("MISSING_FIELD", prefix + name, "required field is missing")
         return datum
+
+    @property
+    def unrolled(self) -> Callable[[dict[str, Any]], dict[str, object]]:
+        """`_fields_to_avro` naming no path, generated for this record on first use (streams/wire/avro_compiled.py)."""
+        if self._unrolled is None:
+            from streams.wire.avro_compiled import compile_fields  # here: that module builds on this one
+
+            self._unrolled = compile_fields(self)[0]
+        return self._unrolled
 
     def from_avro(self, datum: object) -> object:
         src: Mapping[str, Any] = datum  # type: ignore[assignment]
@@ -373,7 +382,7 @@ class RecordNode(Node):
 
 
 JSON_NODE = JsonNode()
-_ABSENT = object()
+ABSENT = object()
 _PLAIN = (StringNode, BooleanNode, IntegerNode, DoubleNode, BytesNode, EnumNode, ChoiceNode)
 
 
