@@ -178,6 +178,17 @@ def merged_log(episodes: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     return [row[3] for row in heapq.merge(*(timed(n, eps) for n, eps in enumerate(episodes)))]
 
 
+def ledger_outgrowing_episode(count: int, ref_chars: int) -> list[dict[str, Any]]:
+    """`count` observations of one episode, each citing a new evidence ref of `ref_chars` characters: small records
+    whose episode ledger, which keeps every ref it saw, grows by about `ref_chars` bytes a packet."""
+    packets = []
+    for n in range(count):
+        observation = packet(n, 2)
+        observation["mcp"]["evidence"]["evidence_refs"][0]["ref_id"] = f"doc:{n:06d}:" + "r" * ref_chars
+        packets.append(observation)
+    return packets
+
+
 def state_outgrowing_episode(long_id_chars: int = 600_000) -> list[dict[str, Any]]:
     """Two packets of one episode whose second cannot be stored: the first under a `long_id_chars`-character packet id
     (its judgement entry fits: key and value quote the id once each), then a packet re-using that id, whose DUPLICATE

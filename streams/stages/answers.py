@@ -191,7 +191,7 @@ class FactSteps:
             return emits
         key = fact_key((src.key or DEFAULT_CORPUS.encode()).decode("utf-8", "replace"), fact.fact_id)
         if self.facts.get(key) is None:
-            refused = put_checked(self.facts, [(key, fact.to_dict())], raw, src, self.stage.pipeline, checked_from=0)
+            refused = put_checked(self.facts, [(key, fact.to_dict())], raw, src, self.stage.pipeline)
             if refused is not None:
                 return [refused]
         return emits

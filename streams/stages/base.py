@@ -33,7 +33,6 @@ DEAD_LETTER_REASON_CHARS = 4_096
 # A table entry (key + JSON value) must fit its changelog record: past this, the step stores nothing and the
 # record is a dead letter (STATE_TOO_LARGE); a failed changelog send would stop the worker's producer.
 MAX_TABLE_ENTRY_BYTES = 990_000
-CHECK_STATE_FROM_BYTES = 65_536  # a record (value + key) smaller than this is not checked (checks cost a dumps)
 
 
 @dataclass(frozen=True)

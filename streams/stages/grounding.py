@@ -114,9 +114,7 @@ class GroundingSteps:
             return emits
         if not keyed_by(corpus, src.key):
             return [Emit(GROUNDING_FACTS, corpus, bytes(raw), src.timestamp_ms, fact.to_json())]
-        # checked whatever the record's size: a fact stored beside the request that carried it may be larger
-        refused = put_checked(self.facts, [(fact_key(corpus, fact.id), fact.to_json())], raw, src,
-                              self.stage.pipeline, checked_from=0)
+        refused = put_checked(self.facts, [(fact_key(corpus, fact.id), fact.to_json())], raw, src, self.stage.pipeline)
         return emits if refused is None else [refused]
 
     def request(self, raw: bytes, src: Source) -> list[Emit]:
@@ -137,7 +135,7 @@ class GroundingSteps:
         if key is not None and step.state is not None and step.state is not state:
             # checked whatever the request's size: a paragraph's state grows with every version of every sentence.
             # Nothing stored: the verdict of a version that is not recorded is not sent.
-            refused = put_checked(self.paragraphs, [(key, step.state.to_dict())], raw, src, pipeline, checked_from=0)
+            refused = put_checked(self.paragraphs, [(key, step.state.to_dict())], raw, src, pipeline)
             if refused is not None:
                 return [refused]
         return step.emits

@@ -13,7 +13,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Generic, Protocol, TypeVar
 
-from streams.stages.base import CHECK_STATE_FROM_BYTES, Emit, Outputs, Source, oversized_entry
+from streams.stages.base import Emit, Outputs, Source, oversized_entry
 
 T = TypeVar("T")
 
@@ -31,13 +31,17 @@ class KeyedTable(Protocol):
 
 
 def put_checked(table: KeyedTable, entries: Sequence[tuple[str, object]], raw: bytes, source: Source,
-                outputs: Outputs, checked_from: int | None = None) -> Emit | None:
+                outputs: Outputs) -> Emit | None:
     """Assign every entry in order, or none: the STATE_TOO_LARGE dead letter of `raw` when one of them would not fit
-    its changelog record. Records smaller than `checked_from` (value + key; default CHECK_STATE_FROM_BYTES) are not
-    checked (a check costs a dumps); a step whose state grows by accumulation from small records passes 0."""
-    threshold = CHECK_STATE_FROM_BYTES if checked_from is None else checked_from
+    its changelog record.
+
+    Every entry is measured (a dumps of its value). Records under 64 KB were not, for the cost: but an episode's
+    ledger, a session or a waiting room grows by accumulation from small records, and one of 3,000 packets citing a
+    new 400-byte evidence ref each was stored at 1.25 MB, past the limit, which the worker's changelog send would
+    have failed on. Measured on the factory workload: 9.3 µs for a ledger of 857 bytes, 3.6 µs for a judgement, so
+    ~13 µs a packet (~4% of a replayed packet, ~1.5% of a worker's CPU per packet)."""
     for key, value in entries:
-        why = None if len(raw) + len(key) < threshold else oversized_entry(key, value)
+        why = oversized_entry(key, value)
         if why is not None:
             return outputs.dead_letter(raw, source, "STATE_TOO_LARGE", why)
     for key, value in entries:  # in the given order: a ledger's changelog record must follow its judgements'

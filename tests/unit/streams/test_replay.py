@@ -15,11 +15,12 @@ from hypothesis import HealthCheck, given, settings
 from omega.canonical import canonical_json
 from streams.replay import Replayer, encode_for_topic, json_view, output_line, replay_line
 from streams.replay_inputs import STDIN, InputError, InputRecord, directory_inputs, input_stem, read_inputs
-from streams.stages.base import Emit, Source
+from streams.stages.base import MAX_TABLE_ENTRY_BYTES, Emit, Source
 from streams.stages.packets import Pipeline
 from streams.topics import AGENT_MESSAGES_RAW, DEAD_LETTERS, DOCUMENTS, ORACLE_REQUESTS, PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
+from tests.factories import ledger_outgrowing_episode
 from tests.factories import packet as factory_packet
 from tests.omen_strategies import valid_packets
 
@@ -463,3 +464,24 @@ def test_a_replay_line_is_the_canonical_json_of_the_records_json_view(record: di
 def test_a_replay_line_of_a_record_with_nan_fails_as_canonical_json_does() -> None:
     with pytest.raises(ValueError, match=r"^Out of range float values are not JSON compliant$"):
         output_line(Emit(VERDICTS, "k", b"", None, {"x": float("nan")}))
+
+
+def test_a_ledger_grown_past_its_changelog_record_by_small_packets_refuses_the_packets_that_would_grow_it(
+        tmp_path: Path) -> None:
+    # 500 packets of ~2.3 KB, each adding a 2,000-character evidence ref the ledger keeps: ~1 MB of refs by the end
+    path = tmp_path / "long.jsonl"
+    path.write_text("".join(json.dumps(p) + "\n" for p in ledger_outgrowing_episode(500, 2_000)), encoding="utf-8")
+    replayer = Replayer(Pipeline(SchemaRegistry.from_directory()))
+    outputs = [(emit.topic, emit.record) for record in read_inputs([path]) for emit in replayer.feed(record)]
+
+    statuses = [record["status"] if topic is VERDICTS else record["error_class"] for topic, record in outputs]
+    accepted = statuses.count("ACCEPTED")
+    # refs of 2,011 characters (+ quotes and a separator) past ~990,000 bytes: 490 +- a few fit, the rest do not
+    assert 480 < accepted < 495
+    assert statuses == ["ACCEPTED"] * accepted + ["STATE_TOO_LARGE"] * (500 - accepted)
+    reason = outputs[accepted][1]["reason"]
+    assert reason.startswith("the table entry it makes is ")
+    assert reason.endswith(f"bytes, more than the limit of {MAX_TABLE_ENTRY_BYTES}")
+    [ledger_key] = replayer.episode_order
+    stored = len(ledger_key) + len(json.dumps(replayer.episodes[ledger_key]))
+    assert MAX_TABLE_ENTRY_BYTES - 2_100 < stored <= MAX_TABLE_ENTRY_BYTES  # the last ledger that fit is kept

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from streams.stages.base import CHECK_STATE_FROM_BYTES, MAX_TABLE_ENTRY_BYTES, Source
+from streams.stages.base import MAX_TABLE_ENTRY_BYTES, Source
 from streams.stages.keyed import DecodedCache, put_checked
 
 
@@ -167,7 +167,7 @@ def test_entries_that_fit_are_all_assigned_in_order_and_no_dead_letter_is_made()
     table: dict[str, Any] = {}
     letters = Letters()
     entries = [("ep\x00p1", [1, "judgement"]), ("ep", {"ledger": 1})]
-    assert put_checked(table, entries, b"x" * CHECK_STATE_FROM_BYTES, SRC, letters) is None
+    assert put_checked(table, entries, b"x" * 100, SRC, letters) is None
     assert list(table.items()) == entries  # the ledger last: its changelog record follows its judgements'
     assert letters.asked == []
 
@@ -176,7 +176,7 @@ def test_one_entry_too_large_stores_none_of_them_and_is_a_state_too_large_dead_l
     table: dict[str, Any] = {"ep": {"before": True}}
     letters = Letters()
     entries = [("ep\x00p1", [1, "small"]), ("ep", {"blob": "y" * 2_000_000})]
-    refused = put_checked(table, entries, b"x" * CHECK_STATE_FROM_BYTES, SRC, letters)
+    refused = put_checked(table, entries, b"x" * 100, SRC, letters)
     assert refused == ("dead letter", "STATE_TOO_LARGE")
     assert table == {"ep": {"before": True}}
     # 2 bytes of key + json.dumps: '{"blob": "' (10) + 2,000,000 + '"}' (2)
@@ -184,27 +184,10 @@ def test_one_entry_too_large_stores_none_of_them_and_is_a_state_too_large_dead_l
                                                  f"{MAX_TABLE_ENTRY_BYTES}")]
 
 
-def test_a_small_record_is_not_checked_by_default() -> None:
+def test_a_small_record_whose_state_outgrew_the_limit_is_refused() -> None:
+    # a ledger, session or waiting room grows by accumulation: a 2-byte record may be the one that tips it over
     table: dict[str, Any] = {}
-    key = "episode"
-    raw = b"x" * (CHECK_STATE_FROM_BYTES - len(key) - 1)  # 65,535 bytes with the key: under 65,536
-    huge = {"blob": "y" * 2_000_000}
-    assert put_checked(table, [(key, huge)], raw, SRC, Letters()) is None
-    assert table == {key: huge}
-
-
-def test_a_record_at_the_threshold_is_checked() -> None:
-    key = "episode"
-    raw = b"x" * (CHECK_STATE_FROM_BYTES - len(key))  # exactly at the threshold: checked
-    refused = put_checked({}, [(key, {"blob": "y" * 2_000_000})], raw, SRC, Letters())
-    assert refused == ("dead letter", "STATE_TOO_LARGE")
-
-
-def test_checked_from_zero_checks_a_small_record() -> None:
-    # a paragraph's or fact's state may outgrow its changelog record from a small request
-    table: dict[str, Any] = {}
-    refused = put_checked(table, [("p", {"blob": "y" * 2_000_000})], b"{}", SRC, Letters(),
-                          checked_from=0)
+    refused = put_checked(table, [("p", {"blob": "y" * 2_000_000})], b"{}", SRC, Letters())
     assert refused == ("dead letter", "STATE_TOO_LARGE")
     assert table == {}
 
@@ -212,6 +195,6 @@ def test_checked_from_zero_checks_a_small_record() -> None:
 def test_an_entry_of_exactly_the_limit_fits_and_one_byte_more_does_not() -> None:
     # key "k" (1 byte) + json.dumps of a string: 2 quotes + its characters
     fits = "y" * (MAX_TABLE_ENTRY_BYTES - 1 - 2)
-    assert put_checked({}, [("k", fits)], b"", SRC, Letters(), checked_from=0) is None
-    refused = put_checked({}, [("k", fits + "y")], b"", SRC, Letters(), checked_from=0)
+    assert put_checked({}, [("k", fits)], b"", SRC, Letters()) is None
+    refused = put_checked({}, [("k", fits + "y")], b"", SRC, Letters())
     assert refused == ("dead letter", "STATE_TOO_LARGE")

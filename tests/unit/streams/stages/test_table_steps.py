@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from streams.stages import base, keyed
+from streams.stages import base
 from streams.stages.answers import AnswersStage, FactSteps
 from streams.stages.base import Emit, Source
 from streams.stages.episodes import EpisodeSteps, judgement_key
@@ -34,9 +34,8 @@ PIPELINE = Pipeline(SchemaRegistry.from_directory())
 
 @pytest.fixture
 def tiny_limit(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every record checked, and any entry over 200 bytes too large."""
+    """Any entry over 200 bytes too large."""
     monkeypatch.setattr(base, "MAX_TABLE_ENTRY_BYTES", 200)
-    monkeypatch.setattr(keyed, "CHECK_STATE_FROM_BYTES", 0)
 
 
 def _refused(emits: list[Emit], offset: int) -> None:
