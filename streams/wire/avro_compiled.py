@@ -15,7 +15,8 @@ Anything else (null, an int offered a double, a subclass, a wrong type, an array
 field's node exactly as the loop would send it, with no path: the node converts it or raises, and the record, when
 it has a path, converts its fields again through the loop to name the failing one (avro_json module docstring).
 So the function returns what the loop returns and raises where the loop raises; `unrolled == loop` is pinned on
-every packet of the spec examples and the generated workloads (tests/unit/streams/wire/test_avro_compiled.py).
+every bundled example packet (examples/omen), the bench workloads, generated packets and packets with a wild value
+anywhere (tests/unit/streams/wire/test_avro_compiled.py).
 Extras are the record's own step after the fields, as before. About half the conversion time of a packet went to
 the loop's calls per field (44 optional fields, 60 values in a typical packet).
 """
