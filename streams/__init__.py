@@ -21,7 +21,9 @@
         keys            natural_key: the key each input topic's records should carry (`omega publish` keys by it)
     wire/           bytes on the topics
         codec           SchemaRegistry: Avro single-object encoding (fastavro), fingerprints
-        avro_json       JSON <-> Avro datum conversion with readable errors
+        avro_json       JSON <-> Avro datum conversion with readable errors: compile_schema, records
+        avro_nodes      its nodes for every other Avro type (primitives, enum, array, map, unions, free JSON)
+        avro_compiled   a record's field loop generated as straight-line code (the fast path of to_avro)
         omen_avro       PacketConverter: OMEN packet JSON <-> its Avro record
         confluent       RegistryFraming: Schema Registry framing (0x00 + id) <-> single-object, subject names
     kafka/          the broker side, no stages

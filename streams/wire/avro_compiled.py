@@ -13,7 +13,7 @@ value is the plain JSON type it expects, the value itself, checked inline:
 
 Anything else (null, an int offered a double, a subclass, a wrong type, an array, a map, free-form JSON) goes to the
 field's node exactly as the loop would send it, with no path: the node converts it or raises, and the record, when
-it has a path, converts its fields again through the loop to name the failing one (avro_json module docstring).
+it has a path, converts its fields again through the loop to name the failing one (avro_nodes module docstring).
 So the function returns what the loop returns and raises where the loop raises; `unrolled == loop` is pinned on
 every bundled example packet (examples/omen), the bench workloads, generated packets and packets with a wild value
 anywhere (tests/unit/streams/wire/test_avro_compiled.py).
@@ -25,14 +25,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
-from streams.wire import avro_json as aj
+from streams.wire import avro_nodes as aj
 
 Converter = Callable[[dict[str, Any]], dict[str, object]]
 
 
-def compile_fields(record: aj.RecordNode) -> tuple[Converter, str]:
+class Fields(Protocol):
+    """What the generator reads of a record node (streams/wire/avro_json.py `RecordNode`)."""
+
+    name: str
+    fields: list[tuple[str, aj.Node, bool, object]]  # (name, node, may be absent, datum when absent)
+
+
+def compile_fields(record: Fields) -> tuple[Converter, str]:
     """The generated field converter of `record` and its source."""
     env: dict[str, Any] = {"ABSENT": aj.ABSENT, "ConversionError": aj.ConversionError, "isfinite": math.isfinite}
     lines = ["def convert(value):", "    datum = {}"]
@@ -56,9 +63,9 @@ def compile_fields(record: aj.RecordNode) -> tuple[Converter, str]:
 def _fast_case(node: aj.Node, i: int, env: dict[str, Any]) -> tuple[str, str] | None:
     """(condition on `v`, datum expression) for the plain value `node` expects, or None: always the node."""
     if isinstance(node, aj.OptionalNode):
-        inner = node.inner
-        if isinstance(inner, aj.RecordNode):
-            env[f"inner{i}"], env[f"branch{i}"] = inner.to_avro, inner.name
+        inner, branch = node.inner, node.inner.branch_name()
+        if branch is not None:  # a record
+            env[f"inner{i}"], env[f"branch{i}"] = inner.to_avro, branch
             return "type(v) is dict", f"(branch{i}, inner{i}(v, None))"
         node = inner
     if isinstance(node, aj.StringNode):
