@@ -491,3 +491,23 @@ def equivalent_variants(packet: Packet) -> Strategy[Packet]:
         return out
 
     return st.builds(apply, st.sampled_from(rewrites), JSON_VALUES)
+
+
+def object_paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Paths of every JSON object in `value` (the packet itself included), depth first: where a test may add a key."""
+    found: list[tuple[Any, ...]] = []
+    if isinstance(value, dict):
+        found.append(path)
+        for key, child in value.items():
+            found.extend(object_paths(child, (*path, key)))
+    elif isinstance(value, list):
+        for index, child in enumerate(value):
+            found.extend(object_paths(child, (*path, index)))
+    return found
+
+
+def value_at(value: Any, path: tuple[Any, ...]) -> Any:
+    """The value at `path` (keys and indexes) inside `value`."""
+    for step in path:
+        value = value[step]
+    return value

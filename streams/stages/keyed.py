@@ -38,9 +38,9 @@ def put_checked(table: KeyedTable, entries: Sequence[tuple[str, object]], raw: b
     Every entry is measured (a dumps of its value). Records under 64 KB were not, for the cost: but an episode's
     ledger, a session or a waiting room grows by accumulation from small records, and one of 3,000 packets citing a
     new 400-byte evidence ref each was stored at 1.25 MB, past the limit, which the worker's changelog send would
-    have failed on. A measure is an orjson dumps (stages/base.py `oversized_entry`): 1.6 µs for a ledger of 857 bytes
-    and 0.4 µs for a judgement (under 1% of a replayed packet), 37 µs for an OMEGA-57 session of 27-46 KB (~3% of a
-    message); with the json module it was 9.3, 3.6 and 244 µs."""
+    have failed on. A measure is an orjson dumps (stages/base.py `oversized_entry`): 1.4 µs for a ledger of ~870
+    bytes and 0.5 µs for a judgement (under 1% of a replayed packet), 40 µs for an OMEGA-57 session of ~36 KB (~3% of
+    a message); the json module's dumps took 8.2, 3.0 and 342 µs (`python -m tests.bench.bench_table_entries`)."""
     for key, value in entries:
         why = oversized_entry(key, value)
         if why is not None:

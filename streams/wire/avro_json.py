@@ -64,18 +64,18 @@ class RecordNode(Node):
     def to_avro(self, value: object, path: str | None) -> object:
         if not isinstance(value, dict):
             raise ConversionError("WRONG_TYPE", path, f"expected object, got {type_name(value)}")
+        prefix = None if path is None else f"{path}." if path else ""
         try:
             datum = (self._unrolled or self.unrolled)(value)  # the field loop, generated (avro_compiled.py)
         except ConversionError:
-            if path is None:
+            if prefix is None:
                 raise
-            datum = self._fields_to_avro(value, f"{path}." if path else "")  # again, naming each field's path
+            datum = self._fields_to_avro(value, prefix)  # again, naming each field's path
         known = self._names or self.field_names
         if known.issuperset(value):  # the usual packet: no key outside the contract
             if self.keeps_extras:
                 datum[EXTRAS] = None
             return datum
-        prefix = None if path is None else f"{path}." if path else ""
         unknown = {k: v for k, v in value.items() if k not in known}
         if self.keeps_extras:
             datum[EXTRAS] = {k: JSON_NODE.to_avro(v, None if prefix is None else prefix + k)
@@ -130,7 +130,6 @@ class RecordNode(Node):
         if self._names is None:
             self._names = frozenset(name for name, *_ in self.fields)
         return self._names
-
 
     def branch_name(self) -> str | None:
         return self.name

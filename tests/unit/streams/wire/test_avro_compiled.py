@@ -22,7 +22,7 @@ from streams.wire.codec import SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
 from tests.bench.bench_pipeline import mixed_workload, workload
 from tests.hostile import wild_json
-from tests.omen_strategies import valid_packets
+from tests.omen_strategies import object_paths, valid_packets, value_at
 
 EXAMPLES = Path(__file__).resolve().parents[4] / "examples" / "omen"
 PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -95,23 +95,10 @@ def test_generated_valid_packets_convert_alike(packet: Any) -> None:
     assert _outcome(UNROLLED, packet) == _outcome(LOOPING, packet)
 
 
-def _objects(value: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[Any, ...]]:
-    if isinstance(value, dict):
-        yield path
-        for key, child in value.items():
-            yield from _objects(child, (*path, key))
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            yield from _objects(child, (*path, index))
-
-
 @settings(PROPERTY)
 @given(valid_packets(), st.data())
 def test_a_wild_value_anywhere_is_converted_or_refused_alike(packet: Any, data: st.DataObject) -> None:
-    where = data.draw(st.sampled_from(list(_objects(packet))), label="object")
-    target = packet
-    for step in where:
-        target = target[step]
+    target = value_at(packet, data.draw(st.sampled_from(object_paths(packet)), label="object"))
     key = data.draw(st.sampled_from(sorted(target) or ["extra"]) | st.just("extra"), label="key")
     target[key] = data.draw(wild_json(), label="value")
     assert _outcome(UNROLLED, packet) == _outcome(LOOPING, packet)

@@ -31,7 +31,7 @@ from streams.wire.codec import (
 )
 from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
 from tests.factories import packet as factory_packet
-from tests.omen_strategies import valid_packets
+from tests.omen_strategies import object_paths, valid_packets, value_at
 
 SCHEMAS = default_schemas_dir()
 VIOLATION = "omega.events.Violation"
@@ -399,34 +399,15 @@ UNKNOWN_KEYS = st.sampled_from(["extras", "zz_unknown", "x-vendor", "ümlaut_key
     min_size=1, max_size=6).map(lambda s: f"zz_{s}")
 
 
-def _object_paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-    """Paths of every JSON object in `value` (the packet itself included), depth first."""
-    found: list[tuple[Any, ...]] = []
-    if isinstance(value, dict):
-        found.append(path)
-        for key, child in value.items():
-            found.extend(_object_paths(child, (*path, key)))
-    elif isinstance(value, list):
-        for index, child in enumerate(value):
-            found.extend(_object_paths(child, (*path, index)))
-    return found
-
-
-def _at(value: Any, path: tuple[Any, ...]) -> Any:
-    for step in path:
-        value = value[step]
-    return value
-
-
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(packet=valid_packets(), data=st.data())
 def test_unknown_keys_at_any_level_survive_the_round_trip(
     registry: SchemaRegistry, converter: PacketConverter, packet: dict[str, Any], data: st.DataObject
 ) -> None:
-    paths = _object_paths(packet)
+    paths = object_paths(packet)
     for _ in range(data.draw(st.integers(1, 3), label="how many objects")):
         path = data.draw(st.sampled_from(paths), label="object")
-        target = _at(packet, path)
+        target = value_at(packet, path)
         key = data.draw(UNKNOWN_KEYS, label="key")
         if key not in target:
             target[key] = data.draw(JSON_VALUES, label="value")
