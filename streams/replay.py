@@ -128,6 +128,8 @@ class _EchoRegistry(SchemaRegistry):
         super().__init__()
         # the very tables, shared: a schema registered on either is known to both
         self._by_name, self._by_fingerprint = inner._by_name, inner._by_fingerprint  # noqa: SLF001
+        # the generated writers and readers too, kept current by `register`
+        self._writers, self._readers = inner._writers, inner._readers  # noqa: SLF001
         self.remote = inner.remote
         self._last: tuple[bytes, object] | None = None
 

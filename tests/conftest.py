@@ -53,3 +53,47 @@ def kafka_bootstrap() -> Iterator[str]:
     if _broker_required():
         pytest.fail(reason)
     pytest.skip(reason)
+
+
+# Every datum a test encodes in this process is also written by fastavro, and every record it decodes also read by
+# fastavro, and the two compared: the generated writers and readers (streams/wire/avro_writer.py, avro_reader.py)
+# are held to fastavro on everything the suite sends through them, not only on their own tests. A difference fails
+# the session at its end (a step's guard turns an exception raised inside it into a dead letter, which a test might
+# not look at).
+_CODEC_DIFFERENCES: list[str] = []
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _generated_codecs_checked_against_fastavro() -> Iterator[None]:
+    from streams.wire.codec import DecodeError, SchemaRegistry
+
+    encode, decode = SchemaRegistry.encode, SchemaRegistry.decode
+
+    def checked_encode(self: SchemaRegistry, name: str, datum: object) -> bytes:
+        encoded = encode(self, name, datum)
+        if encoded != self.fastavro_encode(name, datum):
+            _CODEC_DIFFERENCES.append(f"written {name}: {datum!r:.500}")
+        return encoded
+
+    def checked_decode(self: SchemaRegistry, data: bytes, reader_name: str | None = None) -> tuple[str, object]:
+        name, datum = decode(self, data, reader_name)
+        whole = self.single_object(data)
+        writer = self.writer_of(whole)
+        try:
+            reference = repr(self.fastavro_decode(whole, writer, self.get(reader_name or writer.name)))
+        except DecodeError as exc:
+            reference = f"refused: {exc}"
+        if repr(datum) != reference:
+            _CODEC_DIFFERENCES.append(f"read {name}: {bytes(data)[:300]!r}")
+        return name, datum
+
+    SchemaRegistry.encode, SchemaRegistry.decode = checked_encode, checked_decode  # type: ignore[method-assign]
+    yield
+    SchemaRegistry.encode, SchemaRegistry.decode = encode, decode  # type: ignore[method-assign]
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if _CODEC_DIFFERENCES:
+        print(f"\n{len(_CODEC_DIFFERENCES)} record(s) written or read otherwise than fastavro does:")
+        print("\n".join(_CODEC_DIFFERENCES[:20]))
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED

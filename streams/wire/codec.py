@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import os
+import struct
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
@@ -20,6 +21,9 @@ from typing import Any, Protocol
 
 import fastavro
 from fastavro.schema import fingerprint, load_schema, parse_schema, to_parsing_canonical_form
+
+from streams.wire.avro_reader import Reader, Unreadable, compile_reader
+from streams.wire.avro_writer import Unsupported, Writer, compile_writer
 
 MARKER = b"\xc3\x01"
 HEADER_SIZE = len(MARKER) + 8
@@ -77,6 +81,23 @@ class RegisteredSchema:
     fingerprint: bytes
 
 
+_UNCOMPILED: Any = object()  # a schema whose writer was not generated yet
+
+
+def _compiled(entry: RegisteredSchema) -> Writer | None:
+    try:
+        return compile_writer(entry.parsed)[0]
+    except Unsupported:
+        return None
+
+
+def _compiled_reader(entry: RegisteredSchema) -> Reader | None:
+    try:
+        return compile_reader(entry.parsed)[0]
+    except Unreadable:
+        return None
+
+
 class SchemaRegistry:
     """Every schema the process reads or writes, by full name and by fingerprint."""
 
@@ -84,6 +105,8 @@ class SchemaRegistry:
         self._by_name: dict[str, RegisteredSchema] = {}
         self._by_fingerprint: dict[bytes, RegisteredSchema] = {}
         self.remote: RemoteSchemas | None = None  # a Schema Registry, for registry-framed records
+        self._writers: dict[str, Writer | None] = {}  # full name -> generated writer (None: fastavro's only)
+        self._readers: dict[str, Reader | None] = {}  # full name -> generated reader of its own writes
 
     def single_object(self, data: bytes) -> bytes:
         """`data` under our single-object header: as it is, or converted from the registry framing."""
@@ -117,6 +140,8 @@ class SchemaRegistry:
         self._by_fingerprint[entry.fingerprint] = entry
         if current or entry.name not in self._by_name:
             self._by_name[entry.name] = entry
+            self._writers.pop(entry.name, None)
+            self._readers.pop(entry.name, None)
         return entry
 
     def get(self, name: str) -> RegisteredSchema:
@@ -131,14 +156,31 @@ class SchemaRegistry:
         return self._by_name.keys()
 
     def encode(self, name: str, datum: object) -> bytes:
-        """Single-object encoding of `datum` with the current schema `name`."""
+        """Single-object encoding of `datum` with the current schema `name`: by the schema's generated writer
+        (wire/avro_writer.py) when the datum is in its fast path, else by fastavro, to the same bytes."""
+        entry = self.get(name)
+        writer = self._writers.get(name, _UNCOMPILED)
+        if writer is _UNCOMPILED:
+            writer = self._writers[name] = _compiled(entry)
+        if writer is not None:
+            out = bytearray(MARKER)
+            out += entry.fingerprint
+            try:
+                writer(datum, out)
+                return bytes(out)
+            except (Unsupported, KeyError, UnicodeEncodeError):
+                pass  # fastavro writes it, or says why it cannot
+        return self.fastavro_encode(name, datum)
+
+    def fastavro_encode(self, name: str, datum: object) -> bytes:
+        """`encode` by fastavro alone: the reference the generated writers are held to (and their fallback)."""
         entry = self.get(name)
         buffer = io.BytesIO()
         buffer.write(MARKER)
         buffer.write(entry.fingerprint)
         try:
             fastavro.schemaless_writer(buffer, entry.parsed, datum)
-        except (TypeError, ValueError, AttributeError, KeyError, UnicodeEncodeError) as exc:
+        except (TypeError, ValueError, AttributeError, KeyError, UnicodeEncodeError, OverflowError) as exc:
             raise EncodeError(f"{name}: {exc}") from exc
         return buffer.getvalue()
 
@@ -153,10 +195,30 @@ class SchemaRegistry:
         return entry
 
     def decode(self, data: bytes, reader_name: str | None = None) -> tuple[str, Any]:
-        """Decode to `(full name, datum)`, reading into the current schema of the same (or the given) name."""
+        """Decode to `(full name, datum)`, reading into the current schema of the same (or the given) name: by the
+        schema's generated reader (wire/avro_reader.py) when it is the writer's too and reads the bytes, else by
+        fastavro, to the same datum."""
         data = self.single_object(data)
         writer = self.writer_of(data)
         reader = self.get(reader_name or writer.name)
+        if reader is writer:  # no schema resolution
+            read = self._readers.get(reader.name, _UNCOMPILED)
+            if read is _UNCOMPILED:
+                read = self._readers[reader.name] = _compiled_reader(reader)
+            if read is not None:
+                whole = data if type(data) is bytes else bytes(data)
+                try:
+                    datum, end = read(whole, HEADER_SIZE)
+                    if end == len(whole):
+                        return reader.name, datum
+                except (Unreadable, IndexError, struct.error, UnicodeDecodeError):
+                    pass  # fastavro reads it, or says why it cannot
+        return reader.name, self.fastavro_decode(data, writer, reader)
+
+    @staticmethod
+    def fastavro_decode(data: bytes, writer: RegisteredSchema, reader: RegisteredSchema) -> Any:
+        """The datum of single-object `data` read by fastavro alone, `writer` resolved to `reader`: the reference
+        the generated readers are held to (and their fallback); raises DecodeError."""
         body = io.BytesIO(data[HEADER_SIZE:])
         try:
             datum = fastavro.schemaless_reader(body, writer.parsed, reader.parsed)
@@ -166,4 +228,4 @@ class SchemaRegistry:
             raise DecodeError("SCHEMA_RESOLUTION", f"{writer.name} -> {reader.name}: {exc}") from exc
         if body.tell() != len(data) - HEADER_SIZE:
             raise DecodeError("AVRO_DECODE", f"{writer.name}: {len(data) - HEADER_SIZE - body.tell()} trailing bytes")
-        return reader.name, datum
+        return datum
