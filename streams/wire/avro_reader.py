@@ -24,10 +24,10 @@ from typing import Any
 
 from fastavro.read import LOGICAL_READERS
 
+from streams.wire.avro_codegen import PRIMITIVES, SourceGenerator, generated
 from streams.wire.avro_writer import INT_BOUNDS
 
 Reader = Callable[[bytes, int], tuple[Any, int]]  # (data, position) -> (datum, position after)
-_PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
 
 
 class Unreadable(Exception):  # not an error: the bytes go to fastavro
@@ -50,17 +50,13 @@ def long_rest(data: bytes, i: int, first: int) -> tuple[int, int]:
             raise Unreadable
 
 
-class _Generator:
+class _Generator(SourceGenerator):
     """Writes the source of every record reader reachable from one schema, each record once."""
 
     def __init__(self, named: dict[str, Any]) -> None:
-        self.named = named
-        self.env: dict[str, Any] = {"long_rest": long_rest, "Unreadable": Unreadable,
-                                    "unpack_double": struct.Struct("<d").unpack_from,
-                                    "unpack_float": struct.Struct("<f").unpack_from}
-        self.functions: dict[str, str] = {}
-        self.sources: list[str] = []
-        self.temps = 0
+        super().__init__(named, {"long_rest": long_rest, "Unreadable": Unreadable,
+                                 "unpack_double": struct.Struct("<d").unpack_from,
+                                 "unpack_float": struct.Struct("<f").unpack_from})
 
     def record(self, schema: dict[str, Any]) -> str:
         """The name of the generated reader of record `schema` (generated on first use)."""
@@ -87,13 +83,12 @@ class _Generator:
         if isinstance(schema, list):
             self.union(schema, target, lines, depth)
             return
-        if isinstance(schema, str) and schema not in _PRIMITIVES:
-            schema = self.named[schema]
+        schema = self.resolved(schema)
         kind = schema if isinstance(schema, str) else schema["type"]
         if isinstance(schema, dict) and schema.get("logicalType") and \
                 f"{kind}-{schema['logicalType']}" in LOGICAL_READERS:
             raise Unreadable  # fastavro converts it (a datetime, a Decimal, a UUID)
-        if isinstance(kind, (dict, list)) or (kind not in _PRIMITIVES and
+        if isinstance(kind, (dict, list)) or (kind not in PRIMITIVES and
                                               kind not in ("record", "error", "enum", "array", "map", "fixed")):
             self.value(kind, target, lines, depth)  # {"type": <a type>}: the type itself
             return
@@ -162,19 +157,9 @@ class _Generator:
             self.value(branch, target, lines, depth + 1)
         lines += [f"{pad}else:", f"{pad}    raise Unreadable"]
 
-    def temp(self) -> str:
-        self.temps += 1
-        return f"t{self.temps}"
-
 
 def compile_reader(parsed: dict[str, Any]) -> tuple[Reader, str]:
     """The generated reader of a parsed record schema (fastavro's `parse_schema` form) and its source; raises
     Unreadable when the schema holds a type only fastavro reads (then every record of it goes to fastavro)."""
-    if parsed.get("type") not in ("record", "error"):
-        raise Unreadable
-    generator = _Generator(dict(parsed.get("__named_schemas", {})))
-    top = generator.record(parsed)
-    source = "\n\n".join(generator.sources) + "\n"
-    exec(compile(source, f"<avro reader of {parsed['name']}>", "exec"), generator.env)  # noqa: S102 - our source
-    reader: Reader = generator.env[top]
-    return reader, source
+    function, source = generated(parsed, _Generator, "reader", Unreadable)
+    return function, source

@@ -25,11 +25,12 @@ from typing import Any
 
 from fastavro.write import LOGICAL_WRITERS
 
+from streams.wire.avro_codegen import PRIMITIVES, SourceGenerator, generated
+
 Writer = Callable[[Any, bytearray], None]
 
 LONG_BOUNDS = (-(2**63), 2**63 - 1)
 INT_BOUNDS = (-(2**31), 2**31 - 1)
-_PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
 
 
 class Unsupported(Exception):  # not an error: the datum goes to fastavro
@@ -56,16 +57,12 @@ def _unsupported() -> None:
     raise Unsupported
 
 
-class _Generator:
+class _Generator(SourceGenerator):
     """Writes the source of every record writer reachable from one schema, each record once."""
 
     def __init__(self, named: dict[str, Any]) -> None:
-        self.named = named
-        self.env: dict[str, Any] = {"put_long": put_long, "Unsupported": Unsupported,
-                                    "pack_double": struct.Struct("<d").pack}
-        self.functions: dict[str, str] = {}  # record full name -> generated function name
-        self.sources: list[str] = []
-        self.temps = 0
+        super().__init__(named, {"put_long": put_long, "Unsupported": Unsupported,
+                                 "pack_double": struct.Struct("<d").pack})
 
     def record(self, schema: dict[str, Any]) -> str:
         """The name of the generated writer of record `schema` (generated on first use)."""
@@ -86,13 +83,12 @@ class _Generator:
         if isinstance(schema, list):
             self.union(schema, var, lines, depth)
             return
-        if isinstance(schema, str) and schema not in _PRIMITIVES:
-            schema = self.named[schema]
+        schema = self.resolved(schema)
         kind = schema if isinstance(schema, str) else schema["type"]
         if isinstance(schema, dict) and schema.get("logicalType") and \
                 f"{kind}-{schema['logicalType']}" in LOGICAL_WRITERS:
             raise Unsupported  # a value fastavro converts first (a datetime, a Decimal, a UUID)
-        if isinstance(kind, (dict, list)) or (isinstance(kind, str) and kind not in _PRIMITIVES and
+        if isinstance(kind, (dict, list)) or (isinstance(kind, str) and kind not in PRIMITIVES and
                                               kind not in ("record", "error", "enum", "array", "map")):
             self.value(kind, var, lines, depth)  # {"type": <a type>}: the type itself
             return
@@ -174,10 +170,6 @@ class _Generator:
             opening = "elif"
         lines += [f"{pad}{'else' if opening == 'elif' else 'if True'}:", f"{pad}    raise Unsupported"]
 
-    def resolved(self, schema: Any) -> Any:
-        """A named type reference resolved to its definition; anything else as it is."""
-        return self.named[schema] if isinstance(schema, str) and schema not in _PRIMITIVES else schema
-
     def kind_of(self, schema: Any) -> str:
         """The Avro type of a union branch ("record", "string", ...)."""
         schema = self.resolved(schema)
@@ -186,19 +178,9 @@ class _Generator:
         return schema if isinstance(schema, str) else self.kind_of(schema["type"]) \
             if isinstance(schema["type"], (dict, list)) else str(schema["type"])
 
-    def temp(self) -> str:
-        self.temps += 1
-        return f"t{self.temps}"
-
 
 def compile_writer(parsed: dict[str, Any]) -> tuple[Writer, str]:
     """The generated writer of a parsed record schema (fastavro's `parse_schema` form) and its source; raises
     Unsupported when the schema holds a type only fastavro writes (then every datum of it goes to fastavro)."""
-    if parsed.get("type") not in ("record", "error"):
-        raise Unsupported
-    generator = _Generator(dict(parsed.get("__named_schemas", {})))
-    top = generator.record(parsed)
-    source = "\n\n".join(generator.sources) + "\n"
-    exec(compile(source, f"<avro writer of {parsed['name']}>", "exec"), generator.env)  # noqa: S102 - our source
-    writer: Writer = generator.env[top]
-    return writer, source
+    function, source = generated(parsed, _Generator, "writer", Unsupported)
+    return function, source

@@ -1,0 +1,48 @@
+"""What the generated Avro writers and readers (streams/wire/avro_writer.py, avro_reader.py) share: the source
+generator's bookkeeping (named types, temporaries, one function per record) and turning its source into the
+top record's function."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
+
+
+class SourceGenerator:
+    """The source of one function per named record reachable from a schema, each record once; `record` is the
+    subclass's, and names the function it generates."""
+
+    def __init__(self, named: dict[str, Any], env: dict[str, Any]) -> None:
+        self.named = named
+        self.env = env
+        self.functions: dict[str, str] = {}  # record full name -> generated function name
+        self.sources: list[str] = []
+        self.temps = 0
+
+    def record(self, schema: dict[str, Any]) -> str:
+        raise NotImplementedError
+
+    def resolved(self, schema: Any) -> Any:
+        """A named type reference resolved to its definition; anything else as it is."""
+        return self.named[schema] if isinstance(schema, str) and schema not in PRIMITIVES else schema
+
+    def temp(self) -> str:
+        """A fresh local variable name."""
+        self.temps += 1
+        return f"t{self.temps}"
+
+
+def generated(parsed: dict[str, Any], make: Callable[[dict[str, Any]], SourceGenerator], what: str,
+              refused: type[Exception]) -> tuple[Callable[..., Any], str]:
+    """The generated function of record schema `parsed` (fastavro's `parse_schema` form) and its whole source;
+    raises `refused` for a schema that is not a record (or that `make`'s generator refuses)."""
+    if parsed.get("type") not in ("record", "error"):
+        raise refused
+    generator = make(dict(parsed.get("__named_schemas", {})))
+    top = generator.record(parsed)
+    source = "\n\n".join(generator.sources) + "\n"
+    exec(compile(source, f"<avro {what} of {parsed['name']}>", "exec"), generator.env)  # noqa: S102 - our source
+    function: Callable[..., Any] = generator.env[top]
+    return function, source
