@@ -64,6 +64,7 @@ from streams.worker.guard import Step, log_key, run_guarded
 from streams.worker.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from streams.worker.metrics import WorkerMetrics, look_or_none, readiness
 from streams.worker.wire import ConfluentOut
+from streams.worker.write_behind import WriteBehind
 
 log = get_logger("omega.worker")
 STALL_CHECK_SECONDS = 10.0  # how often the stall watch looks (streams/worker/watchdog.py)
@@ -94,6 +95,7 @@ class OmegaApp:
     metrics: WorkerMetrics = field(default_factory=WorkerMetrics)
     spans: SpanSink | None = None  # OpenTelemetry export (kafka/otel.py), only when OTEL_EXPORTER_OTLP_ENDPOINT is set
     wire_out: ConfluentOut | None = None  # Schema Registry framing of Avro outputs (OMEGA_AVRO_WIRE=confluent)
+    write_behind: tuple[WriteBehind, ...] = ()  # in batches: the tables written once per key per batch
 
     async def send_all(self, emits: Iterable[Emit], traceparent: str | None = None,
                        origin: Origin | None = None) -> None:
@@ -196,12 +198,15 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         for spec in ALL_TOPICS
     }
     metrics = WorkerMetrics()
+    episodes = _table(app, settings, "episodes", "Episode ledger per correlation_id, and one judgement per judged "
+                      "packet (stages/episodes.py; JSON).", whole_value=True)
+    sessions = _table(app, settings, "sessions", "OMEGA-57 session state per session_id (JSON).", whole_value=True)
+    # in batches, the two tables rewritten whole by every record are written once per key per batch
+    behind = (WriteBehind(episodes), WriteBehind(sessions)) if settings.batch_max > 1 else ()
     omega = OmegaApp(
         app, settings, pipeline, topics, metrics=metrics, spans=sink_from_environment(),
-        wire_out=_wire_out(settings, pipeline, metrics),
-        episodes=_table(app, settings, "episodes", "Episode ledger per correlation_id, and one judgement per judged "
-                        "packet (stages/episodes.py; JSON).", whole_value=True),
-        sessions=_table(app, settings, "sessions", "OMEGA-57 session state per session_id (JSON).", whole_value=True),
+        wire_out=_wire_out(settings, pipeline, metrics), write_behind=behind,
+        episodes=behind[0] if behind else episodes, sessions=behind[1] if behind else sessions,
         facts=_table(app, settings, "facts", "DS005 validated facts by corpus/fact id (JSON, Fact.to_dict()), "
                      "co-partitioned with the questions."),
         grounding_facts=_table(app, settings, "grounding-facts", "Grounded-generation Atomic Facts by corpus/fact id "
@@ -209,11 +214,11 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         paragraphs=_table(app, settings, "paragraphs", "Grounded-generation paragraph state (every version of every "
                           "sentence) by corpus/paragraph_id (JSON)."),
     )
-    episodes = EpisodeSteps(pipeline, omega.episodes, partial(partition_of, partitions=settings.partitions),
-                            lateness_ms=settings.max_lateness_ms)
-    for spec in _agent_rows(omega, episodes):
+    steps = EpisodeSteps(pipeline, omega.episodes, partial(partition_of, partitions=settings.partitions),
+                         lateness_ms=settings.max_lateness_ms)
+    for spec in _agent_rows(omega, steps):
         app.agent(topics[spec.topic.logical], name=f"{settings.topic_prefix}{spec.name}")(_agent_loop(omega, spec))
-    _register_ticks(omega, episodes)
+    _register_ticks(omega, steps)
     if omega.spans is not None:
         _register_span_flush(app, omega.spans)
     watch = watchdog.install(app, omega.processed, settings.stall_seconds, every=STALL_CHECK_SECONDS,
@@ -254,8 +259,8 @@ def _agent_rows(omega: OmegaApp, episodes: EpisodeSteps) -> list[AgentSpec]:
 
 def _agent_loop(omega: OmegaApp, spec: AgentSpec) -> Callable[[faust.StreamT[Any]], Awaitable[None]]:
     """The one loop every agent runs over its stream: record by record, or in batches (OMEGA_BATCH_MAX > 1) whose
-    records go through the same steps in order, each under its own Faust event (its tables' changelog partition),
-    the offsets acked once the whole batch has been sent."""
+    records go through the same steps in order, each under its own Faust event, the ledgers and sessions they
+    rewrite stored once per key after the batch (worker/write_behind.py), the offsets acked after that."""
     settings = omega.settings
 
     async def agent(stream: faust.StreamT[Any]) -> None:
@@ -272,6 +277,8 @@ def _agent_loop(omega: OmegaApp, spec: AgentSpec) -> Callable[[faust.StreamT[Any
                     await _record(omega, spec, event)
                 finally:
                     faust_current_event.reset(token)
+            for table in omega.write_behind:
+                table.flush()
     return agent
 
 
