@@ -524,6 +524,29 @@ async def _receive(consumer: Any, registry: SchemaRegistry, phase: LiveResult, e
                 phase.statuses[str(verdict["status"])] += 1
 
 
+async def _changelog_records(bootstrap: str, stem: str) -> dict[str, int]:
+    """Records written to each changelog topic of the run (the sum of its partitions' end offsets)."""
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        names = sorted(t for t in await admin.list_topics() if t.startswith(stem) and t.endswith("-changelog"))
+    finally:
+        await admin.close()
+    consumer = AIOKafkaConsumer(*names, bootstrap_servers=bootstrap)  # subscribed: their partitions are known
+    await consumer.start()
+    try:
+        counts: dict[str, int] = {}
+        for topic in names:
+            parts = [TopicPartition(topic, p) for p in consumer.partitions_for_topic(topic) or ()]
+            counts[topic] = sum((await consumer.end_offsets(parts)).values())
+        return counts
+    finally:
+        await consumer.stop()
+
+
 async def _delete_topics(bootstrap: str, stem: str) -> list[str]:
     from aiokafka.admin import AIOKafkaAdminClient
 
@@ -651,6 +674,14 @@ def bench_live(
         finally:
             codes = [worker.stop() for worker in workers]
             print(f"  worker(s) stopped (exit code(s) {codes})")
+            try:  # changelog volume: what the workers' table writes cost the broker per packet judged
+                judged = len(warmup) + len(packets)
+                for topic, count in asyncio.run(_changelog_records(bootstrap, app_id)).items():
+                    if count:
+                        print(f"  changelog {topic.rsplit('.', 1)[-1]}: {count:,} records = {count / judged:.2f} "
+                              f"per packet")
+            except Exception as exc:  # noqa: BLE001 - a figure beside the others, not a condition of the run
+                print(f"  could not count the changelog records: {exc!r}")
             if not args.keep_topics:
                 try:
                     deleted = asyncio.run(_delete_topics(bootstrap, app_id))
