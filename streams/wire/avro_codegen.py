@@ -4,10 +4,11 @@ top record's function."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Container
 from typing import Any
 
 PRIMITIVES = {"null", "boolean", "int", "long", "float", "double", "bytes", "string"}
+KINDS = PRIMITIVES | {"record", "error", "enum", "array", "map", "fixed"}
 
 
 class SourceGenerator:
@@ -27,6 +28,23 @@ class SourceGenerator:
     def resolved(self, schema: Any) -> Any:
         """A named type reference resolved to its definition; anything else as it is."""
         return self.named[schema] if isinstance(schema, str) and schema not in PRIMITIVES else schema
+
+    def definition(self, schema: Any, converted: Container[str], refused: type[Exception]) -> tuple[Any, str]:
+        """(definition, Avro type) of `schema`: a named reference resolved, `{"type": <a type>}` unwrapped, a union's
+        type "union"; raises `refused` for a logical type in `converted` (a value fastavro converts: a datetime, a
+        Decimal, a UUID)."""
+        while True:
+            schema = self.resolved(schema)
+            if isinstance(schema, list):
+                return schema, "union"
+            if isinstance(schema, str):
+                return schema, schema
+            kind = schema["type"]
+            if schema.get("logicalType") and f"{kind}-{schema['logicalType']}" in converted:
+                raise refused
+            if isinstance(kind, str) and kind in KINDS:
+                return schema, kind
+            schema = kind
 
     def temp(self) -> str:
         """A fresh local variable name."""

@@ -24,7 +24,7 @@ from typing import Any
 
 from fastavro.read import LOGICAL_READERS
 
-from streams.wire.avro_codegen import PRIMITIVES, SourceGenerator, generated
+from streams.wire.avro_codegen import SourceGenerator, generated
 from streams.wire.avro_writer import INT_BOUNDS
 
 Reader = Callable[[bytes, int], tuple[Any, int]]  # (data, position) -> (datum, position after)
@@ -80,17 +80,9 @@ class _Generator(SourceGenerator):
     def value(self, schema: Any, target: str, lines: list[str], depth: int) -> None:
         """Append the statements reading a value of type `schema` into `target`, indented `depth` levels."""
         pad = "    " * depth
-        if isinstance(schema, list):
+        schema, kind = self.definition(schema, LOGICAL_READERS, Unreadable)
+        if kind == "union":
             self.union(schema, target, lines, depth)
-            return
-        schema = self.resolved(schema)
-        kind = schema if isinstance(schema, str) else schema["type"]
-        if isinstance(schema, dict) and schema.get("logicalType") and \
-                f"{kind}-{schema['logicalType']}" in LOGICAL_READERS:
-            raise Unreadable  # fastavro converts it (a datetime, a Decimal, a UUID)
-        if isinstance(kind, (dict, list)) or (kind not in PRIMITIVES and
-                                              kind not in ("record", "error", "enum", "array", "map", "fixed")):
-            self.value(kind, target, lines, depth)  # {"type": <a type>}: the type itself
             return
         if kind == "null":
             lines.append(f"{pad}{target} = None")

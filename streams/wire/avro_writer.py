@@ -25,7 +25,7 @@ from typing import Any
 
 from fastavro.write import LOGICAL_WRITERS
 
-from streams.wire.avro_codegen import PRIMITIVES, SourceGenerator, generated
+from streams.wire.avro_codegen import SourceGenerator, generated
 
 Writer = Callable[[Any, bytearray], None]
 
@@ -80,17 +80,9 @@ class _Generator(SourceGenerator):
     def value(self, schema: Any, var: str, lines: list[str], depth: int) -> None:
         """Append the statements writing the value in `var` of type `schema`, indented `depth` levels."""
         pad = "    " * depth
-        if isinstance(schema, list):
+        schema, kind = self.definition(schema, LOGICAL_WRITERS, Unsupported)
+        if kind == "union":
             self.union(schema, var, lines, depth)
-            return
-        schema = self.resolved(schema)
-        kind = schema if isinstance(schema, str) else schema["type"]
-        if isinstance(schema, dict) and schema.get("logicalType") and \
-                f"{kind}-{schema['logicalType']}" in LOGICAL_WRITERS:
-            raise Unsupported  # a value fastavro converts first (a datetime, a Decimal, a UUID)
-        if isinstance(kind, (dict, list)) or (isinstance(kind, str) and kind not in PRIMITIVES and
-                                              kind not in ("record", "error", "enum", "array", "map")):
-            self.value(kind, var, lines, depth)  # {"type": <a type>}: the type itself
             return
         if kind == "null":
             lines += [f"{pad}if {var} is not None:", f"{pad}    raise Unsupported"]
@@ -140,7 +132,8 @@ class _Generator(SourceGenerator):
         """A union: None to "null", a `(name, datum)` tuple to the named branch, a value of another Python type to
         the only branch that type can go to; otherwise Unsupported."""
         pad = "    " * depth
-        kinds = [self.kind_of(b) for b in branches]
+        resolved = [self.definition(b, (), Unsupported) for b in branches]
+        kinds = [kind for _, kind in resolved]
         cases: list[tuple[str, int]] = []  # (condition on var, branch index)
         if "null" in kinds:
             cases.append((f"{var} is None", kinds.index("null")))
@@ -155,8 +148,7 @@ class _Generator(SourceGenerator):
             if len(candidates) == 1 and kinds[candidates[0]] not in ("fixed", "float", "error"):
                 condition = f"type({var}) is {python}" + (" and '-type' not in " + var if python == "dict" else "")
                 cases.append((condition, candidates[0]))
-        named = {self.resolved(b)["name"]: i for i, b in enumerate(branches)
-                 if isinstance(self.resolved(b), dict) and self.resolved(b).get("name")}
+        named = {b["name"]: i for i, (b, _) in enumerate(resolved) if isinstance(b, dict) and b.get("name")}
         opening = "if"
         for condition, index in cases:
             lines += [f"{pad}{opening} {condition}:", f"{pad}    out += {varint(index)!r}"]
@@ -169,15 +161,6 @@ class _Generator(SourceGenerator):
             self.value(branches[index], inner, lines, depth + 1)
             opening = "elif"
         lines += [f"{pad}{'else' if opening == 'elif' else 'if True'}:", f"{pad}    raise Unsupported"]
-
-    def kind_of(self, schema: Any) -> str:
-        """The Avro type of a union branch ("record", "string", ...)."""
-        schema = self.resolved(schema)
-        if isinstance(schema, list):
-            return "union"
-        return schema if isinstance(schema, str) else self.kind_of(schema["type"]) \
-            if isinstance(schema["type"], (dict, list)) else str(schema["type"])
-
 
 def compile_writer(parsed: dict[str, Any]) -> tuple[Writer, str]:
     """The generated writer of a parsed record schema (fastavro's `parse_schema` form) and its source; raises

@@ -239,3 +239,13 @@ def test_any_datum_of_every_type_is_written_or_refused_as_fastavro_does(datum: d
     registry = SchemaRegistry()
     registry.register(parse_schema(_without_float_and_fixed()))
     assert _outcome(registry, "t.Fast", datum) == _outcome(registry, "t.Fast", datum, fastavro_only=True)
+
+
+def test_a_schema_with_only_a_fixed_field_is_left_to_fastavro_not_refused_at_compile() -> None:
+    schema = parse_schema({"type": "record", "name": "t.Id", "fields": [
+        {"name": "id", "type": {"type": "fixed", "name": "t.Two", "size": 2}}]})
+    with pytest.raises(Unsupported):
+        compile_writer(schema)
+    registry = SchemaRegistry()
+    registry.register(schema)
+    assert registry.encode("t.Id", {"id": b"ab"}) == registry.fastavro_encode("t.Id", {"id": b"ab"})
