@@ -49,6 +49,11 @@ from tests.factories import episode_packets, merged_log, mixed_episode
 REPO = Path(__file__).resolve().parents[2]
 clock = time.perf_counter
 RECEIVER_FETCH_MAX_WAIT_MS = 50
+# The load generator lingers as a producer left at its client's default does: 5 ms for the Java client since Kafka
+# 4.0 (KIP-1030) and for librdkafka since 1.5. With aiokafka's 0 every paced packet was a produce request of its own,
+# which on this 2-core machine the broker and the generator paid for beside the workers (BENCHMARKS.md, issue 24).
+# The publish time is stamped before the send, so the linger counts in packet -> verdict latency.
+GENERATOR_LINGER_MS = 5.0
 SYNCED = re.compile(r"Successfully synced group \S+ with generation (\d+)")
 
 
@@ -86,8 +91,12 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    usable = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return f"{model}, {usable} usable core(s); Python {platform.python_version()} ({platform.machine()})"
+    return f"{model}, {usable_cores()} usable core(s); Python {platform.python_version()} ({platform.machine()})"
+
+
+def usable_cores() -> int:
+    """The CPUs this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def rate(count: int, seconds: float) -> str:
@@ -451,10 +460,12 @@ def avro_encoder(registry: SchemaRegistry) -> Any:
 
 async def _drive(bootstrap: str, prefix: str, registry: SchemaRegistry, warmup: list[dict[str, Any]],
                  packets: list[dict[str, Any]], per_second: float, timeout: float,
-                 avro: bool = False, pids: Mapping[str, int] | None = None) -> tuple[LiveResult, LiveResult]:
+                 avro: bool = False, pids: Mapping[str, int] | None = None,
+                 linger_ms: float = GENERATOR_LINGER_MS) -> tuple[LiveResult, LiveResult]:
     """Publish the warm-up, wait for its verdicts, then publish `packets` while a task receives verdicts; as
-    JSON to the ingress topic, or (`avro`) as Avro straight to the packets topic. The CPU time of each process
-    in `pids` (and of this one, as "bench") is read at the start and end of each phase."""
+    JSON to the ingress topic, or (`avro`) as Avro straight to the packets topic, through a producer lingering
+    `linger_ms`. The CPU time of each process in `pids` (and of this one, as "bench") is read at the start and end
+    of each phase."""
     watched = {**(pids or {}), "bench": os.getpid()}
     from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
@@ -465,7 +476,7 @@ async def _drive(bootstrap: str, prefix: str, registry: SchemaRegistry, warmup: 
     # other partitions held a partition's verdicts back while its buffered ones were read (see kafka/transport.py).
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
                                 auto_offset_reset="earliest", fetch_max_wait_ms=RECEIVER_FETCH_MAX_WAIT_MS)
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True)
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True, linger_ms=linger_ms)
     await consumer.start()
     await producer.start()
     try:
@@ -584,6 +595,10 @@ def report_live(label: str, phase: LiveResult) -> dict[str, Any]:
         print("    CPU per packet (/proc/PID/stat, publish start -> last verdict): "
               + ", ".join(f"{role} {ms:.3f} ms" for role, ms in cpu_ms.items())
               + f"; all {sum(cpu_ms.values()):.3f} ms")
+        if span > 0:  # a paced run's tail means little once these processes want every core the machine has
+            busy = sum(phase.cpu_seconds.values()) / span
+            print(f"    cores busy (the processes above, publish start -> last verdict): {busy:.2f} of"
+                  f" {usable_cores()} usable")
     return {"published": phase.published, "publish_seconds": phase.publish_seconds, "verdicts": received,
             "seconds": span, "per_second": received / span if span > 0 else math.nan,
             **{f"p{p}_ms" if p < 100 else "max_ms": pct[p] for p in (50, 95, 99, 100)},
@@ -640,7 +655,8 @@ def bench_live(
     print(f"  broker {bootstrap}, app id / topic prefix {prefix}, {args.live_partitions} partitions,"
           f" {args.live_workers} worker process(es), {len(packets):,} packets"
           + (f" at {args.live_rate:,.0f}/s" if args.live_rate else " as a burst")
-          + (", Avro to the packets topic" if args.live_avro else ", JSON to the ingress topic"))
+          + (", Avro to the packets topic" if args.live_avro else ", JSON to the ingress topic")
+          + f", generator linger {args.live_linger_ms:g} ms")
     result: dict[str, Any] = {"ok": False, "workers": args.live_workers, "rate": args.live_rate,
                               "warmup": {}, "measured": {}}
     with tempfile.TemporaryDirectory(prefix="omega-bench-worker-") as data_dir:
@@ -665,7 +681,8 @@ def bench_live(
             if args.broker_pid:
                 pids["broker"] = args.broker_pid
             warm, measured = asyncio.run(_drive(bootstrap, prefix, registry, warmup, packets,
-                                                args.live_rate, args.live_timeout, args.live_avro, pids))
+                                                args.live_rate, args.live_timeout, args.live_avro, pids,
+                                                args.live_linger_ms))
             result["warmup"] = report_live(f"warm-up ({len(warmup)} packets)", warm)
             result["measured"] = report_live("measured", measured)
             result["ok"] = len(measured.arrived_at) == len(packets)
@@ -707,6 +724,9 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("--live", metavar="BOOTSTRAP", help="also measure a real worker against this broker")
     parser.add_argument("--live-events", type=int, default=5_000, help="packets published in the live run")
     parser.add_argument("--live-rate", type=float, default=0.0, help="publish rate (packets/s); 0 = burst")
+    parser.add_argument("--live-linger-ms", type=float, default=GENERATOR_LINGER_MS,
+                        help="the load generator's producer linger (default 5, the Java client's and librdkafka's"
+                             " default; 0 sends each paced packet in a request of its own)")
     parser.add_argument("--live-partitions", type=int, default=4)
     parser.add_argument("--live-timeout", type=float, default=180.0,
                         help="seconds to wait for the worker to be ready, and for each phase's verdicts")
@@ -734,6 +754,8 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
         cli.error("--events and --episodes must be positive")
     if args.live_workers < 1:
         cli.error("--live-workers must be positive")
+    if args.live_linger_ms < 0:
+        cli.error("--live-linger-ms must not be negative")
 
     print(f"machine: {machine()}")
     figures: dict[str, Any] = {"ok": True}
