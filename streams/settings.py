@@ -48,6 +48,10 @@ class Settings:
     # the worker freezes what survived each full garbage collection (worker/gc_pauses.py: 58-174 ms pauses every
     # ~8 s were the p99 tail at half capacity); 0 turns it off
     gc_freeze: bool = True
+    # A standby keeps another worker's tables hot by reading its changelogs, so a takeover need not restore them (a
+    # partition's changelog keeps one judgement per packet ever judged). Its price, two workers paced at 830/s on 2
+    # cores: 0.83-0.88 against 0.69-0.76 ms of CPU per packet per worker, and a saturated machine (p99 118-528 ms
+    # against 62-69 ms; BENCHMARKS.md, issue 24). Kept for takeovers; 0 where the tail matters more.
     standby_replicas: int = 1
     stall_seconds: float = 120.0  # waiting work unmoved this long crashes the worker (worker/watchdog.py); 0: off
     # > 0: an episode's packets wait until their partition's watermark passes created_at + this, then are judged in
