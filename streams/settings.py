@@ -48,11 +48,7 @@ class Settings:
     # the worker freezes what survived each full garbage collection (worker/gc_pauses.py: 58-174 ms pauses every
     # ~8 s were the p99 tail at half capacity); 0 turns it off
     gc_freeze: bool = True
-    # A standby keeps another worker's tables hot by reading its changelogs, so a takeover need not restore them (a
-    # partition's changelog keeps one judgement per packet ever judged). Its price, two workers paced at 830/s on 2
-    # cores: 0.83-0.88 against 0.69-0.76 ms of CPU per packet per worker, and a saturated machine (p99 118-528 ms
-    # against 62-69 ms; BENCHMARKS.md, issue 24). Kept for takeovers; 0 where the tail matters more.
-    standby_replicas: int = 1
+    standby_replicas: int | None = None  # None: by the store (`standbys`)
     stall_seconds: float = 120.0  # waiting work unmoved this long crashes the worker (worker/watchdog.py); 0: off
     # > 0: an episode's packets wait until their partition's watermark passes created_at + this, then are judged in
     # event-time order (stages/lateness.py); 0: judged on arrival, in partition order (no added latency)
@@ -90,6 +86,26 @@ class Settings:
         if self.avro_wire == "confluent" and not self.schema_registry_url:
             raise SettingsError("OMEGA_AVRO_WIRE='confluent' needs OMEGA_SCHEMA_REGISTRY_URL (the registry that "
                                 "hands out the schema ids)")
+
+    @property
+    def standbys(self) -> int:
+        """Faust standby replicas of the tables: as set, else 1 with a store that keeps its offsets (RocksDB) and 0
+        with the memory store, where a standby buys nothing.
+
+        A standby reads another worker's changelogs so that a takeover can start from the offsets it kept. The
+        memory store keeps no offsets (a takeover reads the changelog from its start either way) and drops every
+        key outside its active partitions when a recovery completes, standbys' included (faust/stores/memory.py).
+        Measured (BENCHMARKS.md, issue 24), memory store, two workers: takeover after 20,000 / 60,000 packets 10.5 /
+        27.6 s with a standby and 10.4 / 25.6 s without; paced at 830/s on 2 cores a standby cost 15% of a
+        worker's CPU per packet (0.83-0.88 against 0.69-0.76 ms) and the tail (p99 118-528 against 62-69 ms)."""
+        if self.standby_replicas is not None:
+            return self.standby_replicas
+        return 0 if self.memory_store else 1
+
+    @property
+    def memory_store(self) -> bool:
+        """Whether the tables live in Faust's memory store (no local state kept across restarts)."""
+        return self.store.split(":", 1)[0].lower() == "memory"
 
     @property
     def min_insync(self) -> int:
@@ -149,7 +165,8 @@ class Settings:
             batch_max=_whole(env, "OMEGA_BATCH_MAX", base.batch_max, minimum=1, maximum=10_000),
             gc_freeze=bool(_whole(env, "OMEGA_GC_FREEZE", int(base.gc_freeze), minimum=0, maximum=1)),
             batch_wait_seconds=_real(env, "OMEGA_BATCH_WAIT_MS", base.batch_wait_seconds * 1000, above=0.0) / 1000,
-            standby_replicas=_whole(env, "OMEGA_STANDBY_REPLICAS", base.standby_replicas, minimum=0),
+            standby_replicas=_whole(env, "OMEGA_STANDBY_REPLICAS", 0, minimum=0) if "OMEGA_STANDBY_REPLICAS" in env
+            else None,
             stall_seconds=_real(env, "OMEGA_STALL_SECONDS", base.stall_seconds, minimum=0.0),
             max_lateness_ms=_whole(env, "OMEGA_MAX_LATENESS_MS", base.max_lateness_ms, minimum=0),
             replication_factor=_whole(env, "OMEGA_REPLICATION_FACTOR", base.replication_factor, minimum=1),

@@ -147,6 +147,10 @@ def worker(bootstrap: str, prefix: str, store: str, partitions: int | None, app_
     if others:  # used as they are, never silently: one line
         click.echo(f"warning: OMEGA_REPLICATION_FACTOR={settings.replication_factor}, but "
                    + ", ".join(f"{name} has {rf}" for name, rf in sorted(others.items())), err=True)
+    if settings.standbys and settings.memory_store:  # honoured, never silently: it costs CPU and buys nothing
+        click.echo(f"warning: OMEGA_STANDBY_REPLICAS={settings.standbys} with the memory store: a standby's copy is "
+                   "dropped when a recovery completes and a takeover reads the changelog from its start anyway "
+                   "(streams/settings.py `standbys`)", err=True)
     thin_repeats()  # after create_app: the aiokafka and Faust modules, and so their loggers, exist now
     if settings.gc_freeze:
         _keep_gc_out_of_the_tail(omega.app)

@@ -166,7 +166,7 @@ def _faust_app(settings: Settings) -> faust.App:
         producer_max_batch_size=16_384,  # PRODUCER_MAX_BATCH_SIZE=65536: 0.82x
         broker_commit_interval=2.8,  # BROKER_COMMIT_INTERVAL=10: 1.38x, then 0.93x with the order swapped (1/1.07)
         stream_buffer_maxsize=4_096,  # STREAM_BUFFER_MAXSIZE=1024: 0.95x
-        table_standby_replicas=settings.standby_replicas,
+        table_standby_replicas=settings.standbys,  # by the store (settings.py)
         topic_replication_factor=settings.replication_factor,  # changelogs, repartition and internal topics
         consumer_auto_offset_reset="earliest",
         topic_allow_declare=True,

@@ -67,10 +67,24 @@ def test_an_empty_environment_gives_the_defaults() -> None:
         4, 1_048_576, 0, 50)
     assert (settings.max_lateness_ms, settings.replication_factor, settings.min_insync) == (0, 1, 1)
     assert settings.fetch_min_bytes == 1  # a fetch returns what is there: at a low rate, a larger one waits
-    assert (settings.tick_interval_seconds, settings.producer_linger_seconds, settings.standby_replicas,
-            settings.stall_seconds) == (5.0, 0.020, 1, 120.0)
+    assert (settings.tick_interval_seconds, settings.producer_linger_seconds, settings.stall_seconds) == (
+        5.0, 0.020, 120.0)
+    assert (settings.standby_replicas, settings.standbys) == (None, 0)  # the memory store keeps no standby
     assert (settings.bootstrap_servers, settings.app_id, settings.store, settings.data_dir) == (
         "127.0.0.1:9092", "omega-verifier", "memory://", Path(".omega-data"))
+
+
+@pytest.mark.parametrize(("env", "overrides", "standbys"), [
+    ({}, {}, 0),  # memory: a standby's copy is dropped at each recovery, and no offset survives a takeover
+    ({"OMEGA_STORE": "rocksdb://"}, {}, 1),  # a store that keeps its offsets: a standby makes takeovers short
+    ({}, {"store": "rocksdb://"}, 1),  # the CLI's --store, given after the environment, decides too
+    ({"OMEGA_STORE": "Memory://"}, {}, 0),
+    ({"OMEGA_STORE": "rocksdb://", "OMEGA_STANDBY_REPLICAS": "0"}, {}, 0),  # as set, whatever the store
+    ({"OMEGA_STANDBY_REPLICAS": "2"}, {}, 2),
+])
+def test_standby_replicas_follow_the_store_unless_set(env: dict[str, str], overrides: dict[str, object],
+                                                      standbys: int) -> None:
+    assert Settings.from_env(env, **overrides).standbys == standbys
 
 
 def test_overrides_win_over_the_environment_and_none_does_not() -> None:

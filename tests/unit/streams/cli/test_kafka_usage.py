@@ -314,6 +314,16 @@ def test_the_worker_still_takes_its_partitions_from_omega_partitions(tmp_path: P
     assert next(s for what, s in worker_calls.made if what == "create_app").partitions == 7
 
 
+def test_the_worker_runs_without_standbys_on_the_memory_store_and_warns_when_asked_for_one(
+        tmp_path: Path, worker_calls: Calls) -> None:
+    quiet = _worker(tmp_path)
+    assert next(s for what, s in worker_calls.made if what == "create_app").standbys == 0
+    assert "OMEGA_STANDBY_REPLICAS" not in quiet.stderr
+    asked = _worker(tmp_path, env={"OMEGA_STANDBY_REPLICAS": "1"})
+    assert [s.standbys for what, s in worker_calls.made if what == "create_app"] == [0, 1]  # honoured
+    assert "warning: OMEGA_STANDBY_REPLICAS=1 with the memory store" in asked.stderr
+
+
 def test_replay_runs_with_kafka_settings_it_does_not_use_being_bad(tmp_path: Path) -> None:
     result = _invoke("replay", str(_jsonl(tmp_path / "ok.jsonl")), "--no-summary",
                      env={"OMEGA_PARTITIONS": "four", "KAFKA_SECURITY_PROTOCOL": "SSL"})
