@@ -1,13 +1,14 @@
 """A worker taking over a departed worker's partitions, with and without standby replicas (issue 24).
 
-    python -m tests.bench.bench_takeover --bootstrap B [--events 20000] [--rounds 2]
+    python -m tests.bench.bench_takeover [--bootstrap B] [--events 20000] [--rounds 2]
 
 Per run: two workers in one consumer group judge a burst of `--events` Avro packets (the history their tables and
 changelogs then hold); worker 1 then leaves (SIGTERM: the group rebalances at once instead of after a session
 timeout) and the clock runs until worker 0 has synced the new generation and recovered its tables for it (Faust's
 "Recovery complete"): until then the partitions it took over judge nothing. Runs alternate OMEGA_STANDBY_REPLICAS=1
 (worker 0 has kept worker 1's tables hot by reading their changelogs) and 0 (it reads them now). Prints the takeover
-time of each run and the changelog records behind it; never asserts on time.
+time of each run and the changelog records behind it; never asserts on time. Without `--bootstrap` it starts a
+broker of its own (deploy/kafka/kafka.sh, as the other benchmarks do).
 """
 
 from __future__ import annotations
@@ -73,24 +74,31 @@ def takeover_seconds(bootstrap: str, registry: SchemaRegistry, events: int, stan
 def main(argv: Sequence[str] | None = None) -> int:
     cli = argparse.ArgumentParser(prog="python -m tests.bench.bench_takeover", description=__doc__,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
-    cli.add_argument("--bootstrap", required=True, help="the broker to use")
+    cli.add_argument("--bootstrap", help="a broker to use (default: start one with deploy/kafka/kafka.sh)")
     cli.add_argument("--events", type=int, default=20_000, help="packets judged before the takeover")
     cli.add_argument("--rounds", type=int, default=2, help="rounds of (standby 1, standby 0), alternated")
     cli.add_argument("--timeout", type=float, default=180.0, help="seconds for readiness, the history and the takeover")
     args = cli.parse_args(argv)
     if min(args.events, args.rounds) < 1:
         cli.error("--events and --rounds must be positive")
+    from tests.bench.suite import Resources
+
     registry = SchemaRegistry.from_directory()
     print(f"machine: {bench_pipeline.machine()}")
     print(f"two workers, {args.events:,} packets judged, then worker 1 leaves (SIGTERM); {args.rounds} round(s)")
     times: dict[int, list[float]] = {1: [], 0: []}
-    for n in range(1, args.rounds + 1):
-        for standby in (1, 0):
-            seconds = takeover_seconds(args.bootstrap, registry, args.events, standby, args.timeout)
-            print(f"  round {n}, OMEGA_STANDBY_REPLICAS={standby}: takeover "
-                  + ("FAILED" if seconds is None else f"{seconds:.2f} s"))
-            if seconds is not None:
-                times[standby].append(seconds)
+    resources = Resources(args.bootstrap, None, use_postgres=False)
+    try:
+        bootstrap = resources.bootstrap()
+        for n in range(1, args.rounds + 1):
+            for standby in (1, 0):
+                seconds = takeover_seconds(bootstrap, registry, args.events, standby, args.timeout)
+                print(f"  round {n}, OMEGA_STANDBY_REPLICAS={standby}: takeover "
+                      + ("FAILED" if seconds is None else f"{seconds:.2f} s"))
+                if seconds is not None:
+                    times[standby].append(seconds)
+    finally:
+        resources.close()
     for standby, values in times.items():
         if values:
             print(f"  median takeover, OMEGA_STANDBY_REPLICAS={standby}: {statistics.median(values):.2f} s")
