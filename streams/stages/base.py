@@ -101,12 +101,12 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 # What Faust's json codec writes a table's keys and values with (faust/utils/json.py, orjson being installed)
-_CHANGELOG_JSON = orjson.OPT_NON_STR_KEYS | orjson.OPT_UTC_Z
+CHANGELOG_JSON = orjson.OPT_NON_STR_KEYS | orjson.OPT_UTC_Z
 
 
 def _changelog_size(item: object) -> int:
     try:
-        return len(orjson.dumps(item, option=_CHANGELOG_JSON))
+        return len(orjson.dumps(item, option=CHANGELOG_JSON))
     except TypeError:  # nothing a step stores today; measured as the json module would write it
         return len(json.dumps(item).encode("utf-8", "surrogatepass"))
 

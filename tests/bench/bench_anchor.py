@@ -39,10 +39,10 @@ PARTITIONS = 4
 class RawProcess:
     """`python -m tests.bench.raw_loop` as a child process, its output drained by a thread (a full pipe blocks it)."""
 
-    def __init__(self, bootstrap: str, prefix: str, group: str, partitions: int) -> None:
+    def __init__(self, bootstrap: str, prefix: str, group: str, partitions: int, changelog: bool = False) -> None:
         env = {**os.environ, "PYTHONUNBUFFERED": "1"}
         argv = [sys.executable, "-m", "tests.bench.raw_loop", "--bootstrap", bootstrap, "--group", group,
-                "--prefix", prefix, "--partitions", str(partitions)]
+                "--prefix", prefix, "--partitions", str(partitions)] + (["--changelog"] if changelog else [])
         self.proc = subprocess.Popen(argv, cwd=REPO, env=env, stdin=subprocess.DEVNULL,
                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         self.log: deque[str] = deque(maxlen=40)
@@ -92,17 +92,19 @@ def live_workload(events: int) -> tuple[list[dict[str, Any]], list[dict[str, Any
 
 
 def raw_run(bootstrap: str, packets: list[dict[str, Any]], warmup: list[dict[str, Any]], processes: int,
-            timeout: float, broker_pid: int | None) -> dict[str, Any]:
-    """N raw loops in one group under fresh topic names, driven and measured by bench_pipeline's `_drive`;
-    returns `ok` and `measured` (see bench_pipeline.report_live); the processes are stopped whatever happens."""
+            timeout: float, broker_pid: int | None, changelog: bool = False) -> dict[str, Any]:
+    """N raw loops (with `changelog`, sending their table entries too) in one group under fresh topic names, driven
+    and measured by bench_pipeline's `_drive`; returns `ok` and `measured` (see bench_pipeline.report_live); the
+    processes are stopped whatever happens."""
     app_id = f"anchor-{os.getpid()}-{uuid.uuid4().hex[:8]}"
     prefix = f"{app_id}."
     print(f"  broker {bootstrap}, topic prefix {prefix}, {PARTITIONS} partitions, {processes} raw loop process(es),"
-          f" {len(packets):,} packets as a burst, Avro to the packets topic")
+          f" {len(packets):,} packets as a burst, Avro to the packets topic"
+          + (", table entries to a changelog" if changelog else ""))
     result: dict[str, Any] = {"ok": False, "measured": {}}
     registry = SchemaRegistry.from_directory()
     started = clock()
-    loops = [RawProcess(bootstrap, prefix, app_id, PARTITIONS) for _ in range(processes)]
+    loops = [RawProcess(bootstrap, prefix, app_id, PARTITIONS, changelog) for _ in range(processes)]
     try:
         for n, loop in enumerate(loops):
             if not loop.ready.wait(timeout):
@@ -153,9 +155,9 @@ def per_process_cpu(measured: Mapping[str, Any], prefix: str) -> list[float]:
 
 def summary_line(label: str, measured: Mapping[str, Any], role: str) -> str:
     if not measured:
-        return f"    {label:<6} no figures (the run failed)"
+        return f"    {label:<13} no figures (the run failed)"
     cpu = per_process_cpu(measured, role)
-    return (f"    {label:<6} {measured['per_second']:>9,.0f} verdicts/s   p50 {measured['p50_ms']:8.1f} ms"
+    return (f"    {label:<13} {measured['per_second']:>9,.0f} verdicts/s   p50 {measured['p50_ms']:8.1f} ms"
             f"   p99 {measured['p99_ms']:8.1f} ms   CPU/packet per process "
             + (", ".join(f"{ms:.3f}" for ms in cpu) + f" ms (all {sum(cpu):.3f} ms)" if cpu else "n/a"))
 
@@ -199,6 +201,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     cli.add_argument("--bootstrap", help="a broker to use (default: start one with deploy/kafka/kafka.sh)")
     cli.add_argument("--broker-pid", type=int, default=0, help="the broker's pid, for its CPU per packet")
     cli.add_argument("--timeout", type=float, default=180.0, help="seconds for readiness and for each phase")
+    cli.add_argument("--raw-changelog", action="store_true",
+                     help="a third side each round: raw loops that also send their table entries to a changelog")
     args = cli.parse_args(argv)
     if min(args.events, args.processes, args.rounds) < 1:
         cli.error("--events, --processes and --rounds must be positive")
@@ -212,32 +216,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         broker_pid = args.broker_pid or resources.broker_pid()
         print(f"machine: {bench_pipeline.machine()}")
         warmup, packets = live_workload(args.events)
+        sides = ["faust", "raw"] + (["raw+changelog"] if args.raw_changelog else [])
         for n in range(1, args.rounds + 1):
-            # alternated: the side that runs first swaps each round, so neither always meets a warmer broker
-            order = ("faust", "raw") if n % 2 else ("raw", "faust")
+            # alternated: the side that runs first rotates each round, so none always meets a warmer broker
+            order = sides[(n - 1) % len(sides):] + sides[:(n - 1) % len(sides)]
             row: dict[str, Any] = {}
             for side in order:
                 print(f"\n== round {n}/{args.rounds}: {side} ({args.processes} process(es), {len(packets):,} packets)")
                 row[side] = (faust_run(bootstrap, args.events, args.processes, args.timeout, broker_pid)
                              if side == "faust" else
-                             raw_run(bootstrap, packets, warmup, args.processes, args.timeout, broker_pid))
+                             raw_run(bootstrap, packets, warmup, args.processes, args.timeout, broker_pid,
+                                     changelog=side == "raw+changelog"))
             rows.append(row)
     finally:
         resources.close()
 
     print(f"\n== summary: {args.processes} process(es) each side, Avro burst of {args.events:,},"
           f" {PARTITIONS} partitions, {args.rounds} round(s)")
-    ratios = []
+    ratios: dict[str, list[float]] = {}
     for n, row in enumerate(rows, start=1):
-        faust, raw = row["faust"]["measured"], row["raw"]["measured"]
+        faust = row["faust"]["measured"]
         print(f"  round {n}:")
         print(summary_line("faust", faust, "worker"))
-        print(summary_line("raw", raw, "raw"))
-        if faust and raw and raw["per_second"] > 0:
-            ratios.append(faust["per_second"] / raw["per_second"])
-            print(f"    Faust/raw throughput {ratios[-1]:.1%}")
-    if ratios:
-        print(f"  median Faust/raw throughput over {len(ratios)} round(s): {statistics.median(ratios):.1%}")
+        for side in (s for s in row if s != "faust"):
+            print(summary_line(side, row[side]["measured"], "raw"))
+        for side in (s for s in row if s != "faust"):
+            anchor = row[side]["measured"]
+            if faust and anchor and anchor["per_second"] > 0:
+                ratios.setdefault(side, []).append(faust["per_second"] / anchor["per_second"])
+                print(f"    Faust/{side} throughput {ratios[side][-1]:.1%}")
+    for side, values in ratios.items():
+        print(f"  median Faust/{side} throughput over {len(values)} round(s): {statistics.median(values):.1%}")
     core_ms, step_ms = evolve_cost(packets)
     print(f"  CPU per packet in this process, same packets: pure evolve {core_ms:.3f} ms; the validator step"
           f" (decode, evolve, encode, dict table) {step_ms:.3f} ms; beside the judging processes' 'all' above")

@@ -7,6 +7,9 @@ One process of a consumer group on the packets topic: `getmany` batches -> the w
 -> the outputs produced in batches (linger, acks=all, the send futures gathered per batch) -> the batch's offsets
 committed once its sends completed. It keeps no changelog and drops the ledgers of revoked partitions, so it is
 not a product: it is what Python and Kafka allow on this machine, the figure the Faust worker is measured against.
+With `--changelog` it also sends every table entry a batch wrote (a judgement and a ledger per packet, JSON as
+Faust's codec writes them, to the packets partition's partition of a compacted topic) with the batch's outputs:
+the durability a Faust table buys, at its cost without Faust, still without a recovery that reads it back.
 It prints `raw loop ready` once started and `raw loop assigned [..]` at each assignment; it runs until SIGTERM.
 """
 
@@ -21,16 +24,19 @@ from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any, Protocol
 
+import orjson
+
 from streams.auth_policy import policy_for
 from streams.kafka.partitioning import partition_of
 from streams.settings import Settings
-from streams.stages.base import Emit, Source
+from streams.stages.base import CHANGELOG_JSON, Emit, Source
 from streams.stages.episodes import TICK_KEY, EpisodeSteps
 from streams.stages.packets import Pipeline
 from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, PACKETS, VERDICTS, topic_name
 from streams.wire.codec import SchemaRegistry
 
 TOPICS = (PACKETS, VERDICTS, ALERTS, ESCALATIONS, DEAD_LETTERS)  # what the validator agent reads and writes
+CHANGELOG = "raw-episodes-changelog"  # with --changelog, after the prefix (compacted, as a Faust changelog)
 READY = "raw loop ready"
 ASSIGNED = "raw loop assigned"
 
@@ -57,13 +63,26 @@ def source_of(message: Message) -> Source:
     return Source(message.topic, message.partition, message.offset, message.key, message.timestamp)
 
 
+class WrittenDict(dict[str, Any]):
+    """A dict that remembers each assignment (key, value, the partition of the record being judged), in order."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.partition = 0
+        self.written: list[tuple[str, Any, int]] = []
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        super().__setitem__(key, value)
+        self.written.append((key, value, self.partition))
+
+
 class RawJudge:
     """The validator agent's step over a dict of ledgers, per batch; the same code path as embedded replay."""
 
     def __init__(self, pipeline: Pipeline, partitions: int, lateness_ms: int = 0) -> None:
         self.pipeline = pipeline
         self.partitions = partitions
-        self.episodes: dict[str, Any] = {}  # ledgers and judgements, keyed as the worker's episodes table
+        self.episodes = WrittenDict()  # ledgers and judgements, keyed as the worker's episodes table
         self.steps = EpisodeSteps(pipeline, self.episodes, partial(partition_of, partitions=partitions),
                                   lateness_ms=lateness_ms)
 
@@ -73,11 +92,17 @@ class RawJudge:
         for message in messages:
             raw = message.value or b""
             source = source_of(message)
+            self.episodes.partition = message.partition
             try:
                 emits.extend(self.steps.record(raw, source))
             except Exception as exc:  # noqa: BLE001 - the worker's run_guarded does the same
                 emits.append(self.pipeline.dead_letter(raw, source, "INTERNAL", f"{type(exc).__name__}: {exc}"))
         return emits
+
+    def take_written(self) -> list[tuple[str, Any, int]]:
+        """The table entries written since the last call, in order, and forget them."""
+        written, self.episodes.written = self.episodes.written, []
+        return written
 
     def revoke(self, partitions: Iterable[int]) -> int:
         """Forget the episodes of revoked packets partitions (no changelog to hand them over); returns how many
@@ -112,19 +137,33 @@ async def send_all(producer: Producer, emits: Sequence[Emit], prefix: str) -> No
     await asyncio.gather(*futures)
 
 
+async def send_changelog(producer: Producer, written: Sequence[tuple[str, Any, int]], topic: str) -> list[Any]:
+    """Hand every table entry to the producer as Faust's table would (its JSON codec); returns the send futures."""
+    return [await producer.send(topic, orjson.dumps(value, option=CHANGELOG_JSON), key=key.encode("utf-8"),
+                                partition=partition) for key, value, partition in written]
+
+
 async def process_batch(batch: Mapping[Any, Sequence[Message]], judge: RawJudge, producer: Producer,
-                        consumer: Committer, prefix: str) -> int:
-    """Judge one `getmany` batch, send its outputs, and only then commit its offsets; returns the records judged."""
+                        consumer: Committer, prefix: str, changelog: str | None = None) -> int:
+    """Judge one `getmany` batch, send its outputs (and its table entries to `changelog`), and only then commit its
+    offsets; returns the records judged."""
     emits = judge.batch(m for messages in batch.values() for m in messages)
-    await send_all(producer, emits, prefix)
+    written = judge.take_written()
+    if changelog is not None:
+        entries = await send_changelog(producer, written, changelog)
+        await asyncio.gather(send_all(producer, emits, prefix), *entries)
+    else:
+        await send_all(producer, emits, prefix)
     offsets = {tp: messages[-1].offset + 1 for tp, messages in batch.items() if messages}
     if offsets:
         await consumer.commit(offsets)
     return sum(len(messages) for messages in batch.values())
 
 
-async def create_topics(bootstrap: str, prefix: str, partitions: int, replication: int) -> None:
-    """The validator's topics, as the worker declares them (a concurrent creator's topic is fine)."""
+async def create_topics(bootstrap: str, prefix: str, partitions: int, replication: int,
+                        changelog: bool = False) -> None:
+    """The validator's topics, as the worker declares them, and with `changelog` the compacted table topic (a
+    concurrent creator's topic is fine)."""
     from aiokafka.admin import AIOKafkaAdminClient, NewTopic
     from aiokafka.errors import TopicAlreadyExistsError
 
@@ -134,6 +173,9 @@ async def create_topics(bootstrap: str, prefix: str, partitions: int, replicatio
         existing = set(await admin.list_topics())
         wanted = [NewTopic(topic_name(t, prefix), partitions, replication) for t in TOPICS
                   if topic_name(t, prefix) not in existing]
+        if changelog and f"{prefix}{CHANGELOG}" not in existing:
+            wanted.append(NewTopic(f"{prefix}{CHANGELOG}", partitions, replication,
+                                   topic_configs={"cleanup.policy": "compact"}))
         if wanted:
             response = await admin.create_topics(wanted)
             failed = [(name, code) for name, code, *_ in response.topic_errors
@@ -149,7 +191,8 @@ async def run(args: argparse.Namespace) -> int:
     from aiokafka.abc import ConsumerRebalanceListener
 
     settings = Settings.from_env()  # the worker's environment: the same limits, auth policy and lateness
-    await create_topics(args.bootstrap, args.prefix, args.partitions, settings.replication_factor)
+    await create_topics(args.bootstrap, args.prefix, args.partitions, settings.replication_factor, args.changelog)
+    changelog = f"{args.prefix}{CHANGELOG}" if args.changelog else None
     pipeline = Pipeline(SchemaRegistry.from_directory(), settings.max_event_bytes,
                         policy_for(settings.packet_auth_policy))
     judge = RawJudge(pipeline, args.partitions, settings.max_lateness_ms)
@@ -180,7 +223,7 @@ async def run(args: argparse.Namespace) -> int:
         while not stop.is_set():
             batch = await consumer.getmany(timeout_ms=args.timeout_ms, max_records=args.max_records)
             async with lock:
-                judged += await process_batch(batch, judge, producer, consumer, args.prefix)
+                judged += await process_batch(batch, judge, producer, consumer, args.prefix, changelog)
                 if args.tick_interval > 0 and time.monotonic() - last_tick >= args.tick_interval:
                     last_tick = time.monotonic()
                     owned = [tp.partition for tp in consumer.assignment() if tp.topic == packets_topic]
@@ -209,6 +252,8 @@ def parser() -> argparse.ArgumentParser:
     # not the worker's 20 ms: this loop awaits each batch's sends before its next getmany, so a linger only delays
     # every batch (the anchor is the loop at its best; 5 ms gave the anchor figures of BENCHMARKS.md)
     cli.add_argument("--linger-ms", type=int, default=5)
+    cli.add_argument("--changelog", action="store_true",
+                     help="also send each table entry a batch wrote to a compacted changelog topic (module docstring)")
     cli.add_argument("--tick-interval", type=float, default=Settings().tick_interval_seconds,
                      help="seconds between watermark ticks, as the worker's timer (0: none)")
     return cli

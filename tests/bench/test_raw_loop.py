@@ -5,6 +5,7 @@ No broker: the records are built here and the producer and consumer are fakes. N
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -44,12 +45,14 @@ class FakeProducer:
 
     def __init__(self, log: list[str]) -> None:
         self.sent: list[tuple[str, bytes, bytes]] = []
+        self.partitions: list[int | None] = []
         self.log = log
 
     async def send(self, topic: str, value: bytes | None = None, key: bytes | None = None,
                    partition: int | None = None, timestamp_ms: int | None = None) -> asyncio.Future[Any]:
         assert value is not None
         self.sent.append((topic, key or b"", value))
+        self.partitions.append(partition)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 
         def acked() -> None:
@@ -140,6 +143,34 @@ def test_a_batch_is_committed_after_its_sends_were_acknowledged_at_the_next_offs
     assert judged == 40
     assert log == ["acked"] * 40 + ["commit"]  # one verdict per packet, every one acknowledged before the commit
     assert consumer.commits == [{p: len(rs) for p, rs in batch.items()}]  # last offset + 1 per partition
+
+
+def test_with_a_changelog_each_packet_sends_its_judgement_then_its_ledger_on_its_partition_before_the_commit(
+        pipeline: Pipeline) -> None:
+    records = packets_topic_records(pipeline, bench_pipeline.workload(40, 4))
+    batch: defaultdict[int, list[Record]] = defaultdict(list)
+    for record in records:
+        batch[record.partition].append(record)
+    log: list[str] = []
+    producer, judge = FakeProducer(log), raw_loop.RawJudge(pipeline, PARTITIONS)
+    changelog = f"{PREFIX}{raw_loop.CHANGELOG}"
+
+    asyncio.run(raw_loop.process_batch(batch, judge, producer, FakeConsumer(log), PREFIX, changelog))
+    assert log == ["acked"] * 120 + ["commit"]  # a verdict, a judgement and a ledger per packet, then the commit
+    entries = [(key.decode(), value, partition) for (topic, key, value), partition
+               in zip(producer.sent, producer.partitions, strict=True) if topic == changelog]
+    judged = [r for rs in batch.values() for r in rs]  # the order the batch was judged in
+    expected_keys = [k for r in judged for k in (judgement_key(r.key.decode(), packet_id(pipeline, r)),
+                                                 r.key.decode())]  # type: ignore[union-attr]
+    assert [key for key, _, _ in entries] == expected_keys
+    assert [partition for _, _, partition in entries] == [r.partition for r in judged for _ in (1, 2)]
+    last = {key: json.loads(value) for key, value, _ in entries}  # a compacted changelog's reading
+    assert last == json.loads(json.dumps(dict(judge.episodes)))  # the table, as Faust's JSON codec writes it
+    assert judge.take_written() == []  # handed over once
+
+
+def packet_id(pipeline: Pipeline, record: Record) -> str:
+    return str(pipeline.decode_packet(record.value or b"")["header"]["packet_id"])  # type: ignore[index]
 
 
 def test_revoking_a_partition_forgets_its_episodes_ledgers_and_judgements_only(pipeline: Pipeline) -> None:
