@@ -14,7 +14,6 @@ same run times `omega replay --jobs 1` on the same packets for the share the flo
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 import time
@@ -31,8 +30,8 @@ from streams.stages.episodes import judgement_key
 from streams.stages.packets import Pipeline
 from streams.wire.codec import SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA
-from tests.bench.bench_pipeline import machine, mixed_workload, to_json_bytes, workload, write_jsonl
-from tests.bench.bench_replay_speed import one_core
+from tests.bench.bench_pipeline import machine, to_json_bytes, write_jsonl
+from tests.bench.bench_replay_speed import one_core, workload_arguments
 
 MAX_EVENT_BYTES = 1_048_576  # the worker's default (Settings.max_event_bytes)
 
@@ -111,16 +110,7 @@ def replay_us(packets: list[dict[str, Any]], rounds: int) -> float:
 def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     """Measure and print; returns the step costs (`costs`), their sum (`floor_us`), `evolve`'s share of it
     (`evolve_share`), and replay's own cost per packet (`replay_us`)."""
-    cli = argparse.ArgumentParser(prog="python -m tests.bench.bench_replay_floor", description=__doc__,
-                                  formatter_class=argparse.RawDescriptionHelpFormatter)
-    cli.add_argument("--events", type=int, default=20_000)
-    cli.add_argument("--episodes", type=int, default=500)
-    cli.add_argument("--rounds", type=int, default=3)
-    cli.add_argument("--workload", choices=("factory", "mixed"), default="factory")
-    args = cli.parse_args(argv)
-    if args.events < 1 or args.episodes < 1 or args.rounds < 1:
-        cli.error("--events, --episodes and --rounds must be positive")
-    packets = (workload if args.workload == "factory" else mixed_workload)(args.events, args.episodes)
+    args, packets = workload_arguments("python -m tests.bench.bench_replay_floor", __doc__, argv)
     with one_core() as pinned:
         print(f"machine: {machine()}; {pinned}")
         print(f"{len(packets):,} packets over {args.episodes:,} episodes ({args.workload} workload), CPU time, "

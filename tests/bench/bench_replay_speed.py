@@ -64,10 +64,10 @@ def replay_rate(path: Path, registry: SchemaRegistry, jobs: int, out_path: Path)
     return summary.events_in / elapsed, hashlib.sha256(out_path.read_bytes()).hexdigest(), summary.events_in
 
 
-def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
-    """Measure and print; returns the median rates (`core`, `jobs1`, `jobs2`), the ratios and the hashes."""
-    cli = argparse.ArgumentParser(prog="python -m tests.bench.bench_replay_speed", description=__doc__,
-                                  formatter_class=argparse.RawDescriptionHelpFormatter)
+def workload_arguments(prog: str, doc: str | None, argv: Sequence[str] | None
+                       ) -> tuple[argparse.Namespace, list[dict[str, Any]]]:
+    """The replay benchmarks' command line (`--events --episodes --rounds --workload`) parsed, and its packets."""
+    cli = argparse.ArgumentParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     cli.add_argument("--events", type=int, default=20_000)
     cli.add_argument("--episodes", type=int, default=500)
     cli.add_argument("--rounds", type=int, default=3)
@@ -75,7 +75,12 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = cli.parse_args(argv)
     if args.events < 1 or args.episodes < 1 or args.rounds < 1:
         cli.error("--events, --episodes and --rounds must be positive")
-    packets = (workload if args.workload == "factory" else mixed_workload)(args.events, args.episodes)
+    return args, (workload if args.workload == "factory" else mixed_workload)(args.events, args.episodes)
+
+
+def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Measure and print; returns the median rates (`core`, `jobs1`, `jobs2`), the ratios and the hashes."""
+    args, packets = workload_arguments("python -m tests.bench.bench_replay_speed", __doc__, argv)
     registry = SchemaRegistry.from_directory()
     print(f"machine: {machine()}")
     print(f"{len(packets):,} packets over {args.episodes:,} episodes ({args.workload} workload), "
