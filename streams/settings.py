@@ -12,6 +12,7 @@ from typing import Any, TypeVar
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN")
 AVRO_WIRES = ("single-object", "confluent")  # the framing of Avro output records (streams/wire/confluent.py)
+EVENT_LOOPS = ("uvloop", "asyncio")  # the worker's event loops (its own and Faust's consumer thread's)
 
 N = TypeVar("N", int, float)
 
@@ -48,6 +49,7 @@ class Settings:
     # the worker freezes what survived each full garbage collection (worker/gc_pauses.py: 58-174 ms pauses every
     # ~8 s were the p99 tail at half capacity); 0 turns it off
     gc_freeze: bool = True
+    event_loop: str = "asyncio"
     standby_replicas: int | None = None  # None: by the store (`standbys`)
     stall_seconds: float = 120.0  # waiting work unmoved this long crashes the worker (worker/watchdog.py); 0: off
     # > 0: an episode's packets wait until their partition's watermark passes created_at + this, then are judged in
@@ -81,6 +83,8 @@ class Settings:
             if not self.sasl_username or self.sasl_password is None:
                 raise SettingsError(f"KAFKA_SECURITY_PROTOCOL={self.security_protocol!r} needs "
                                     "KAFKA_SASL_USERNAME and KAFKA_SASL_PASSWORD")
+        if self.event_loop not in EVENT_LOOPS:
+            raise _expected("OMEGA_EVENT_LOOP", self.event_loop, _one_of(EVENT_LOOPS))
         if self.avro_wire not in AVRO_WIRES:
             raise _expected("OMEGA_AVRO_WIRE", self.avro_wire, _one_of(AVRO_WIRES))
         if self.avro_wire == "confluent" and not self.schema_registry_url:
@@ -164,6 +168,7 @@ class Settings:
             fetch_min_bytes=_whole(env, "OMEGA_FETCH_MIN_BYTES", base.fetch_min_bytes, minimum=1),
             batch_max=_whole(env, "OMEGA_BATCH_MAX", base.batch_max, minimum=1, maximum=10_000),
             gc_freeze=bool(_whole(env, "OMEGA_GC_FREEZE", int(base.gc_freeze), minimum=0, maximum=1)),
+            event_loop=env.get("OMEGA_EVENT_LOOP") or base.event_loop,
             batch_wait_seconds=_real(env, "OMEGA_BATCH_WAIT_MS", base.batch_wait_seconds * 1000, above=0.0) / 1000,
             standby_replicas=_whole(env, "OMEGA_STANDBY_REPLICAS", 0, minimum=0) if "OMEGA_STANDBY_REPLICAS" in env
             else None,

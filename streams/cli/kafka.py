@@ -121,9 +121,14 @@ def worker(bootstrap: str, prefix: str, store: str, partitions: int | None, app_
 
     from streams.kafka.clients import ensure_topics, replication_mismatches
     from streams.worker.app import create_app
+    from streams.worker.event_loop import use_event_loop
 
     settings = settings_or_exit(bootstrap_servers=bootstrap, topic_prefix=prefix, store=store,
                                 partitions=partitions, app_id=app_id, data_dir=data_dir)
+    try:
+        use_event_loop(settings.event_loop)  # before the first loop: the worker's and its consumer thread's
+    except SettingsError as exc:
+        usage_error(str(exc))
     names = [topic_name(t, prefix) for t in ALL_TOPICS]
     options = settings.kafka_client_options()
     try:

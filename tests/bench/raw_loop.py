@@ -34,6 +34,7 @@ from streams.stages.episodes import TICK_KEY, EpisodeSteps
 from streams.stages.packets import Pipeline
 from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, PACKETS, VERDICTS, topic_name
 from streams.wire.codec import SchemaRegistry
+from streams.worker.event_loop import use_event_loop
 
 TOPICS = (PACKETS, VERDICTS, ALERTS, ESCALATIONS, DEAD_LETTERS)  # what the validator agent reads and writes
 CHANGELOG = "raw-episodes-changelog"  # with --changelog, after the prefix (compacted, as a Faust changelog)
@@ -260,6 +261,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    use_event_loop(Settings.from_env().event_loop)  # the worker's loop, so that both sides run on the same
     return asyncio.run(run(parser().parse_args(argv)))
 
 

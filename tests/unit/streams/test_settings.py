@@ -32,6 +32,7 @@ from streams.settings import Settings, SettingsError
     ({"OMEGA_STALL_SECONDS": ""}, "OMEGA_STALL_SECONDS='': expected a number >= 0"),
     ({"OMEGA_MAX_LATENESS_MS": "-1"}, "OMEGA_MAX_LATENESS_MS='-1': expected a whole number >= 0"),
     ({"OMEGA_REPLICATION_FACTOR": "0"}, "OMEGA_REPLICATION_FACTOR='0': expected a whole number >= 1"),
+    ({"OMEGA_EVENT_LOOP": "trio"}, "OMEGA_EVENT_LOOP='trio': expected one of uvloop, asyncio"),
     ({"OMEGA_REPLICATION_FACTOR": "3", "OMEGA_MIN_INSYNC_REPLICAS": "4"},
      "OMEGA_MIN_INSYNC_REPLICAS=4 is more than OMEGA_REPLICATION_FACTOR=3: no write could succeed"),
 ])
@@ -52,12 +53,12 @@ def test_good_values_read_as_before() -> None:
         "OMEGA_PARTITIONS": " 8 ", "OMEGA_MAX_EVENT_BYTES": "2_000", "OMEGA_WEB_PORT": "0",
         "OMEGA_TICK_INTERVAL": "0.5", "OMEGA_PRODUCER_LINGER_MS": "0", "OMEGA_FETCH_MAX_WAIT_MS": "0",
         "OMEGA_STANDBY_REPLICAS": "0", "OMEGA_STALL_SECONDS": "0", "OMEGA_LOG_LEVEL": "debug",
-        "OMEGA_FETCH_MIN_BYTES": "8192",
+        "OMEGA_FETCH_MIN_BYTES": "8192", "OMEGA_EVENT_LOOP": "asyncio",
     })
     assert (settings.partitions, settings.max_event_bytes, settings.web_port) == (8, 2000, 0)
     assert (settings.tick_interval_seconds, settings.producer_linger_seconds) == (0.5, 0.0)
     assert (settings.fetch_max_wait_ms, settings.standby_replicas, settings.stall_seconds) == (0, 0, 0.0)
-    assert (settings.log_level, settings.fetch_min_bytes) == ("DEBUG", 8192)
+    assert (settings.log_level, settings.fetch_min_bytes, settings.event_loop) == ("DEBUG", 8192, "asyncio")
 
 
 def test_an_empty_environment_gives_the_defaults() -> None:

@@ -5,7 +5,10 @@ marked "real client" dial a closed local port, which refuses at once."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +38,7 @@ class Calls:
 
     def __init__(self) -> None:
         self.made: list[tuple[str, Any]] = []
+        self.loop_class: type | None = None
 
     def names(self) -> list[str]:
         return [what for what, _ in self.made]
@@ -84,7 +88,7 @@ def _jsonl(path: Path) -> Path:
 
 
 @pytest.fixture
-def worker_calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
+def worker_calls(monkeypatch: pytest.MonkeyPatch) -> Iterator[Calls]:
     """The worker's admin client (topic preparation), app factory and Faust Worker, all recording into one list;
     the admin client starts unless a test replaces it. Nothing here touches a broker or the data directory."""
     import aiokafka.admin
@@ -103,13 +107,17 @@ def worker_calls(monkeypatch: pytest.MonkeyPatch) -> Calls:
     class Worker:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             calls.made.append(("Worker()", None))
+            made = asyncio.get_event_loop_policy().new_event_loop()  # as the worker's, and its consumer thread's
+            calls.loop_class = type(made)
+            made.close()
 
         def execute_from_commandline(self) -> None:
             calls.made.append(("Worker.execute_from_commandline", None))
 
     monkeypatch.setattr(streams.worker.app, "create_app", create_app)
     monkeypatch.setattr(faust.worker, "Worker", Worker)
-    return calls
+    yield calls
+    asyncio.set_event_loop_policy(None)  # the worker command sets the process's policy: put the default back
 
 
 def _worker(tmp_path: Path, env: dict[str, str] | None = None) -> Result:
@@ -322,6 +330,35 @@ def test_the_worker_runs_without_standbys_on_the_memory_store_and_warns_when_ask
     asked = _worker(tmp_path, env={"OMEGA_STANDBY_REPLICAS": "1"})
     assert [s.standbys for what, s in worker_calls.made if what == "create_app"] == [0, 1]  # honoured
     assert "warning: OMEGA_STANDBY_REPLICAS=1 with the memory store" in asked.stderr
+
+
+@pytest.mark.parametrize(("env", "loop"), [
+    ({"OMEGA_EVENT_LOOP": "uvloop"}, "uvloop.Loop"),
+    ({"OMEGA_EVENT_LOOP": "asyncio"}, "asyncio.unix_events._UnixSelectorEventLoop"),
+])
+def test_the_worker_makes_its_loops_with_the_event_loop_it_is_told(
+        tmp_path: Path, worker_calls: Calls, env: dict[str, str], loop: str) -> None:
+    result = _worker(tmp_path, env=env)
+    assert result.exit_code == 0, result.output
+    assert worker_calls.loop_class is not None
+    assert f"{worker_calls.loop_class.__module__}.{worker_calls.loop_class.__qualname__}" == loop
+
+
+def test_the_worker_refuses_an_unknown_event_loop_in_one_line(tmp_path: Path, worker_calls: Calls) -> None:
+    result = _worker(tmp_path, env={"OMEGA_EVENT_LOOP": "trio"})
+    assert result.exit_code == EXIT_USAGE
+    assert result.stderr == "omega: OMEGA_EVENT_LOOP='trio': expected one of uvloop, asyncio\n"
+    assert worker_calls.made == []
+
+
+def test_the_worker_without_uvloop_installed_says_how_to_go_on(
+        tmp_path: Path, worker_calls: Calls, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # import uvloop raises ImportError
+    result = _worker(tmp_path, env={"OMEGA_EVENT_LOOP": "uvloop"})
+    assert result.exit_code == EXIT_USAGE
+    assert "OMEGA_EVENT_LOOP='uvloop', but uvloop cannot be imported" in result.stderr
+    assert "OMEGA_EVENT_LOOP=asyncio" in result.stderr
+    assert worker_calls.made == []
 
 
 def test_replay_runs_with_kafka_settings_it_does_not_use_being_bad(tmp_path: Path) -> None:
