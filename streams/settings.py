@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -49,7 +50,9 @@ class Settings:
     # the worker freezes what survived each full garbage collection (worker/gc_pauses.py: 58-174 ms pauses every
     # ~8 s were the p99 tail at half capacity); 0 turns it off
     gc_freeze: bool = True
-    event_loop: str = "asyncio"
+    # uvloop: two workers' Avro burst 1.02-1.12x (median 1.11x), worker CPU per packet 4-5% less, p99 paced at
+    # 900/s 44.5-54.6 against 47.9-79.9 ms, alternated (BENCHMARKS.md, issue 24); asyncio where uvloop is not built
+    event_loop: str = "asyncio" if sys.platform == "win32" else "uvloop"
     standby_replicas: int | None = None  # None: by the store (`standbys`)
     stall_seconds: float = 120.0  # waiting work unmoved this long crashes the worker (worker/watchdog.py); 0: off
     # > 0: an episode's packets wait until their partition's watermark passes created_at + this, then are judged in

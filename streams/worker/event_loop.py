@@ -3,6 +3,8 @@
 A Faust worker runs two loops, its own and its consumer thread's (mode's ServiceThread asks the policy for a new
 one), and spends a large part of its time in them: callbacks, task switches, socket writes of produce and fetch
 requests (BENCHMARKS.md, issue 24). The policy is set before the worker makes its first loop, so both are uvloop.
+A policy, not a loop factory: mode's consumer thread asks `asyncio.new_event_loop()` for its loop, and only the
+policy reaches that call (uvloop deprecates its policy class from Python 3.12 on, for 3.16).
 """
 
 from __future__ import annotations

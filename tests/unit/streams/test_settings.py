@@ -4,6 +4,7 @@ commands read only their two variables (`Settings.offline_from_env`). Security v
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -68,6 +69,7 @@ def test_an_empty_environment_gives_the_defaults() -> None:
         4, 1_048_576, 0, 50)
     assert (settings.max_lateness_ms, settings.replication_factor, settings.min_insync) == (0, 1, 1)
     assert settings.fetch_min_bytes == 1  # a fetch returns what is there: at a low rate, a larger one waits
+    assert settings.event_loop == ("asyncio" if sys.platform == "win32" else "uvloop")  # uvloop has no Windows build
     assert (settings.tick_interval_seconds, settings.producer_linger_seconds, settings.stall_seconds) == (
         5.0, 0.020, 120.0)
     assert (settings.standby_replicas, settings.standbys) == (None, 0)  # the memory store keeps no standby
