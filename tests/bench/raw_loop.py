@@ -8,7 +8,7 @@ One process of a consumer group on the packets topic: `getmany` batches -> the w
 committed once its sends completed. It keeps no changelog and drops the ledgers of revoked partitions, so it is
 not a product: it is what Python and Kafka allow on this machine, the figure the Faust worker is measured against.
 With `--changelog` it also sends every table entry a batch wrote (a judgement and a ledger per packet, JSON as
-Faust's codec writes them, to the packets partition's partition of a compacted topic) with the batch's outputs:
+Faust's codec writes them, to a compacted topic, on the partition of the packet that wrote it) with the outputs:
 the durability a Faust table buys, at its cost without Faust, still without a recovery that reads it back.
 It prints `raw loop ready` once started and `raw loop assigned [..]` at each assignment; it runs until SIGTERM.
 """
@@ -261,7 +261,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    use_event_loop(Settings.from_env().event_loop)  # the worker's loop, so that both sides run on the same
+    use_event_loop(Settings.from_env().event_loop)  # the worker's event loop: both sides on the same
     return asyncio.run(run(parser().parse_args(argv)))
 
 
