@@ -50,7 +50,7 @@ class Settings:
     # the worker freezes what survived each full garbage collection (worker/gc_pauses.py: 58-174 ms pauses every
     # ~8 s were the p99 tail at half capacity); 0 turns it off
     gc_freeze: bool = True
-    # uvloop: two workers' Avro burst 1.02-1.12x (median 1.11x), worker CPU per packet 4-5% less, p99 paced at
+    # uvloop: two workers' Avro burst 1.02-1.12x (median 1.11x), worker CPU per packet 2-9% less, p99 paced at
     # 900/s 44.5-54.6 against 47.9-79.9 ms, alternated (BENCHMARKS.md, issue 24); asyncio where uvloop is not built
     event_loop: str = "asyncio" if sys.platform == "win32" else "uvloop"
     standby_replicas: int | None = None  # None: by the store (`standbys`)

@@ -129,11 +129,7 @@ def raw_run(bootstrap: str, packets: list[dict[str, Any]], warmup: list[dict[str
     finally:
         codes = [loop.stop() for loop in loops]
         print(f"  raw loop(s) stopped (exit code(s) {codes})")
-        try:
-            deleted = asyncio.run(bench_pipeline._delete_topics(bootstrap, app_id))
-            print(f"  deleted {len(deleted)} bench topic(s)")
-        except Exception as exc:  # noqa: BLE001 - cleanup is best effort, the figures stand
-            print(f"  could not delete the bench topics: {exc!r}")
+        bench_pipeline.delete_bench_topics(bootstrap, app_id)
     return result
 
 

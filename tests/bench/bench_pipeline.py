@@ -572,6 +572,16 @@ async def _delete_topics(bootstrap: str, stem: str) -> list[str]:
         await admin.close()
 
 
+def delete_bench_topics(bootstrap: str, stem: str, indent: str = "  ") -> None:
+    """Delete the run's topics (names starting with `stem`) and say how many went; best effort: a failure is
+    printed, never raised, so the run's figures stand."""
+    try:
+        deleted = asyncio.run(_delete_topics(bootstrap, stem))
+        print(f"{indent}deleted {len(deleted)} bench topic(s)")
+    except Exception as exc:  # noqa: BLE001 - cleanup is best effort, the figures stand
+        print(f"{indent}could not delete the bench topics: {exc!r}")
+
+
 def report_live(label: str, phase: LiveResult) -> dict[str, Any]:
     """Print one phase's figures; returns them (`published`, `verdicts`, `per_second` end to end, latency
     `p50_ms`/`p95_ms`/`p99_ms`/`max_ms`, `statuses`, `duplicates`), or {} for a phase that never ran."""
@@ -700,11 +710,7 @@ def bench_live(
             except Exception as exc:  # noqa: BLE001 - a figure beside the others, not a condition of the run
                 print(f"  could not count the changelog records: {exc!r}")
             if not args.keep_topics:
-                try:
-                    deleted = asyncio.run(_delete_topics(bootstrap, app_id))
-                    print(f"  deleted {len(deleted)} bench topic(s)")
-                except Exception as exc:  # noqa: BLE001 - cleanup is best effort, the figures stand
-                    print(f"  could not delete the bench topics: {exc!r}")
+                delete_bench_topics(bootstrap, app_id)
     return result
 
 
