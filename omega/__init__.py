@@ -11,6 +11,7 @@
     grounding       the grounded-generation contract: sentence verdicts against cited Atomic Facts, audit
     answers         DS005 verifiable answers: facts, fact store, plans, backward chaining, the answer contract
     oracle          the Phase Q precision oracles A, B and C with their hashed evidence chain
+    producer        the producer kit: typed OMEN packet builders and Episode (ids, chaining, clock, signing)
 Dependencies point one way: `streams` and `projections` import this package, never the reverse; no import
 cycle within it (tests/unit/test_architecture.py checks both).
 
@@ -28,8 +29,8 @@ against the registered schema, and converts inputs whose shape an outside spec o
 
 __all__ = [
     "RULESET_VERSION",
-    "agents", "answers", "canonical", "events", "eventtime", "grounding", "oracle", "packets", "records", "strictjson",
-    "violations",
+    "agents", "answers", "canonical", "events", "eventtime", "grounding", "oracle", "packets", "producer", "records",
+    "strictjson", "violations",
 ]
 
 RULESET_VERSION = "omega-rules-0.2.0"  # 0.2: OMEN judged as its authors judge it (issue 17)

@@ -7,6 +7,7 @@
     replay          Replayer: recorded files through the worker's own steps, tables as dicts
     replay_inputs   read_inputs: files, directories, gzip, stdin -> InputRecords in log order
     replay_jobs     `omega replay --jobs N`: the log split by partition key over processes, merged in input order
+    producer_publish  the producer kit's I/O: packets to Kafka (keyed by correlation id) or JSONL; the wall clock
     stages/         Faust-free work per record: raw bytes + Source -> Emits
         base            Source, Emit, Outputs (the encoder: records, dead letters), strict JSON, size bounds
         keyed           KeyedTable (a Faust table or a dict), put_checked (STATE_TOO_LARGE), DecodedCache
