@@ -31,14 +31,14 @@ from streams.replay_inputs import (
     input_stem,
     jsonable,
 )
-from streams.stages.base import Emit, Source
+from streams.stages.base import Emit, InputRejected, Source
 from streams.stages.episodes import EpisodeSteps
 from streams.stages.keys import natural_key
 from streams.stages.messages import MonitorStage, SessionSteps
 from streams.stages.packets import Pipeline
 from streams.topics import AGENT_MESSAGES, DEAD_LETTERS, PACKETS, PACKETS_JSON, TERMINATIONS, VERDICTS, TopicSpec
 from streams.wire.codec import CONFLUENT_MAGIC, MARKER, SchemaRegistry
-from streams.wire.omen_avro import PACKET_SCHEMA
+from streams.wire.omen_avro import PACKET_AS_SENT_SCHEMA, PACKET_SCHEMA
 
 
 def json_view(record: Mapping[str, Any]) -> dict[str, Any]:
@@ -220,8 +220,11 @@ class Replayer:
 
     def _reencode(self, record: InputRecord) -> list[Emit]:
         """An Avro container record becomes the packets-topic bytes the worker would read."""
+        if record.schema_name == PACKET_AS_SENT_SCHEMA and isinstance(record.datum, dict):
+            return self.pipeline.ingress(str(record.datum.get("packet_json")).encode("utf-8"), record.source)
         if record.schema_name != PACKET_SCHEMA:
-            reason = f"container holds {record.schema_name or 'unnamed'} records, expected {PACKET_SCHEMA}"
+            reason = (f"container holds {record.schema_name or 'unnamed'} records, expected {PACKET_SCHEMA} or "
+                      f"{PACKET_AS_SENT_SCHEMA}")
             return [self.pipeline.dead_letter(record.raw, record.source, "WRONG_SCHEMA", reason)]
         try:
             text = canonical_json(self.pipeline.packets.from_avro(record.datum))  # NaN has no JSON form
@@ -268,7 +271,9 @@ def encode_for_topic(pipeline: Pipeline, record: InputRecord, spec: TopicSpec | 
     Records of an Avro container file are turned back into the packet JSON a producer would send first.
     """
     raw = record.raw
-    if record.stage == "avro":
+    if record.stage == "avro" and record.schema_name == PACKET_AS_SENT_SCHEMA and isinstance(record.datum, dict):
+        raw = str(record.datum.get("packet_json")).encode("utf-8")
+    elif record.stage == "avro":
         if record.schema_name != PACKET_SCHEMA:
             raise ValueError(f"container holds {record.schema_name} records, not {PACKET_SCHEMA}")
         raw = canonical_json(pipeline.packets.from_avro(record.datum)).encode("utf-8")
@@ -293,9 +298,13 @@ def decode_record(pipeline: Pipeline, value: bytes | None) -> Any:
     if value[:2] == MARKER or value[:1] == CONFLUENT_MAGIC:  # single-object, or a Schema Registry frame
         try:
             name, datum = pipeline.registry.decode(value)
-            return pipeline.packets.from_avro(datum) if name == PACKET_SCHEMA else json_view(datum)
+            if name in (PACKET_SCHEMA, PACKET_AS_SENT_SCHEMA):  # a packet as its JSON, whichever record carries it
+                return pipeline.packet_of(name, datum)
+            return json_view(datum)
         except ValueError as exc:
             return {"undecodable": str(exc), "raw": jsonable(value)}
+        except InputRejected as exc:
+            return {"undecodable": exc.reason, "raw": jsonable(value)}
     return jsonable(value)
 
 

@@ -22,6 +22,21 @@ That means jsonschema's semantics, quirks included:
 * patterns are applied with `re.search`, so `$` also matches before one trailing newline;
 * `minLength` counts code points; `minimum`/`maximum` compare with `<`/`>` (a NaN passes).
 
+The one deliberate departure, null on an optional field: JSON producers write `null` for "no value" (pydantic's
+default dump, `"campaign_id": null`), where jsonschema would reject `null` against `type: string`. An explicit
+`null` on a field the rules do not require, and whose type does not admit null, is read as absent: a WARNING
+naming the field, never an ERROR, and the rest of validation sees the packet without it
+(`read_nulls_as_absent`). `null` on a required field stays an ERROR. It rests on schema-index-v0.7.md, "Required vs
+Optional Summary" ("All PacketHeader fields except campaign_id, previous_packet_id"; "Commonly Optional: ...
+Optional metadata fields (reliability_score, execution_metadata, etc.)") and the "Optional Fields" lists of
+§PacketHeader and the payloads: an optional field may be left out, and a null says it was left out. The raw
+packet (its content hash, the verdict's identity) keeps the null; the WARNING says what was normalised. So
+`check_schema(p)` has no ERROR exactly when jsonschema accepts `p` with those nulls removed.
+
+Every message names the field path, what is accepted and what was found (`_found`: the JSON type and the value
+as JSON, cut to 80 characters), e.g. `header.layer_source must be an integer 1..6 or "Integrity", got a string
+"5"`.
+
 The header's `packet_type` selects the payload rules; a missing or unknown type is reported on
 `header.packet_type` and then only PacketBase is checked (the payload must be an object).
 VerificationPlanPacket, IntegrityAlertPacket and QueueUpdatePacket follow docs/omen-extra-packets.md.
@@ -35,6 +50,7 @@ with the invariant stage, which reports them under their own rule ids.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from decimal import Decimal
@@ -61,10 +77,11 @@ from omega.packets.schema_rules import (
 )
 from omega.violations import Severity, Violation
 
-__all__ = ["COMPILED", "PACKET_RULES", "PACKET_TYPES", "RULE", "check_schema", "interpret_schema", "source_for"]
+__all__ = ["COMPILED", "PACKET_RULES", "PACKET_TYPES", "RULE", "check_schema", "interpret_schema",
+           "read_nulls_as_absent", "source_for"]
 
 RULE = "SCHEMA"
-_SHOWN_MAX = 48
+_SHOWN_MAX = 80
 
 _Real = int | float | Decimal | Fraction
 
@@ -94,7 +111,8 @@ def source_for(packet_type: str) -> str:
 
 
 def check_schema(packet: object) -> list[Violation]:
-    """Every structural violation of `packet` (a decoded JSON value), in a deterministic order."""
+    """Every structural violation of `packet` (a decoded JSON value), in a deterministic order: ERRORs, and a
+    WARNING for each null read as absent."""
     if _is_valid(packet):  # the common case: a valid packet, decided by the compiled predicate
         return []
     return interpret_schema(packet)
@@ -106,11 +124,56 @@ def interpret_schema(packet: object) -> list[Violation]:
     if not isinstance(packet, dict):
         out.append(_violation(None, f"a packet must be a JSON object, got {_json_type(packet)}"))
         return out
+    _check(_rules_of(packet), packet, "", out)
+    return out
+
+
+def read_nulls_as_absent(packet: object) -> object:
+    """`packet` without the nulls `check_schema` reads as absent (a copy of what changes; `packet` itself when
+    there are none): what FSM, invariants and ledger judge once the schema has warned about them."""
+    if not isinstance(packet, dict):
+        return packet
+    return _without_nulls(_rules_of(packet), packet)
+
+
+def _rules_of(packet: dict[object, object]) -> Obj:
     header = packet.get("header")
     packet_type = header.get("packet_type") if isinstance(header, dict) else None
-    rules = PACKET_RULES.get(packet_type, UNTYPED_PACKET_RULES) if isinstance(packet_type, str) else None
-    _check(UNTYPED_PACKET_RULES if rules is None else rules, packet, "", out)
-    return out
+    return PACKET_RULES.get(packet_type, UNTYPED_PACKET_RULES) if isinstance(packet_type, str) else \
+        UNTYPED_PACKET_RULES
+
+
+def _null_is_absent(spec_required: bool, node: Node, value: object) -> bool:
+    """An explicit null on an optional field whose type does not admit null: read as absent."""
+    return value is None and not spec_required and not _type_ok(node, None)
+
+
+def _without_nulls(node: Node, value: object) -> object:
+    if isinstance(node, Obj) and type(value) is dict:
+        out: dict[object, object] | None = None
+        for name, spec in node.fields.items():
+            if name not in value:
+                continue
+            item = value[name]
+            new = ABSENT if _null_is_absent(spec.required, spec.node, item) else _without_nulls(spec.node, item)
+            if new is not item:
+                out = dict(value) if out is None else out
+                if new is ABSENT:
+                    del out[name]
+                else:
+                    out[name] = new
+        return value if out is None else out
+    if isinstance(node, Arr) and type(value) is list:
+        items = [_without_nulls(node.items, item) for item in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if isinstance(node, OneOf):
+        typed = [option for option in node.options if _type_ok(option, value)]
+        return _without_nulls(typed[0], value) if len(typed) == 1 else value
+    return value
+
+
+ABSENT = object()
+"""Marks a field `_without_nulls` drops."""
 
 
 # --------------------------------------------------------------------------- the interpreter
@@ -127,7 +190,7 @@ def _check(node: Node, value: object, path: str, out: list[Violation]) -> None:
         _check_obj(node, value, path, out)  # type: ignore[arg-type]
         return
     if not _type_ok(node, value):
-        out.append(_violation(path, f"{_label(path)} must be {_expected(node)}, got {_json_type(value)}"))
+        out.append(_violation(path, f"{_label(path)} must be {_expected(node)}, got {_found(value)}"))
         return
     if isinstance(node, Str):
         _check_str(node, value, path, out)
@@ -147,32 +210,32 @@ def _check_str(node: Str, value: object, path: str, out: list[Violation]) -> Non
     if (len(value) >= node.min_length and (not node.enum or value in node.enum)
             and (node.pattern is None or re.search(node.pattern, value) is not None)):
         return
-    label = _label(path)
+    label, found = _label(path), _found(value)
     if len(value) < node.min_length:
         need = "must not be empty" if node.min_length == 1 else f"needs at least {node.min_length} characters"
-        out.append(_violation(path, f"{label} {need}"))
+        out.append(_violation(path, f"{label} {need}, got {found}"))
     if node.enum and value not in node.enum:
-        out.append(_violation(path, f"{label} {_shown(value)} is not one of: {', '.join(node.enum)}"))
+        out.append(_violation(path, f"{label} must be one of: {', '.join(node.enum)}; got {found}"))
     if node.pattern is not None and re.search(node.pattern, value) is None:
-        out.append(_violation(path, f"{label} {_shown(value)} does not match the pattern {node.pattern}"))
+        out.append(_violation(path, f"{label} must match the pattern {node.pattern}, got {found}"))
 
 
 def _check_range(node: Int | Num, value: object, path: str, out: list[Violation]) -> None:
     if not isinstance(value, _Real):
         return
     if node.minimum is not None and value < node.minimum:
-        out.append(_violation(path, f"{_label(path)} {value!r} is below the minimum {node.minimum!r}"))
+        out.append(_violation(path, f"{_label(path)} must be at least {node.minimum!r}, got {_found(value)}"))
     if node.maximum is not None and value > node.maximum:
-        out.append(_violation(path, f"{_label(path)} {value!r} is above the maximum {node.maximum!r}"))
+        out.append(_violation(path, f"{_label(path)} must be at most {node.maximum!r}, got {_found(value)}"))
 
 
 def _check_arr(node: Arr, value: object, path: str, out: list[Violation]) -> None:
     assert isinstance(value, list)
     label, size = _label(path), len(value)
     if size < node.min_items:
-        out.append(_violation(path, f"{label} needs at least {_count(node.min_items, 'item')}, has {size}"))
+        out.append(_violation(path, f"{label} needs at least {_count(node.min_items, 'item')}, got {size}"))
     if node.max_items is not None and size > node.max_items:
-        out.append(_violation(path, f"{label} allows at most {_count(node.max_items, 'item')}, has {size}"))
+        out.append(_violation(path, f"{label} allows at most {_count(node.max_items, 'item')}, got {size}"))
     for index, item in enumerate(value):
         _check(node.items, item, f"{path}[{index}]", out)
 
@@ -182,16 +245,24 @@ def _check_obj(node: Obj, value: object, path: str, out: list[Violation]) -> Non
     prefix = f"{path}." if path else ""
     for name, spec in node.fields.items():
         if name in value:
-            _check(spec.node, value[name], prefix + name, out)
+            item = value[name]
+            if _null_is_absent(spec.required, spec.node, item):
+                out.append(_null_warning(prefix + name))
+            else:
+                _check(spec.node, item, prefix + name, out)
         elif spec.required:
-            out.append(_violation(prefix + name, f"required field {prefix + name} is missing"))
+            out.append(_violation(prefix + name, f"required field {prefix + name} is missing: expected "
+                                                 f"{_expected(spec.node)}"))
     if node.closed and not value.keys() <= node.fields.keys():
+        allowed = ", ".join(node.fields)
+        if node.meta_prefix is not None:
+            allowed += f", or any key starting with {node.meta_prefix!r}"
         for key in sorted((k for k in value if not _declared(node, k)), key=str):
             child = _join(path, str(key))
-            out.append(_violation(child, f"{child} is not an allowed field of {_label(path)}"))
+            out.append(_violation(child, f"{child} is not an allowed field of {_label(path)}: allowed are {allowed}"))
     if len(value) < node.min_properties:
         need = _count(node.min_properties, "field")
-        out.append(_violation(path, f"{_label(path)} needs at least {need}, has {len(value)}"))
+        out.append(_violation(path, f"{_label(path)} needs at least {need}, got {len(value)}"))
 
 
 def _check_one_of(node: OneOf, value: object, path: str, out: list[Violation]) -> None:
@@ -204,13 +275,14 @@ def _check_one_of(node: OneOf, value: object, path: str, out: list[Violation]) -
     if passing == 1:
         return
     if passing > 1:
-        out.append(_violation(path, f"{_label(path)} matches more than one of: {node.expected}"))
+        out.append(_violation(path, f"{_label(path)} matches more than one of: {node.expected}; got {_found(value)}"))
         return
-    typed = [found for option, found in zip(node.options, results, strict=True) if _type_ok(option, value)]
-    if len(typed) == 1:  # one alternative has the right type: its complaint is the readable one
-        out.extend(typed[0])
-    else:
-        out.append(_violation(path, f"{_label(path)} must be {node.expected}, got {_shown(value)}"))
+    typed = [(option, found) for option, found in zip(node.options, results, strict=True) if _type_ok(option, value)]
+    if len(typed) == 1 and isinstance(typed[0][0], Obj | Arr):
+        # a container of the right type: its own complaints (a field inside it) are the readable ones
+        out.extend(typed[0][1])
+    else:  # a scalar alternative's complaint would hide the others ('5' is not "Integrity", nor is it 1..6)
+        out.append(_violation(path, f"{_label(path)} must be {node.expected}, got {_found(value)}"))
 
 
 def _declared(node: Obj, key: object) -> bool:
@@ -251,10 +323,15 @@ def _type_ok(node: Node, value: object) -> bool:
 
 
 def _expected(node: Node) -> str:
+    """What `node` accepts, in words."""
     if isinstance(node, Str):
-        return "a string or null" if node.nullable else "a string"
+        return _expected_str(node)
     if isinstance(node, OneOf):
         return node.expected
+    if isinstance(node, Int | Num):
+        return _expected_number(node)
+    if isinstance(node, AnyValue):
+        return "any JSON value"
     names: Mapping[type, str] = {Int: "an integer", Num: "a number", Bool: "a boolean", Arr: "an array"}
     return names.get(type(node), "an object")
 
@@ -273,8 +350,31 @@ def _json_type(value: object) -> str:
 
 
 # --------------------------------------------------------------------------- message helpers
+def _expected_str(node: Str) -> str:
+    kind = "a string or null" if node.nullable else "a string"
+    if node.enum:
+        return f"one of: {', '.join(node.enum)}"
+    if node.pattern is not None:
+        return f"{kind} matching {node.pattern}"
+    return f"a non-empty string{' or null' if node.nullable else ''}" if node.min_length == 1 else kind
+
+
+def _expected_number(node: Int | Num) -> str:
+    kind = "an integer" if isinstance(node, Int) else "a number"
+    if node.minimum is not None and node.maximum is not None:
+        return f"{kind} {node.minimum!r}..{node.maximum!r}"
+    if node.minimum is not None:
+        return f"{kind} >= {node.minimum!r}"
+    return kind if node.maximum is None else f"{kind} <= {node.maximum!r}"
+
+
 def _violation(path: str | None, message: str) -> Violation:
     return Violation(rule=RULE, severity=Severity.ERROR, message=message, field=path or None)
+
+
+def _null_warning(path: str) -> Violation:
+    return Violation(RULE, Severity.WARNING,
+                     f"{path} is null: read as absent (optional field; omit it instead of writing null)", path)
 
 
 def _join(path: str, name: str) -> str:
@@ -289,6 +389,14 @@ def _count(n: int, noun: str) -> str:
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
+def _found(value: object) -> str:
+    """What was found: its JSON type and its value as JSON (`a string "5"`, `null`), cut to 80 characters."""
+    return "null" if value is None else f"{_json_type(value)} {_shown(value)}"
+
+
 def _shown(value: object) -> str:
-    text = repr(value)
+    try:
+        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr)
+    except (ValueError, TypeError, RecursionError):  # a cycle, keys of mixed types, nesting past the stack
+        text = "[...]" if isinstance(value, list) else "{...}" if isinstance(value, dict) else repr(value)[:_SHOWN_MAX]
     return text if len(text) <= _SHOWN_MAX else f"{text[: _SHOWN_MAX - 3]}..."

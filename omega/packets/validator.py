@@ -5,7 +5,9 @@ issue 9) -> FSM transition -> invariants -> ledger update. A schema rejection do
 it also carries the ERRORs of the packet-local invariants (`PACKET_LOCAL`), with the schema's disposition
 (no FSM move, no ledger change; a safety rule among them still raises its alert). Schema, AUTH and FSM
 errors reject at once;
-invariant ERRORs reject; WARNINGs ride on the verdict and the packet is accepted. Time is event time:
+invariant ERRORs reject; WARNINGs ride on the verdict and the packet is accepted. A null on an optional field
+is a schema WARNING (`omega.packets.schema`): the stages after the schema judge the packet without it, while its
+content hash and signature stay the raw packet's. Time is event time:
 `created_at` drives token expiry, recency and deadlines, and `advance(ledger, watermark)` raises task
 timeouts when an episode goes quiet.
 """
@@ -24,7 +26,7 @@ from omega.packets.episode import accepted_changes, apply_usage, get, usage_chan
 from omega.packets.fsm import fsm_step
 from omega.packets.invariants import PACKET_LOCAL, PER_PACKET, invariants_for, overruns
 from omega.packets.ledger import EpisodeLedger, Judgement, OpenDirective
-from omega.packets.schema import check_schema
+from omega.packets.schema import check_schema, read_nulls_as_absent
 from omega.packets.verdict import EPISODE as EPISODE_CONTEXT
 from omega.packets.verdict import SINGLE_PACKET, PacketVerdict, VerdictStatus, status_of, verdict_id_for
 from omega.records import constructor, copy_with, finish, replace
@@ -63,16 +65,17 @@ def evolve(ledger: EpisodeLedger | None, packet: Mapping[str, Any],
 
     # Deadlines passed by this packet's time fire first, so a late result still raises its timeout.
     current, timeouts = advance(current, now_ms)
+    violations: list[Violation] = list(check_schema(packet))
+    raw, packet = packet, _judged(packet, violations)  # the signature and content hash are the raw packet's
     # This call's own copy, with the packet's usage: what the invariants judge. An accepted packet's ledger is
     # this very copy, finished in place below (no one else has seen it), so the ledger is copied once.
     projected = copy_with(current, usage_changes(current, packet, now_ms))
-    violations: list[Violation] = list(check_schema(packet))
-    if violations:
+    if _has_errors(violations):
         violations += _local_errors(packet, projected, now_ms)
     else:  # after schema, before FSM: an unauthentic packet must not move the episode
-        violations += auth_001_authority_requires_signature(packet, policy)
+        violations += auth_001_authority_requires_signature(raw, policy)
     state_after = current.state
-    if not violations:
+    if not _has_errors(violations):
         step = fsm_step(current, packet)
         violations += step.violations
         state_after = step.state_after
@@ -108,17 +111,28 @@ def evolve_single(packet: Mapping[str, Any], policy: AuthPolicy | None = None) -
     """A lone packet with no episode context: schema, authenticity (with `policy`) and per-packet invariants."""
     header = _header(packet)
     now_ms = to_ms(header.get("created_at"))
-    ledger = apply_usage(EpisodeLedger(str(header["correlation_id"])), packet, now_ms)
     violations = list(check_schema(packet))
-    if violations:
+    raw, packet = packet, _judged(packet, violations)  # the signature and content hash are the raw packet's
+    ledger = apply_usage(EpisodeLedger(str(header["correlation_id"])), packet, now_ms)
+    if _has_errors(violations):
         violations += _local_errors(packet, ledger, now_ms)
     else:
-        violations += auth_001_authority_requires_signature(packet, policy)
-    if not violations:
+        violations += auth_001_authority_requires_signature(raw, policy)
+    if not _has_errors(violations):
         for invariant in PER_PACKET:
             violations += invariant(packet, ledger, now_ms)
-    verdict = _verdict(header, content_hash(packet), tuple(violations), None, None, None)
+    verdict = _verdict(header, content_hash(raw), tuple(violations), None, None, None)
     return replace(verdict, context=SINGLE_PACKET)
+
+
+def _judged(packet: Mapping[str, Any], violations: list[Violation]) -> Mapping[str, Any]:
+    """The packet the stages after the schema judge: nulls on optional fields read as absent (the schema has
+    warned about each). A valid packet (no violations: the common case) is judged as it is."""
+    return cast(Mapping[str, Any], read_nulls_as_absent(packet)) if violations else packet
+
+
+def _has_errors(violations: list[Violation]) -> bool:
+    return any(v.severity is Severity.ERROR for v in violations)
 
 
 def _local_errors(packet: Mapping[str, Any], ledger: EpisodeLedger, now_ms: int | None) -> list[Violation]:

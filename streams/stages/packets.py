@@ -1,10 +1,18 @@
 """The OMEN packet stage, and the encoder every stage shares (`Pipeline`): JSON packet -> Avro (ingress), Avro
 packet -> validator `evolve` -> verdicts, alerts and escalations; watermark ticks; dead letters.
 
+Every attributable packet is judged (issue 41): one whose `header.packet_id`, `packet_type` and `correlation_id`
+are strings but which the lossless `omega.omen.Packet` record cannot carry (a null, a wrong type or shape, an
+unknown enum value or packet type) goes to the packets topic as an `omega.omen.PacketAsSent` record, its JSON text
+as sent, and the validator judges it like any other (its schema errors become SCHEMA violations). Dead letters are
+left for what cannot be attributed: not JSON, not an object, no readable identity, bytes that do not decode.
+
 Shared unchanged by the Faust agents and embedded replay; state is passed in and returned.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 from omega.canonical import content_hash
 from omega.eventtime import to_iso, to_ms
@@ -18,14 +26,16 @@ from streams.stages.base import (
     InputRejected,
     Outputs,
     Source,
+    bounded_reason,
     parse_json_object,
 )
 from streams.topics import PACKETS
 from streams.wire.avro_json import ConversionError
 from streams.wire.codec import DecodeError, SchemaRegistry
-from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
+from streams.wire.omen_avro import PACKET_AS_SENT_SCHEMA, PACKET_SCHEMA, PacketConverter
 
 TICK_SCHEMA = "omega.events.WatermarkTick"
+_IDENTITY = ("packet_id", "packet_type", "correlation_id")  # what makes a packet attributable
 log = get_logger("omega.ingress")
 
 
@@ -47,7 +57,12 @@ class Pipeline(Outputs):
         except InputRejected as exc:
             return [self.dead_letter(raw, source, exc.error_class, exc.reason)]
         except ConversionError as exc:
-            return [self.dead_letter(raw, source, exc.error_class, str(exc))]
+            header = packet.get("header")
+            if not isinstance(header, dict) or not all(isinstance(header.get(k), str) for k in _IDENTITY):
+                return [self.dead_letter(raw, source, exc.error_class, str(exc))]
+            as_sent = {"packet_json": raw.decode("utf-8"), "not_carried": bounded_reason(f"{exc.error_class}: {exc}")}
+            value = self.registry.encode(PACKET_AS_SENT_SCHEMA, as_sent)
+            return [Emit(PACKETS, header["correlation_id"], value, to_ms(header.get("created_at")), packet)]
         header = packet["header"]
         value = self.registry.encode(PACKET_SCHEMA, datum)
         ts = to_ms(header.get("created_at"))
@@ -73,13 +88,24 @@ class Pipeline(Outputs):
         return to_ms(datum["watermark"])
 
     def decode_packet(self, raw: bytes) -> dict[str, object]:
-        """Avro single-object bytes -> packet dict; raises InputRejected."""
+        """Avro single-object bytes (a Packet or a PacketAsSent record) -> packet dict; raises InputRejected."""
         try:
             name, datum = self.registry.decode(raw)
         except DecodeError as exc:
             raise InputRejected(exc.error_class, str(exc)) from exc
+        return self.packet_of(name, datum)
+
+    def packet_of(self, name: str, datum: Any) -> dict[str, object]:
+        """The packet dict a packets-topic record carries, by its record type; raises InputRejected."""
+        if name == PACKET_AS_SENT_SCHEMA:
+            packet = parse_json_object(str(datum["packet_json"]).encode("utf-8"), self.max_event_bytes)
+            header = packet.get("header")
+            if not isinstance(header, dict) or not all(isinstance(header.get(k), str) for k in _IDENTITY):
+                raise InputRejected("AVRO_CONTENT", "the packet's JSON has no readable packet_id, packet_type and "
+                                                    "correlation_id")
+            return packet
         if name != PACKET_SCHEMA:
-            raise InputRejected("WRONG_SCHEMA", f"expected {PACKET_SCHEMA}, got {name}")
+            raise InputRejected("WRONG_SCHEMA", f"expected {PACKET_SCHEMA} or {PACKET_AS_SENT_SCHEMA}, got {name}")
         try:
             return self.packets.from_avro(datum)
         except (ValueError, KeyError) as exc:

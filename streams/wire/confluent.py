@@ -7,8 +7,10 @@ header depends on the registry.
 
 Subjects (the registry's name for a schema's version history), per topic as actually named (with its prefix):
   - TopicRecordNameStrategy, `<topic>-<record full name>`, on a topic that carries several record types:
-    `omen.packets` carries `omega.omen.Packet` and the worker's `omega.events.WatermarkTick` control records,
-    so its subjects are `omen.packets-omega.omen.Packet` and `omen.packets-omega.events.WatermarkTick`;
+    `omen.packets` carries `omega.omen.Packet`, `omega.omen.PacketAsSent` (an attributable packet Packet cannot
+    carry, as sent) and the worker's `omega.events.WatermarkTick` control records, so its subjects are
+    `omen.packets-omega.omen.Packet`, `omen.packets-omega.omen.PacketAsSent` and
+    `omen.packets-omega.events.WatermarkTick`;
   - TopicNameStrategy, `<topic>-value`, on every other Avro topic (e.g. `omen.verdicts-value`).
 Keys are plain strings, never framed. confluent-kafka is imported only where a registry is used: without one, the
 framing functions here need nothing beyond the standard library.
@@ -44,7 +46,8 @@ CONFLUENT = "confluent"
 
 # The record types of each Avro topic where there is more than its `value_schema` (the tick's name is
 # streams.stages.packets.TICK_SCHEMA; the wire room imports no stage, a unit test pins that they agree).
-TOPIC_RECORDS: Mapping[str, tuple[str, ...]] = {PACKETS.logical: ("omega.omen.Packet", "omega.events.WatermarkTick")}
+TOPIC_RECORDS: Mapping[str, tuple[str, ...]] = {
+    PACKETS.logical: ("omega.omen.Packet", "omega.omen.PacketAsSent", "omega.events.WatermarkTick")}
 
 
 class RegistryError(RuntimeError):

@@ -8,6 +8,7 @@ from typing import Any
 from streams.wire.avro_json import EXTRAS, JSON_NODE, ConversionError, Node, RecordNode, compile_schema
 
 PACKET_SCHEMA = "omega.omen.Packet"
+PACKET_AS_SENT_SCHEMA = "omega.omen.PacketAsSent"  # an attributable packet Packet cannot carry: its JSON as sent
 _NS = "omega.omen."
 
 

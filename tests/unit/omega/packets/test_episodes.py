@@ -415,8 +415,8 @@ def test_a_redelivered_tick_raises_its_timeouts_again_and_no_other_tick_does() -
 def test_malformed_lines_become_dead_letters_or_schema_rejects_and_the_replay_goes_on() -> None:
     assert described("malformed.jsonl") == [
         D("JSON_SYNTAX", 1),
-        D("WRONG_TYPE", 2),
-        D("UNKNOWN_PACKET_TYPE", 3),
+        V("pkt_bad_0002", "REJECTED", ("SCHEMA",), "S0_IDLE", "S0_IDLE"),  # attributable: judged (issue 41)
+        V("pkt_bad_0003", "REJECTED", ("SCHEMA",), "S0_IDLE", "S0_IDLE"),
         V("pkt_bad_0004", "REJECTED", ("SCHEMA",), "S0_IDLE", "S0_IDLE"),
         D("NOT_AN_OBJECT", 5),
         V("pkt bad 6", "REJECTED", ("SCHEMA", "SCHEMA", "SCHEMA"), "S0_IDLE", "S0_IDLE"),

@@ -14,7 +14,7 @@ def test_an_observation_with_empty_data_is_refused_as_needing_at_least_one_field
     empty = packet(0, 1)
     empty["payload"]["data"] = {}
     assert list(check_schema(empty)) == [
-        Violation("SCHEMA", Severity.ERROR, "payload.data needs at least 1 field, has 0", "payload.data")]
+        Violation("SCHEMA", Severity.ERROR, "payload.data needs at least 1 field, got 0", "payload.data")]
 
 
 def test_an_observation_with_one_free_data_field_is_valid() -> None:

@@ -22,7 +22,8 @@ from streams.wire.confluent import schema_json
 
 URL = "http://registry.test/apis/ccompat/v7"
 OUR_SUBJECTS = [
-    "omen.packets-omega.omen.Packet", "omen.packets-omega.events.WatermarkTick", "omen.verdicts-value",
+    "omen.packets-omega.omen.Packet", "omen.packets-omega.omen.PacketAsSent", "omen.packets-omega.events.WatermarkTick",
+    "omen.verdicts-value",
     "omega.alerts-value", "omega.escalations-value", "omega.deadletters-value", "omega57.messages-value",
     "omega57.terminations-value", "phaseq.verdicts-value", "ds005.facts-value", "ds005.answers-value",
     "grounding.verdicts-value", "grounding.audit-value",

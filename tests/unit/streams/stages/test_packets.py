@@ -58,12 +58,11 @@ BAD_INPUTS: list[tuple[str, bytes, str | None]] = [
     ("INVALID_UTF8", b'{"header": {"packet_id": "pkt_\xff\xfe"}}', "byte 30"),
     ("TOO_DEEP", b'{"a":' + b"[" * (MAX_JSON_DEPTH + 1) + b"]" * (MAX_JSON_DEPTH + 1) + b"}", None),
     ("TOO_DEEP", b"[" * 100_000, None),  # refused before the parser can recurse
-    ("WRONG_TYPE", _with("mcp.budgets.token_budget", "nine hundred"), "mcp.budgets.token_budget"),
-    ("WRONG_TYPE", _with("header.created_at", 1766314800), "header.created_at"),
-    ("UNKNOWN_PACKET_TYPE", _with("header.packet_type", "GossipPacket"), "GossipPacket"),
     ("MISSING_IDENTITY", _with("header.correlation_id", None, delete=True), "header.correlation_id"),
     ("MISSING_IDENTITY", _with("header.packet_id", 17), "header.packet_id"),
     ("MISSING_IDENTITY", _with("header", "not an object"), "header"),
+    ("MISSING_IDENTITY", _with("header.packet_type", None), "header.packet_type"),
+    ("MISSING_IDENTITY", b'{"mcp": {}, "payload": {}}', "header"),
     ("JSON_SYNTAX", _with("mcp.epistemics.confidence", float("nan")), "NaN"),
     ("JSON_SYNTAX", _with("mcp.epistemics.confidence", float("inf")), "Infinity"),
     ("JSON_SYNTAX", _with("mcp.epistemics.confidence", float("-inf")), "-Infinity"),
@@ -125,6 +124,73 @@ def test_a_dead_letter_without_a_kafka_timestamp_has_no_event_time(pipeline: Pip
     emit = _only(pipeline.ingress(b"nope", Source("t", 0, 0)))
     assert emit.timestamp_ms is None
     assert emit.record["event_time"] is None
+
+
+# ============================================================================ ingress: attributable, not carried
+# A packet with a readable identity (issue 41) is never a dead letter: what the Packet record cannot carry travels
+# as PacketAsSent (its JSON as sent), and the validator names every schema error in a REJECTED verdict.
+NOT_CARRIED: list[tuple[bytes, str, str]] = [
+    (_with("mcp.budgets.token_budget", "nine hundred"), "WRONG_TYPE", "mcp.budgets.token_budget"),
+    (_with("header.created_at", 1766314800), "WRONG_TYPE", "header.created_at"),
+    (_with("header.packet_type", "GossipPacket"), "UNKNOWN_PACKET_TYPE", "header.packet_type"),
+    (_with("payload", "a flattened payload"), "WRONG_TYPE", "payload"),
+]
+
+
+@pytest.mark.parametrize(("raw", "error_class", "path"), NOT_CARRIED, ids=[p for _, _, p in NOT_CARRIED])
+def test_an_attributable_packet_the_packet_record_cannot_carry_travels_as_sent_and_is_rejected_naming_the_field(
+        pipeline: Pipeline, registry: SchemaRegistry, raw: bytes, error_class: str, path: str) -> None:
+    emit = _only(pipeline.ingress(raw, SOURCE))
+    assert emit.topic is PACKETS
+    assert emit.key == "corr_ep00001"
+    name, datum = registry.decode(emit.value)
+    assert name == "omega.omen.PacketAsSent"
+    assert datum["packet_json"].encode("utf-8") == raw  # byte for byte as the producer sent it
+    assert datum["not_carried"].startswith(f"{error_class}: {path}")
+    _, emits = pipeline.packet(None, emit.value, SOURCE)
+    verdict = _verdict(emits)
+    assert (verdict["status"], verdict["packet_id"], verdict["correlation_id"]) == ("REJECTED", "pkt_00001_000000",
+                                                                                    "corr_ep00001")
+    assert [(v["rule"], v["severity"], v["field"]) for v in verdict["violations"]] == [("SCHEMA", "ERROR", path)]
+
+
+def test_every_schema_error_of_a_packet_as_sent_is_named_with_what_is_accepted_and_what_was_found(
+        pipeline: Pipeline) -> None:
+    packet = factory_packet(0, 1)
+    packet["header"]["layer_source"] = "5"
+    packet["header"]["campaign_id"] = None
+    packet["mcp"]["quality"]["definition_of_done"]["checks"] = []
+    emit = _only(pipeline.ingress(_json(packet), SOURCE))
+    verdict = _verdict(pipeline.packet(None, emit.value, SOURCE)[1])
+    assert verdict["status"] == "REJECTED"
+    assert [(v["severity"], v["message"]) for v in verdict["violations"]] == [
+        ("ERROR", 'header.layer_source must be an integer 1..6 or "Integrity", got a string "5"'),
+        ("WARNING", "header.campaign_id is null: read as absent (optional field; omit it instead of writing null)"),
+        ("ERROR", "mcp.quality.definition_of_done.checks needs at least 1 item, got 0"),
+    ]
+
+
+def test_a_null_on_an_optional_field_alone_is_accepted_with_a_warning_and_the_episode_moves(
+        pipeline: Pipeline) -> None:
+    packet = factory_packet(0, 1)
+    packet["header"]["campaign_id"] = None
+    emit = _only(pipeline.ingress(_json(packet), SOURCE))
+    ledger, emits = pipeline.packet(None, emit.value, SOURCE)
+    verdict = _verdict(emits)
+    assert verdict["status"] == "ACCEPTED_WITH_WARNINGS"
+    assert [v["field"] for v in verdict["violations"]] == ["header.campaign_id"]
+    assert ledger is not None
+    assert ledger.accepted == 1
+    assert ledger.state == verdict["state_after"] != "S0_IDLE"
+
+
+def test_a_packet_as_sent_whose_json_lost_its_identity_is_a_dead_letter(pipeline: Pipeline,
+                                                                        registry: SchemaRegistry) -> None:
+    value = registry.encode("omega.omen.PacketAsSent", {"packet_json": '{"header": {}}', "not_carried": "x"})
+    emit = _only(pipeline.packet(None, value, SOURCE)[1])
+    assert emit.topic is DEAD_LETTERS
+    assert emit.record["error_class"] == "AVRO_CONTENT"
+    assert emit.record["raw"] == value
 
 
 # ============================================================================ ingress: valid packets

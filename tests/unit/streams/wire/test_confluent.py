@@ -254,7 +254,7 @@ def test_the_packets_topic_uses_topic_record_names_and_the_others_topic_value() 
 def test_only_the_packets_topic_carries_several_record_types_and_they_are_the_stages_names() -> None:
     several = [spec.logical for spec in ALL_TOPICS if len(topic_records(spec)) > 1]
     assert several == ["packets"]
-    assert topic_records(PACKETS) == (PACKETS.value_schema, TICK_SCHEMA)
+    assert topic_records(PACKETS) == (PACKETS.value_schema, "omega.omen.PacketAsSent", TICK_SCHEMA)
 
 
 def test_the_subject_follows_the_prefixed_topic(local: SchemaRegistry, client: SchemaRegistryClient) -> None:

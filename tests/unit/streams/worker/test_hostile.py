@@ -44,6 +44,7 @@ from streams.topics import (
     PACKETS,
     PACKETS_JSON,
     QUESTIONS,
+    VERDICTS,
     TopicSpec,
 )
 from streams.wire.codec import SchemaRegistry
@@ -71,7 +72,7 @@ class Stages:
     def run(self, topic: TopicSpec, raw: bytes, src: Source) -> list[Emit]:
         key = "" if src.key is None else src.key.decode("utf-8", "replace")
         runners = {
-            PACKETS_JSON: lambda: self.pipeline.ingress(raw, src),
+            PACKETS_JSON: lambda: self.ingress_then_validator(raw, src),
             PACKETS: lambda: self.validator.packet(src, raw, key),
             AGENT_MESSAGES_RAW: lambda: self.monitor.record(raw, src),
             ORACLE_REQUESTS: lambda: self.oracle.request(raw, src),
@@ -81,6 +82,14 @@ class Stages:
             GROUNDING_REQUESTS: lambda: self.grounding.request(raw, src),
         }
         return runners[topic]()
+
+    def ingress_then_validator(self, raw: bytes, src: Source) -> list[Emit]:
+        """The ingress, then the validator on what it put on the packets topic (the two agents of a JSON packet)."""
+        emits = self.pipeline.ingress(raw, src)
+        if emits[0].topic is not PACKETS:
+            return emits
+        return self.validator.packet(Source(PACKETS.name, 0, src.offset, emits[0].key.encode(), src.timestamp_ms),
+                                     emits[0].value, emits[0].key)
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +107,11 @@ def test_every_malformed_event_is_a_bounded_dead_letter_at_its_own_position(
         src = Source(topic.name, 0, offset, event.key, 1_766_314_800_000)
         emits = stages.run(topic, raw, src)
         letters = [e for e in emits if e.topic is DEAD_LETTERS and e.record["source_offset"] == offset]
-        assert letters, (event.category, raw[:200], [e.topic.logical for e in emits])
+        # an attributable packet (its identity readable) is judged instead: a verdict (REJECTED when it breaks the
+        # JSON Schema; a value only the Avro record refuses, such as 900.0 for an integer, is schema-valid)
+        judged = [e for e in emits if e.topic is VERDICTS]
+        assert letters or (topic is PACKETS_JSON and judged), (event.category, raw[:200],
+                                                               [e.topic.logical for e in emits])
         assert all(e.record["reason"] and e.record["error_class"] != "INTERNAL" for e in letters)
         assert all(len(e.value) + len(e.key) < BROKER_DEFAULT_MAX for e in emits), event.category
         categories[event.category.split(":")[0]] += 1
@@ -146,10 +159,12 @@ def test_a_small_event_is_dead_lettered_whole_without_size_or_digest(pipeline: P
 
 def test_a_reason_quoting_a_huge_value_is_cut(pipeline: Pipeline) -> None:
     packet = {"header": {"packet_id": "p", "correlation_id": "c", "packet_type": "A" * 900_000}}
-    [letter] = pipeline.ingress(json.dumps(packet).encode(), Source("t", 0, 0))
-    assert letter.record["error_class"] == "UNKNOWN_PACKET_TYPE"
-    assert len(letter.record["reason"]) <= DEAD_LETTER_REASON_CHARS
-    assert letter.record["reason"].endswith("characters in all)")
+    [emit] = pipeline.ingress(json.dumps(packet).encode(), Source("t", 0, 0))
+    assert emit.topic is PACKETS  # attributable: judged, with the reason the Packet record could not carry it cut
+    reason = pipeline.registry.decode(emit.value)[1]["not_carried"]
+    assert reason.startswith("UNKNOWN_PACKET_TYPE: ")
+    assert len(reason) <= DEAD_LETTER_REASON_CHARS
+    assert reason.endswith("characters in all)")
 
 
 @pytest.mark.parametrize("raw", [rb'{"a": "\ud800"}', rb'{"\udfff": 1}', rb'{"a": ["x\uDBFFy"]}'])
