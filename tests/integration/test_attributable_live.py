@@ -69,7 +69,7 @@ async def _raw(bootstrap: str, topics: dict[str, int], timeout: float) -> dict[s
         assigned = False
         while time.monotonic() < deadline and not all(len(found[t]) >= n for t, n in topics.items()):
             if not assigned:
-                metadata = await consumer._client.fetch_all_metadata()  # noqa: SLF001 - no public per-topic lookup
+                metadata = await consumer._client.fetch_all_metadata()
                 tps = [TopicPartition(t, p) for t in topics for p in sorted(metadata.partitions_for_topic(t) or [])]
                 if {tp.topic for tp in tps} < set(topics):
                     await asyncio.sleep(0.5)

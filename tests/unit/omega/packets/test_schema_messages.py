@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from omega.packets import schema
 from omega.packets import schema_rules as rules
 from omega.packets.schema import check_schema, read_nulls_as_absent
 from omega.packets.schema_rules import Arr, Obj, OneOf, Str
@@ -162,20 +163,16 @@ def test_every_one_of_names_each_of_its_alternatives_and_what_was_found(where: s
     for option in node.options:
         for form in _accepted_forms(option):
             assert form in node.expected, (where, form)
-    path = where.split(":")[-1]
+    path = where.rsplit(":", maxsplit=1)[-1]
     out: list[Violation] = []
-    from omega.packets import schema  # the interpreter's node check: the one place every OneOf message is made
-
-    schema._check(node, True, path, out)  # noqa: SLF001 - a boolean is no alternative of any OneOf here
+    schema._check(node, True, path, out)  # the interpreter's node check; a boolean is no alternative here
     assert [v.message for v in out] == [f"{path} must be {node.expected}, got a boolean true"]
 
 
 @pytest.mark.parametrize(("where", "node"), ENUMS, ids=[p for p, _ in ENUMS])
 def test_every_enum_lists_all_its_members_and_the_value_found(where: str, node: Str) -> None:
-    path = where.split(":")[-1]
+    path = where.rsplit(":", maxsplit=1)[-1]
     out: list[Violation] = []
-    from omega.packets import schema
-
-    schema._check(node, "NOT_A_MEMBER", path, out)  # noqa: SLF001
+    schema._check(node, "NOT_A_MEMBER", path, out)
     assert [v.message for v in out] == [f"{path} must be one of: {', '.join(node.enum)}; got a string "
                                         '"NOT_A_MEMBER"']
