@@ -47,12 +47,13 @@ class ObservationPayload(Closed):
 
 # --------------------------------------------------------------------------- BeliefUpdatePacket
 class BeliefChange(Open):
-    """One belief changed: where, which, from what to what (no null: say "unknown" for no prior)."""
+    """One belief changed: where, which, from what to what; `prior_value=None` is written as null, the schema
+    index's "Previous state (null if new)": a required value, not an absent one."""
 
     domain: str
     key: str
-    new_value: Json
-    prior_value: Json
+    new_value: Json | None
+    prior_value: Json | None
     epistemic_upgrade: bool | None = None
 
 

@@ -3,8 +3,9 @@
 Every constraint is the published JSON Schemas' (`spec/omen/schema-v0.7/`), as `omega.packets.schema_rules`
 transcribes them. Two choices of the kit, both narrower than the spec, never wider:
 * a free JSON value (`Json`) admits no null anywhere, and an optional field left as None is not written:
-  a dump never holds null (the validator warns on a null optional field, and null says nothing a missing key
-  does not);
+  a dump holds no null (the validator warns on a null optional field, and null says nothing a missing key
+  does not), but where the spec gives null a meaning of its own: a belief change's required `new_value` /
+  `prior_value` ("null if new", schema-index-v0.7.md §BeliefUpdatePacket), written even when None;
 * models are strict (no "3" for 3, no True for 1) and finite (no NaN or Infinity: they have no JSON form and
   cannot be signed).
 """
@@ -59,7 +60,9 @@ _COMMON = ConfigDict(strict=True, frozen=True, allow_inf_nan=False, populate_by_
 class _Dumps(BaseModel):
     def to_json(self) -> dict[str, Any]:
         """The JSON object, with the spec's field names; unset optional fields are left out, never null."""
-        return self.model_dump(mode="json", by_alias=True, exclude_none=True)
+        # every optional field defaults to None: leaving out the defaults leaves out exactly those, while a
+        # required field that may be null (a belief change's prior_value) is still written
+        return self.model_dump(mode="json", by_alias=True, exclude_defaults=True)
 
 
 class Closed(_Dumps):

@@ -67,6 +67,8 @@ def shape(node: dict[str, Any], defs: dict[str, Any] | None = None, *, optional:
 
 def _union(branches: list[Shape], optional: bool) -> Shape:
     kept = [b for b in branches if not (optional and b == NULL)]
+    if ANY in kept:  # "any" already admits null (a belief change's `prior_value`: "null if new")
+        return ANY
     return kept[0] if len(kept) == 1 else ("union", frozenset(kept))
 
 

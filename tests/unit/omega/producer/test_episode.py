@@ -11,10 +11,18 @@ import pytest
 from pydantic import ValidationError
 
 from omega.packets.authenticity import AuthKey, AuthPolicy, auth_001_authority_requires_signature, signature
+from omega.packets.validator import evolve
+from omega.packets.verdict import VerdictStatus
 from omega.producer import Episode, packet_of, sequential_ids, to_jsonl
 from omega.producer.mcp import Evidence, Intent
 from omega.producer.packets import DecisionPacket
-from omega.producer.payloads import ConstraintsSatisfied, DecisionPayload, ObservationPayload
+from omega.producer.payloads import (
+    BeliefChange,
+    BeliefUpdatePayload,
+    ConstraintsSatisfied,
+    DecisionPayload,
+    ObservationPayload,
+)
 from tests.unit.omega.producer.builders import (
     CANONICAL_BUDGETS,
     MEDIUM,
@@ -147,3 +155,17 @@ def test_a_decision_packet_read_back_keeps_its_type() -> None:
     assert isinstance(packet_of(decision.to_json()), DecisionPacket)
     with pytest.raises(ValueError, match="unknown"):
         packet_of({"header": {"packet_type": "Nope"}})
+
+
+def test_a_new_belief_writes_its_prior_value_as_null_and_is_accepted() -> None:
+    """schema-index-v0.7.md, BeliefUpdatePacket: `prior_value` is required, "Previous state (null if new)"."""
+    ep = episode([at(0), at(1)])
+    ep.observation(OBSERVATION, **CONTEXT)
+    change = BeliefChange(domain="market", key="tritanium_price", new_value=5.1, prior_value=None)
+    update = ep.belief_update(BeliefUpdatePayload(update_type="new_belief", belief_changes=[change]), **CONTEXT)
+    dumped = update.to_json()["payload"]["belief_changes"][0]
+    assert dumped == {"domain": "market", "key": "tritanium_price", "new_value": 5.1, "prior_value": None}
+    ledger = None
+    for packet in ep.to_json():
+        ledger, outputs = evolve(ledger, packet)
+        assert outputs[0].status is VerdictStatus.ACCEPTED, outputs[0].violations
