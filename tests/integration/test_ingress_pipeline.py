@@ -1,4 +1,5 @@
-"""JSON ingress -> Avro -> validator on the real broker: every input is either judged or dead-lettered."""
+"""JSON ingress -> Avro -> validator on the real broker: every input is either judged or dead-lettered; an attributable
+packet that breaks the schema is judged (REJECTED, its field named), only unattributable input is a dead letter."""
 
 from __future__ import annotations
 
@@ -18,10 +19,12 @@ from tests.integration.worker import WorkerProcess, drain, produce
 pytestmark = pytest.mark.integration
 
 VALID, MALFORMED = 950, 50
+JUDGED = 25  # the broken records of kinds 1 and 2: attributable, so REJECTED verdicts (issue 41)
 
 
 def malformed_inputs(valid: list[bytes]) -> list[tuple[str, bytes]]:
-    """50 broken records of four kinds, each with the error class the worker must name."""
+    """50 broken records of four kinds, each with the error class (a dead letter) or the field (a SCHEMA
+    rejection) the worker must name."""
     broken: list[tuple[str, bytes]] = []
     for i in range(MALFORMED):
         original = json.loads(valid[i])
@@ -31,10 +34,11 @@ def malformed_inputs(valid: list[bytes]) -> list[tuple[str, bytes]]:
         elif kind == 1:
             original["mcp"]["budgets"]["token_budget"] = "nine hundred"
             original["header"]["packet_id"] = f"pkt_wrongtype_{i}"
-            broken.append(("WRONG_TYPE", json.dumps(original).encode()))
+            broken.append(("mcp.budgets.token_budget", json.dumps(original).encode()))
         elif kind == 2:
             original["header"]["packet_type"] = "TeleportPacket"
-            broken.append(("UNKNOWN_PACKET_TYPE", json.dumps(original).encode()))
+            original["header"]["packet_id"] = f"pkt_teleport_{i}"
+            broken.append(("header.packet_type", json.dumps(original).encode()))
         else:
             broken.append(("JSON_SYNTAX", valid[i][: len(valid[i]) // 2]))
     return broken
@@ -50,7 +54,7 @@ def worker(kafka_bootstrap: str, tmp_path: Path, request: pytest.FixtureRequest)
         process.stop()
 
 
-def test_thousand_json_packets_give_950_verdicts_and_50_dead_letters_with_raw_bytes(
+def test_thousand_json_packets_give_975_verdicts_and_25_dead_letters_with_raw_bytes(
     worker: WorkerProcess, kafka_bootstrap: str
 ) -> None:
     valid = [json.dumps(packet(n % 19, n // 19)).encode() for n in range(VALID)]
@@ -71,15 +75,20 @@ def test_thousand_json_packets_give_950_verdicts_and_50_dead_letters_with_raw_by
 
     registry = SchemaRegistry.from_directory()
     verdict_topic, dead_topic = worker.topic(VERDICTS), worker.topic(DEAD_LETTERS)
-    found = asyncio.run(drain(kafka_bootstrap, {verdict_topic: VALID, dead_topic: MALFORMED}, registry, 120))
+    found = asyncio.run(drain(kafka_bootstrap, {verdict_topic: VALID + JUDGED, dead_topic: MALFORMED - JUDGED},
+                              registry, 120))
     verdicts, dead = found[verdict_topic], found[dead_topic]
 
-    assert len(verdicts) == VALID, worker.log_tail()
-    assert len({v["packet_id"] for v in verdicts}) == VALID
-    assert Counter(v["status"] for v in verdicts) == {"ACCEPTED": VALID}
+    assert len(verdicts) == VALID + JUDGED, worker.log_tail()
+    assert len({v["packet_id"] for v in verdicts}) == VALID + JUDGED
+    assert Counter(v["status"] for v in verdicts) == {"ACCEPTED": VALID, "REJECTED": JUDGED}
     assert all(v["key"] == v["correlation_id"].encode() for v in verdicts)
+    fields = {raw: field for field, raw in broken if field.count(".")}
+    for rejected in (v for v in verdicts if v["status"] == "REJECTED"):
+        [raw] = [r for r in fields if json.loads(r)["header"]["packet_id"] == rejected["packet_id"]]
+        assert [(x["rule"], x["field"]) for x in rejected["violations"]] == [("SCHEMA", fields[raw])]
 
-    assert len(dead) == MALFORMED
+    assert len(dead) == MALFORMED - JUDGED
     by_position = dict(zip(positions, records, strict=True))
     for letter in dead:
         key, raw = by_position[(letter["source_partition"], letter["source_offset"])]
@@ -93,6 +102,6 @@ def test_thousand_json_packets_give_950_verdicts_and_50_dead_letters_with_raw_by
     assert worker.alive()
     late = json.dumps(packet(0, 99_999)).encode()
     asyncio.run(produce(kafka_bootstrap, worker.topic(PACKETS_JSON), [(b"corr_ep99999", late)]))
-    after = asyncio.run(drain(kafka_bootstrap, {verdict_topic: VALID + 1}, registry, 60))
+    after = asyncio.run(drain(kafka_bootstrap, {verdict_topic: VALID + JUDGED + 1}, registry, 60))
     assert any(v["packet_id"] == "pkt_99999_000000" for v in after[verdict_topic])
     assert worker.alive()
