@@ -13,9 +13,10 @@
     ledger              EpisodeLedger: one record per correlation_id, what the validator keeps between packets
     judgements          Judgements: an episode's judged packets by id, an immutable mapping growing in O(1)
     lateness            event-time order within a bounded lateness: ripe waiting packets, late arrivals
+    conformance         the producer conformance report: verdicts grouped by rule and field, fixes ordered
 """
 
 __all__ = [
-    "authenticity", "episode", "fsm", "invariants", "invariants_episode", "judgements", "lateness", "ledger", "schema",
-    "schema_compile", "schema_rules", "validator", "verdict",
+    "authenticity", "conformance", "episode", "fsm", "invariants", "invariants_episode", "judgements", "lateness",
+    "ledger", "schema", "schema_compile", "schema_rules", "validator", "verdict",
 ]
