@@ -4,11 +4,51 @@ the enforcement rules E1-E7 judged on the way.
 `fsm_step(ledger, packet)` is pure and never raises: the packet may be schema-invalid. It returns the
 state the packet WOULD lead to; the validator keeps the old state when the packet is rejected.
 
-Severity policy (DESIGN.md "Errors vs warnings"): E2, E4 and E7 guard safety and are ERRORs. A packet
-the transition table does not list, breaking no safety rule, is a WARNING (rule `FSM`) and still moves
-the episode where its type naturally leads (`_deviation_target`). E1, E3, E5 and E6 are WARNINGs: their
-hard parts belong to INV-007 (token validity), INV-008 (verify loop closure), INV-009 (escalation
-content) and INV-011 (deadlines), which report them as errors or alerts of their own.
+Severity policy (DESIGN.md "Errors vs warnings"): E2, E4 and E7 guard safety and are ERRORs, and so is a
+TaskResultPacket that answers no directive (E6, below). A packet the transition table does not list,
+breaking no safety rule, is a WARNING (rule `FSM`) and still moves the episode where its type naturally
+leads (`_deviation_target`). E1, E3, E5 and E6's dangling directives are WARNINGs: their hard parts belong
+to INV-007 (token validity), INV-008 (verify loop closure), INV-009 (escalation content) and INV-011
+(deadlines), which report them as errors or alerts of their own.
+
+Decisions on off-table packets (order of authority: assertions and prose, then the spec's worked examples,
+then pseudo-code):
+
+* Why an off-table packet is in general a WARNING although fsm-transitions-v0.7.md "Failure handling" says
+  "Invalid transition -> reject packet" (and OMEN.md §15.4 "illegal FSM transitions rejected"): the same
+  document's prose allows more than its table does, so "not in the table" is not "invalid". Its state
+  sections list moves with no row (S4_VERIFY "Legal next states: S6_EXECUTE"; S7_REVIEW -> S1_SENSE "if
+  triggering new cycle"; S9_SAFEMODE -> S0_IDLE), its S3_DECIDE "Transition rules" send DEFER/CANCEL to
+  S7_REVIEW on the decision itself where the table needs a BeliefUpdatePacket, two rows have no packet at
+  all ("(episode close)", "(user input)"), and Rule E1 tolerates a decision with no belief update "unless
+  episode just started and initial beliefs exist from prior context". What the document makes a MUST with
+  a reason - "You cannot EXECUTE before DECIDE" (OMEN.md §10.3), no action without decision (E2), write
+  requires token (E4), safe mode lockdown (E7), and a result needs its directive (below) - is an ERROR of
+  its own rule; the rest of the table's silence is flagged for review, never silently accepted.
+* A DecisionPacket straight from S0_IDLE is a tolerated entry point: the FSM gives it two WARNINGs, FSM-E1
+  (no BeliefUpdatePacket before it: Rule E1's own exception "unless episode just started and initial beliefs
+  exist from prior context", which the verifier cannot see, so it is flagged, not rejected) and FSM (S0_IDLE
+  lists only ObservationPacket). It lands where its outcome says (S3_DECIDE "Transition rules"). Grounds
+  beyond E1: OMEN.md §11.3 templates B-E begin with "Decide ..." and §11.4 compiles a template by
+  "allocating correlation_id ... emitting packets per steps ... validating each emission (packet validator +
+  FSM validator)", so a compiled Read-Only Act (C) opens its episode with its decision; §10.1 episodes
+  "can nest" (a sub-episode inherits its parent's model). The safety rules still judge that decision
+  (INV-002/003/010), and E2 still requires its ACT before any directive.
+* A TaskResultPacket with no TaskDirectivePacket before it is REJECTED (FSM-E6, ERROR), in every state,
+  S4_VERIFY and S6_EXECUTE included (where the table's "TaskResultPacket" rows would otherwise let it pass
+  silently). A result "has its directive" when its `task_id` is an open directive of the episode (timed
+  out or not), or its `directive_packet_id` names a packet of this episode that was not rejected (a second
+  result for an answered task, a late result). Grounds: fsm-transitions-v0.7.md "Failure handling":
+  "Missing prerequisite (e.g., token) -> reject with specific error"; S6_EXECUTE "Every TaskDirectivePacket
+  MUST have corresponding TaskResultPacket" and Rule E6 pair them by task (INV-011: "a TaskResultPacket
+  with matching task_id"); OMEN.md §10.3 "You cannot EXECUTE before DECIDE" (a result reports an
+  execution, and only a directive after an ACT decision may start one, E2); §10.4 a TaskResult "closes" a
+  TaskDirective. The table has TaskResult rows only from S4_VERIFY and S6_EXECUTE, states a directive
+  leads to. A result whose directive was rejected (a write refused by INV-007, say) is the worst case: it
+  reports an execution the verifier refused. No invariant covers it otherwise: INV-011 judges directives
+  left without results, not results without directives (the validator just ignores an unknown task_id).
+  Judged in arrival order like every FSM rule: a result arriving before its directive, later than the
+  lateness bound lets the shell reorder (`omega.packets.lateness`), is rejected too.
 
 A DecisionPacket passes through S3_DECIDE and its outcome moves on at once (the S3 transition rules):
 VERIFY_FIRST -> S4_VERIFY, ESCALATE -> S8_ESCALATED, DEFER/CANCEL -> S7_REVIEW; ACT stays in S3_DECIDE
@@ -35,6 +75,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from omega.packets.ledger import EpisodeLedger
+from omega.packets.verdict import VerdictStatus
 from omega.violations import Severity, Violation
 
 STATES: tuple[str, ...] = (
@@ -282,6 +323,28 @@ def fsm_e6_no_dangling_directives(ledger: EpisodeLedger, packet: Mapping[str, An
                       "header.packet_type")
 
 
+def fsm_e6_result_answers_a_directive(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
+    """E6 (ERROR): a TaskResultPacket closes a TaskDirectivePacket of this episode; one that answers none
+    reports an execution nobody directed (module docstring: "Missing prerequisite -> reject")."""
+    if _type(packet) != RESULT:
+        return None
+    payload = _payload(packet)
+    task_id, directive_id = payload.get("task_id"), payload.get("directive_packet_id")
+    if isinstance(task_id, str) and task_id in ledger.open_directives:
+        return None
+    judged = ledger.applied.get(directive_id) if isinstance(directive_id, str) else None
+    if judged is not None and judged.status is not VerdictStatus.REJECTED:
+        return None
+    if judged is not None:  # the directive it cites was refused: the result reports a refused execution
+        return _violation("FSM-E6", Severity.ERROR,
+                          f"TaskResultPacket for task {task_id} answers directive {directive_id}, which was "
+                          f"rejected: a refused directive must not be executed", "payload.directive_packet_id")
+    return _violation("FSM-E6", Severity.ERROR,
+                      f"TaskResultPacket for task {task_id} answers no TaskDirectivePacket of this episode "
+                      f"(no open task {task_id}, no directive {directive_id}): a result needs the directive "
+                      f"it closes", "payload.task_id")
+
+
 def fsm_e7_safe_mode_lockdown(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
     """E7 (ERROR): in S9_SAFEMODE only IntegrityAlertPacket and BeliefUpdatePacket (logging) pass."""
     if ledger.state != S9 or _type(packet) in SAFE_MODE_ALLOWED:
@@ -315,12 +378,14 @@ _RULES = (
     fsm_e4_write_requires_token,
     fsm_e5_escalation_presented_before_leaving,
     fsm_e6_no_dangling_directives,
+    fsm_e6_result_answers_a_directive,
 )
 
 _JUDGED_TYPE: Mapping[Callable[[EpisodeLedger, Mapping[str, Any]], Violation | None], str] = {
     fsm_e1_no_decision_without_model: DECISION, fsm_e2_no_action_without_decision: DIRECTIVE,
     fsm_e3_verification_loop_order: PLAN, fsm_e4_write_requires_token: DIRECTIVE,
     fsm_e5_escalation_presented_before_leaving: DECISION, fsm_e6_no_dangling_directives: BELIEF,
+    fsm_e6_result_answers_a_directive: RESULT,
 }
 _RULES_FOR = {kind: tuple(r for r in _RULES if _JUDGED_TYPE[r] == kind) for kind in set(_JUDGED_TYPE.values())}
 """`_RULES` by the packet type each rule judges (each answers None for any other type), in `_RULES` order:

@@ -29,6 +29,23 @@ the prose, then the spec's worked examples (OMEN.md §15, the FSM document), the
   before `now_ms` when given, else the freshness-class window (`FRESHNESS_WINDOW_SECONDS`). A ref newer
   than `now_ms` (clock skew) is recent; an unparseable timestamp never is. Without an event time,
   recency cannot be judged and any tool_output/user_observation ref with a parseable timestamp counts.
+* INV-004 and OBSERVED claims with no evidence refs. The seed's condition and pseudo-code leave OBSERVED out
+  ("These are grounded"), but that premise is what the label asserts, not what the packet shows: OMEN.md
+  §8.1 "Core rule" says every consequential claim "MUST carry ... evidence references (or explicit
+  absence)", its OBSERVED class "must include: source, timestamp, query_params/context, raw_ref/hash", the
+  glossary (§15.1) makes an evidence ref the "pointer/hash to grounding artifact", and §8.4 item 4 - the line
+  INV-004 implements - says "LLM cannot claim live truth without tool evidence refs". Prose outranks the
+  pseudo-code, so an OBSERVED packet about live state (freshness REALTIME/OPERATIONAL) with no evidence refs
+  is judged: with no `evidence_absent_reason` either it shows neither grounding nor the "explicit absence"
+  §8.1 allows, and gets an INV-004 ERROR (the same outcome as an ungrounded claim: the label alone grounds
+  nothing); with a non-blank `evidence_absent_reason` it used the absence form §8.1 provides ("If evidence
+  absent: evidence_refs: [], evidence_absent_reason must be provided"; schema-index "evidence_refs may be
+  empty if evidence_absent_reason provided"), which is not rejected, but an observed live claim with no
+  pointer to what was observed cannot be checked, so it is a WARNING (the seed's "Invariant WARNING -> log
+  but allow (flag for review)"). Any ref at all satisfies it (which ref types an OBSERVED claim may cite is
+  not asked by the spec; the recency window applies to the ungrounded statuses only). STRATEGIC/ARCHIVAL
+  OBSERVED claims are not live truth and not INV-004's (INV-001 still demands the absence reason on the
+  consequential types). The verification packets above stay exempt whatever their label.
 * INV-006 applies to a DecisionPacket that arbitrated between options: non-empty
   `rejected_alternatives` or a `chosen_option` present. Stage 1/2 checks must be exactly true (absent
   means undocumented, as in the spec's code). Stage 3 (a WARNING) is documented when the rationale names
@@ -191,6 +208,7 @@ FRESHNESS_WINDOW_SECONDS: Mapping[str, int] = {"REALTIME": 300, "OPERATIONAL": 4
 """How old live evidence may be when the packet gives no `stale_if_older_than_seconds` (REALTIME is
 "seconds-minutes", OPERATIONAL "minutes-hours" in OMEN §8.1)."""
 UNGROUNDED = ("INFERRED", "HYPOTHESIZED", "UNKNOWN")
+OBSERVED = "OBSERVED"
 LIVE_EVIDENCE = ("tool_output", "user_observation")
 LIVE_FRESHNESS = tuple(FRESHNESS_WINDOW_SECONDS)
 
@@ -218,12 +236,16 @@ def _verification(packet: Mapping[str, Any], ledger: EpisodeLedger) -> bool:
 
 def inv_004_no_live_claim_without_evidence(packet: Mapping[str, Any], ledger: EpisodeLedger,
                                            now_ms: int | None) -> list[Violation]:
-    """INV-004 (E-POL §8.1): an ungrounded claim about current state cites recent tool or user evidence;
+    """INV-004 (E-POL §8.1, §8.4 item 4): an ungrounded claim about current state cites recent tool or user
+    evidence, and an OBSERVED one cites evidence at all (ERROR; WARNING with an `evidence_absent_reason`);
     the verification it calls for (VERIFY_FIRST, a plan, a verifying READ) is exempt."""
     freshness = field_at(packet, "mcp.epistemics.freshness_class")
-    if field_at(packet, "mcp.epistemics.status") not in UNGROUNDED or freshness not in LIVE_FRESHNESS \
+    status = field_at(packet, "mcp.epistemics.status")
+    if freshness not in LIVE_FRESHNESS or (status != OBSERVED and status not in UNGROUNDED) \
             or _verification(packet, ledger):
         return []
+    if status == OBSERVED:
+        return _observed_without_evidence(packet, freshness)
     stale = field_at(packet, "mcp.epistemics.stale_if_older_than_seconds")
     window = stale if is_number(stale) and stale >= 0 else FRESHNESS_WINDOW_SECONDS[freshness]
     refs = field_at(packet, "mcp.evidence.evidence_refs")
@@ -233,6 +255,22 @@ def inv_004_no_live_claim_without_evidence(packet: Mapping[str, Any], ledger: Ep
     return [Violation("INV-004", ERROR, f"INV-004: {field_at(packet, 'mcp.epistemics.status')} claim about "
                       f"{freshness} state needs tool_output or user_observation evidence from the last "
                       f"{window} s", "mcp.evidence.evidence_refs")]
+
+
+def _observed_without_evidence(packet: Mapping[str, Any], freshness: str) -> list[Violation]:
+    """INV-004 for an OBSERVED live claim: any evidence ref grounds it; none is an ERROR, or a WARNING when
+    the packet gives its `evidence_absent_reason` (module docstring)."""
+    refs = field_at(packet, "mcp.evidence.evidence_refs")
+    if isinstance(refs, list) and refs:
+        return []
+    reason = field_at(packet, "mcp.evidence.evidence_absent_reason")
+    if isinstance(reason, str) and reason.strip():
+        return [Violation("INV-004", WARNING, f"INV-004: OBSERVED claim about {freshness} state cites no "
+                          f"evidence (absent because: {reason.strip()}); cite the observed tool output or user "
+                          "observation (raw ref or hash)", "mcp.evidence.evidence_refs")]
+    return [Violation("INV-004", ERROR, f"INV-004: OBSERVED claim about {freshness} state cites no evidence "
+                      "and gives no evidence_absent_reason: the label alone grounds nothing",
+                      "mcp.evidence.evidence_refs")]
 
 
 # --------------------------------------------------------------------------- INV-006

@@ -164,6 +164,8 @@ def fsm() -> list[Case]:
         case("directive_after_escalate_decision", "FSM-E2", after_escalation, j),
         case("write_directive_without_any_token", "FSM-E4", drop(write_episode(), WR.TOKEN), WR.WRITE),
         case("decision_after_critical_alert_with_extra_field", "FSM-E7", in_safe_mode, k + 1),
+        case("result_without_its_read_directive", "FSM-E6", drop(verify_loop(), VL.READ), VL.RESULT),
+        case("result_without_its_write_directive", "FSM-E6", drop(write_episode(), WR.WRITE), WR.RESULT),
     ]
 
 
@@ -226,7 +228,8 @@ def inv_008() -> list[Case]:
     failed = ep.result(VL.RESULT, 220, task_id=VL.TASK, directive_pid=VL.READ, status="FAILURE")
     stale_belief = ep.belief(VL.UPDATE, 260, refs=[ref("tool_output", f"tool://{VL.OBS}", 0)], cites=[VL.OBS])
     return [
-        case("no_read_directive", "INV-008", drop(a, VL.READ), VL.REDECIDE),
+        # The read never ran: directive and result both absent (a result without its directive is FSM-E6's).
+        case("no_read_directive", "INV-008", drop(a, VL.READ, VL.RESULT), VL.REDECIDE),
         case("no_success_result", "INV-008", replace_packet(a, VL.RESULT, failed), VL.REDECIDE),
         case("no_observed_evidence", "INV-008", edit(a, VL.RESULT, mcp__epistemics__status="DERIVED"), VL.REDECIDE),
         case("no_closing_belief_update", "INV-008", replace_packet(a, VL.UPDATE, stale_belief), VL.REDECIDE),

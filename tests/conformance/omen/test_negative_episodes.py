@@ -98,7 +98,7 @@ def test_act_with_tools_down_at_high_stakes_is_rejected_inv_010(case: Case) -> N
 
 
 # --------------------------------------------------------------------------- FSM rules
-CASES_BY_RULE = {rule: [c for c in fsm() if c.rule == rule] for rule in ("FSM-E2", "FSM-E4", "FSM-E7")}
+CASES_BY_RULE = {rule: [c for c in fsm() if c.rule == rule] for rule in ("FSM-E2", "FSM-E4", "FSM-E6", "FSM-E7")}
 
 
 @pytest.mark.parametrize("case", CASES_BY_RULE["FSM-E2"], ids=_ids)
@@ -109,6 +109,16 @@ def test_task_directive_without_a_preceding_act_decision_is_rejected_fsm_e2(case
 @pytest.mark.parametrize("case", CASES_BY_RULE["FSM-E4"], ids=_ids)
 def test_write_directive_in_an_episode_without_any_token_is_rejected_fsm_e4(case: Case) -> None:
     _rejected(case)
+
+
+@pytest.mark.parametrize("case", CASES_BY_RULE["FSM-E6"], ids=_ids)
+def test_task_result_without_its_directive_is_rejected_fsm_e6(case: Case) -> None:
+    """fsm-transitions-v0.7.md "Missing prerequisite -> reject"; OMEN.md §10.3 "You cannot EXECUTE before DECIDE"
+    (decision in omega/packets/fsm.py's docstring)."""
+    steps = run(case.packets)
+    assert_rejected_with(steps, case.rejected, case.rule)
+    rejected = steps[case.rejected].verdict
+    assert rejected.state_after == rejected.state_before  # a rejected result moves nothing
 
 
 @pytest.mark.parametrize("case", CASES_BY_RULE["FSM-E7"], ids=_ids)

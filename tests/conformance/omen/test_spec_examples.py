@@ -7,6 +7,11 @@ in S4; the closing BeliefUpdate goes S4 -> S2; the re-decision S2 -> S3 (ACT wai
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from omega.packets.validator import evolve_single
@@ -19,6 +24,7 @@ from tests.conformance.omen.episodes import (
     verify_loop,
 )
 from tests.conformance.omen.judging import assert_no_errors, error_rules, index_of, run, states
+from tests.conformance.omen.packets import Packet
 
 S1, S2, S3, S4, S8 = "S1_SENSE", "S2_MODEL", "S3_DECIDE", "S4_VERIFY", "S8_ESCALATED"
 LOOP_STATES = [S1, S2, S4, S4, S4, S4, S2]
@@ -35,6 +41,42 @@ def test_canonical_decision_fixture_is_the_documented_verify_first_packet() -> N
     # schema-complete differs from the verbatim example only by payload.constraints_satisfied
     del packet["payload"]["constraints_satisfied"]
     assert packet == CANONICAL_DECISION_VERBATIM
+
+
+OMEN_MD = (Path(__file__).resolve().parents[3] / ".." / "shared" / "spec" / "omen" / "OMEN.md").resolve()
+
+
+def section_15_2_as_printed() -> Any:
+    """The first ```json block under OMEN.md's "## 15.2" heading, read from the spec itself."""
+    text = OMEN_MD.read_text(encoding="utf-8")
+    section = text[text.index("\n## 15.2 "):]
+    block = re.search(r"```json\n(.*?)\n```", section, re.DOTALL)
+    assert block is not None
+    return json.loads(block.group(1))
+
+
+def test_section_15_2_as_printed_is_the_suites_verbatim_copy() -> None:
+    assert section_15_2_as_printed() == CANONICAL_DECISION_VERBATIM
+
+
+def test_section_15_2_as_printed_is_rejected_by_the_schema_at_payload_constraints_satisfied() -> None:
+    """Decision (c): DecisionPacket.schema.json (schema-v0.7) requires payload.constraints_satisfied and the
+    published schema is normative; the §15.2 example omits it, a defect of the example, so the packet as printed
+    is REJECTED with exactly one violation, SCHEMA at that path. Nothing else in it breaks a rule: INV-004
+    exempts its VERIFY_FIRST, INV-001 finds its evidence_absent_reason."""
+    verdict = evolve_single(section_15_2_as_printed())
+    assert verdict.status is VerdictStatus.REJECTED
+    assert [(v.rule, v.severity.value, v.field) for v in verdict.violations] == [
+        ("SCHEMA", "ERROR", "payload.constraints_satisfied")]
+
+
+def test_section_15_2_as_printed_inside_its_verify_loop_is_rejected_and_leaves_the_episode_modelling() -> None:
+    packets: list[Packet] = verify_loop()
+    packets[index_of(packets, VL.VERIFY_FIRST)] = section_15_2_as_printed()
+    step = run(packets)[index_of(packets, VL.VERIFY_FIRST)]
+    assert step.verdict.status is VerdictStatus.REJECTED
+    assert [(v.rule, v.field) for v in step.verdict.violations] == [("SCHEMA", "payload.constraints_satisfied")]
+    assert (step.verdict.state_before, step.verdict.state_after) == (S2, S2)
 
 
 def test_canonical_decision_alone_is_accepted_with_no_error() -> None:

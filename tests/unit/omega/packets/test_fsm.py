@@ -24,8 +24,11 @@ from omega.packets.fsm import (
     fsm_step,
     illegal_transition,
 )
-from omega.packets.ledger import EpisodeLedger, OpenDirective, Token, VerifyLoop
+from omega.packets.judgements import Judgements
+from omega.packets.ledger import EpisodeLedger, Judgement, OpenDirective, Token, VerifyLoop
 from omega.packets.schema import check_schema
+from omega.packets.validator import evolve
+from omega.packets.verdict import VerdictStatus
 from omega.violations import Severity, Violation
 from tests.factories import packet
 
@@ -173,7 +176,8 @@ TABLE_ROWS = [
     pytest.param("S4_VERIFY", plan(), {**VERIFYING, "verify": verify_loop(False)}, "S4_VERIFY",
                  id="S4-VerificationPlan-S4"),
     pytest.param("S4_VERIFY", directive("READ"), VERIFYING, "S4_VERIFY", id="S4-TaskDirective(READ)-S4"),
-    pytest.param("S4_VERIFY", result(), VERIFYING, "S4_VERIFY", id="S4-TaskResult-S4"),
+    pytest.param("S4_VERIFY", result(), {**VERIFYING, "open_directives": {"task_a": open_directive()}}, "S4_VERIFY",
+                 id="S4-TaskResult-S4"),
     pytest.param("S4_VERIFY", observation(), VERIFYING, "S4_VERIFY", id="S4-Observation-S4"),
     pytest.param("S4_VERIFY", belief(), VERIFYING, "S2_MODEL", id="S4-BeliefUpdate-S2"),
     pytest.param("S5_AUTHORIZE", token(), {**ACTING, "tokens": {"token_w1": A_TOKEN}}, "S5_AUTHORIZE",
@@ -181,7 +185,8 @@ TABLE_ROWS = [
     pytest.param("S5_AUTHORIZE", directive("WRITE", token_id="token_w1"), {**ACTING, "tokens": {"token_w1": A_TOKEN}},
                  "S6_EXECUTE", id="S5-TaskDirective(WRITE)-S6"),
     pytest.param("S6_EXECUTE", directive("READ"), ACTING, "S6_EXECUTE", id="S6-TaskDirective-S6"),
-    pytest.param("S6_EXECUTE", result(), ACTING, "S6_EXECUTE", id="S6-TaskResult-S6"),
+    pytest.param("S6_EXECUTE", result(), {**ACTING, "open_directives": {"task_a": open_directive()}}, "S6_EXECUTE",
+                 id="S6-TaskResult-S6"),
     pytest.param("S6_EXECUTE", observation(), ACTING, "S6_EXECUTE", id="S6-Observation-S6"),
     pytest.param("S6_EXECUTE", belief(), ACTING, "S7_REVIEW", id="S6-BeliefUpdate(complete)-S7"),
     pytest.param("S6_EXECUTE", belief(), {**ACTING, "open_directives": {"task_a": open_directive()}}, "S2_MODEL",
@@ -274,7 +279,10 @@ def test_the_escalation_template_presents_then_returns_to_decide_on_user_input()
     pytest.param("S6_EXECUTE", decision("ACT"), ACTING, "S3_DECIDE", id="decision-mid-execution"),
     pytest.param("S7_REVIEW", decision("DEFER"), {}, "S7_REVIEW", id="decision-in-review"),
     pytest.param("S3_DECIDE", decision("ESCALATE"), ACTING, "S8_ESCALATED", id="second-decision-not-verify"),
-    pytest.param("S2_MODEL", result(), ACTING, "S6_EXECUTE", id="late-result-after-model"),
+    pytest.param("S2_MODEL", result(), {**ACTING, "open_directives": {"task_a": open_directive()}}, "S6_EXECUTE",
+                 id="late-result-after-model"),
+    pytest.param("S7_REVIEW", result(), {**ACTING, "open_directives": {"task_a": open_directive(timed_out=True)}},
+                 "S6_EXECUTE", id="late-result-after-review"),
     pytest.param("S2_MODEL", escalation(), {}, "S8_ESCALATED", id="escalation-without-decision"),
     pytest.param("S2_MODEL", plan(), {}, "S4_VERIFY", id="plan-without-verify-first"),
     pytest.param("S5_AUTHORIZE", directive("READ"), ACTING, "S6_EXECUTE", id="read-directive-in-authorize"),
@@ -533,6 +541,112 @@ def test_e6_is_silent_when_every_directive_has_its_result() -> None:
 def test_e6_is_silent_outside_execute() -> None:
     stale = {"task_a": open_directive(timed_out=True)}
     assert fsm_e6_no_dangling_directives(ledger("S4_VERIFY", **VERIFYING, open_directives=stale), belief()) is None
+
+
+# --------------------------------------------------------------------------- E6: a result needs its directive
+# Decision in fsm.py's docstring: fsm-transitions-v0.7.md "Failure handling: Missing prerequisite (e.g., token)
+# -> reject with specific error", S6_EXECUTE "Every TaskDirectivePacket MUST have corresponding TaskResultPacket",
+# OMEN.md §10.3 "You cannot EXECUTE before DECIDE". Expected by hand: an ERROR in every state but S9 (E7's).
+ORPHAN_MESSAGE = ("FSM-E6: TaskResultPacket for task task_a answers no TaskDirectivePacket of this episode (no open "
+                  "task task_a, no directive pkt_00007_000004): a result needs the directive it closes")
+
+
+@pytest.mark.parametrize("state", [s for s in STATES if s != "S9_SAFEMODE"])
+def test_e6_rejects_a_result_that_answers_no_directive_in_every_state(state: str) -> None:
+    step = fsm_step(ledger(state, **ACTING), result())
+    assert step.violations == (Violation("FSM-E6", Severity.ERROR, ORPHAN_MESSAGE, "payload.task_id"),)
+
+
+def test_e6_rejects_a_result_as_the_first_packet_of_an_episode() -> None:
+    """Through the validator: REJECTED, and the episode stays idle (not moved to S6_EXECUTE as before)."""
+    _, [verdict] = evolve(None, result(1))
+    assert verdict.status is VerdictStatus.REJECTED
+    assert [(v.rule, v.severity, v.field) for v in verdict.violations] == [
+        ("FSM-E6", Severity.ERROR, "payload.task_id")]
+    assert (verdict.state_before, verdict.state_after) == ("S0_IDLE", "S0_IDLE")
+
+
+def test_e6_rejects_a_result_for_another_task_inside_a_verify_loop() -> None:
+    step = fsm_step(ledger("S4_VERIFY", **VERIFYING, open_directives={"task_b": open_directive("task_b")}),
+                    result())
+    assert rules(step) == ["FSM-E6"]
+
+
+def test_e6_accepts_the_result_of_an_open_directive_even_once_it_timed_out() -> None:
+    stale = {"task_a": open_directive(timed_out=True)}
+    assert fsm_step(ledger("S6_EXECUTE", **ACTING, open_directives=stale), result()) == FsmStep("S6_EXECUTE", ())
+
+
+def _judged(status: VerdictStatus) -> Judgements[Judgement]:
+    return Judgements({"pkt_00007_000004": Judgement("hash", status, (), "S3_DECIDE", "S6_EXECUTE")})
+
+
+def test_e6_accepts_a_second_result_for_an_answered_directive() -> None:
+    """The task is closed, but `directive_packet_id` names a directive this episode accepted."""
+    step = fsm_step(ledger("S6_EXECUTE", **ACTING, applied=_judged(VerdictStatus.ACCEPTED)), result())
+    assert step == FsmStep("S6_EXECUTE", ())
+
+
+def test_e6_rejects_the_result_of_a_rejected_directive_naming_it() -> None:
+    step = fsm_step(ledger("S6_EXECUTE", **ACTING, applied=_judged(VerdictStatus.REJECTED)), result())
+    assert step.violations == (Violation(
+        "FSM-E6", Severity.ERROR, "FSM-E6: TaskResultPacket for task task_a answers directive pkt_00007_000004, "
+        "which was rejected: a refused directive must not be executed", "payload.directive_packet_id"),)
+
+
+def test_e6_rejects_the_result_of_a_write_the_validator_refused() -> None:
+    """End to end: ACT, then a WRITE directive with no token (FSM-E4 rejects it), then its result."""
+    episode = [observation(0), belief(1), decision("ACT", 2), directive("WRITE", 3, token_id="token_w1"), result(4)]
+    episode[4]["payload"]["directive_packet_id"] = episode[3]["header"]["packet_id"]
+    current, verdicts = None, []
+    for pkt in episode:
+        current, outputs = evolve(current, pkt)
+        verdicts.append(outputs[0])
+    assert [(v.status, tuple(x.rule for x in v.violations if x.severity is Severity.ERROR)) for v in verdicts][3:] == [
+        (VerdictStatus.REJECTED, ("FSM-E4",)), (VerdictStatus.REJECTED, ("FSM-E6",))]
+    assert verdicts[4].violations[0].field == "payload.directive_packet_id"
+    assert verdicts[4].state_after == "S3_DECIDE"
+
+
+def test_e6_a_late_result_of_an_open_directive_is_only_the_table_warning() -> None:
+    """The general rule is kept: a result off the table, with its directive, is a WARNING (rule FSM)."""
+    step = fsm_step(ledger("S7_REVIEW", **ACTING, open_directives={"task_a": open_directive()}), result())
+    only(step, "FSM", Severity.WARNING)
+
+
+def test_e6_never_raises_on_unhashable_ids() -> None:
+    pkt = result()
+    pkt["payload"].update(task_id=["task_a"], directive_packet_id={"pkt": 1})
+    assert rules(fsm_step(ledger("S6_EXECUTE", **ACTING), pkt)) == ["FSM-E6"]
+
+
+# --------------------------------------------------------------------------- a decision straight from S0_IDLE
+# Decision in fsm.py's docstring: a tolerated entry point (Rule E1 "unless episode just started and initial beliefs
+# exist from prior context"; OMEN.md §11.3 templates B-E begin with "Decide"). Expected by hand: ACCEPTED with
+# FSM-E1 (no belief update) and FSM (S0_IDLE lists only ObservationPacket), landing where the outcome says.
+@pytest.mark.parametrize(("outcome", "target"), [
+    ("VERIFY_FIRST", "S4_VERIFY"), ("ACT", "S3_DECIDE"), ("ESCALATE", "S8_ESCALATED"),
+    ("DEFER", "S7_REVIEW"), ("CANCEL", "S7_REVIEW"),
+])
+def test_a_decision_straight_from_idle_is_two_warnings_and_lands_where_its_outcome_says(
+        outcome: str, target: str) -> None:
+    step = fsm_step(replace(EpisodeLedger(f"corr_ep{EPISODE:05d}")), decision(outcome))
+    assert step.state_after == target
+    assert [(v.rule, v.severity) for v in step.violations] == [
+        ("FSM-E1", Severity.WARNING), ("FSM", Severity.WARNING)]
+    assert step.violations[1].message == (
+        f"FSM: DecisionPacket in S0_IDLE is not in the transition table (expected: ObservationPacket, "
+        f"ToolAuthorizationToken (Layer 1 pre-authorization)); moving to {target}")
+
+
+def test_a_decision_opening_an_episode_is_accepted_with_warnings_and_its_act_admits_a_read() -> None:
+    current, [first] = evolve(None, decision("ACT", 0))
+    assert first.status is VerdictStatus.ACCEPTED_WITH_WARNINGS
+    assert [v.rule for v in first.violations] == ["FSM-E1", "FSM"]
+    assert (first.state_before, first.state_after) == ("S0_IDLE", "S3_DECIDE")
+    _, [read] = evolve(current, directive("READ", 1))
+    assert read.status is VerdictStatus.ACCEPTED
+    assert (read.state_before, read.state_after) == ("S3_DECIDE", "S6_EXECUTE")
 
 
 # --------------------------------------------------------------------------- E7 and safe mode
