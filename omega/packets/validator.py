@@ -66,16 +66,18 @@ def evolve(ledger: EpisodeLedger | None, packet: Mapping[str, Any],
     # Deadlines passed by this packet's time fire first, so a late result still raises its timeout.
     current, timeouts = advance(current, now_ms)
     violations: list[Violation] = list(check_schema(packet))
-    raw, packet = packet, _judged(packet, violations)  # the signature and content hash are the raw packet's
+    raw = packet  # the signature and content hash are the raw packet's
+    if violations:  # (a valid packet, the common case, makes no call here or below)
+        packet = _judged(packet, violations)
     # This call's own copy, with the packet's usage: what the invariants judge. An accepted packet's ledger is
     # this very copy, finished in place below (no one else has seen it), so the ledger is copied once.
     projected = copy_with(current, usage_changes(current, packet, now_ms))
-    if _has_errors(violations):
+    if violations and _has_errors(violations):
         violations += _local_errors(packet, projected, now_ms)
     else:  # after schema, before FSM: an unauthentic packet must not move the episode
         violations += auth_001_authority_requires_signature(raw, policy)
     state_after = current.state
-    if not _has_errors(violations):
+    if not violations or not _has_errors(violations):
         step = fsm_step(current, packet)
         violations += step.violations
         state_after = step.state_after
@@ -127,8 +129,10 @@ def evolve_single(packet: Mapping[str, Any], policy: AuthPolicy | None = None) -
 
 def _judged(packet: Mapping[str, Any], violations: list[Violation]) -> Mapping[str, Any]:
     """The packet the stages after the schema judge: nulls on optional fields read as absent (the schema has
-    warned about each). A valid packet (no violations: the common case) is judged as it is."""
-    return cast(Mapping[str, Any], read_nulls_as_absent(packet)) if violations else packet
+    warned about each: its only WARNINGs). A packet without such a warning (the common case) is judged as it is."""
+    if any(v.severity is Severity.WARNING for v in violations):
+        return cast(Mapping[str, Any], read_nulls_as_absent(packet))
+    return packet
 
 
 def _has_errors(violations: list[Violation]) -> bool:
