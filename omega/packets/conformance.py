@@ -68,7 +68,8 @@ _RULE_FIXES: Mapping[str, str] = {
     "FSM-E4": "precede a WRITE/MIXED directive with the ToolAuthorizationToken it names: unexpired, not revoked, "
               "usage_count under max_usage_count",
     "FSM-E5": "give the escalation 2-3 top_options, at least one evidence gap and a recommended_next_step",
-    "FSM-E6": "answer every TaskDirectivePacket with a TaskResultPacket within its time budget",
+    "FSM-E6": "send a TaskResultPacket only for a TaskDirectivePacket of the episode (its task_id open, or its "
+              "directive_packet_id naming the directive), and answer every directive",
     "FSM-E7": "in safe mode send only IntegrityAlertPacket and BeliefUpdatePacket",
     "INV-001": "populate every MCP field of a consequential packet (evidence_absent_reason when evidence_refs is "
                "empty)",
