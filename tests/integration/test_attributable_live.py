@@ -24,6 +24,8 @@ from streams.wire.codec import SchemaRegistry
 from tests.factories import packet as factory_packet
 from tests.integration.worker import WorkerProcess, produce
 
+NEAR_OMEN = Path(__file__).resolve().parents[1] / "data" / "near_omen"
+
 pytestmark = pytest.mark.integration
 
 
@@ -113,3 +115,30 @@ def test_attributable_packets_are_judged_live_with_the_bytes_of_replay_and_only_
     letters = [registry.decode(v)[1] for v in found[worker.topic(DEAD_LETTERS)]]
     assert sorted((d["error_class"], d["raw"]) for d in letters) == sorted(
         [("MISSING_IDENTITY", lines[7]), ("JSON_SYNTAX", lines[8])])
+
+
+def test_the_near_omen_corpus_gives_live_the_verdicts_of_replay_byte_for_byte(
+    worker: WorkerProcess, kafka_bootstrap: str
+) -> None:
+    """The corpus of tests/data/near_omen (three teams' logs in every dialect of issue 41), each record sent as
+    `read_inputs` reads it, keyed by its episode: live and replay give the same verdict records and dead letters."""
+    registry = SchemaRegistry.from_directory()
+    paths = [NEAR_OMEN / "alpha.jsonl", NEAR_OMEN / "beta.jsonl", NEAR_OMEN / "gamma.json"]
+    records = list(read_inputs(paths))
+    replayer = Replayer(Pipeline(registry))
+    replayed = [e for record in records for e in replayer.feed(record)] + replayer.finish()
+    replay_verdicts = sorted(e.value for e in replayed if e.topic is VERDICTS)
+    replay_letters = sorted((e.record["error_class"], e.record["raw"]) for e in replayed if e.topic is DEAD_LETTERS)
+    assert (len(replay_verdicts), len(replay_letters)) == (25, 3)  # tests/data/near_omen/expected_report.json
+
+    def key(raw: bytes) -> bytes:
+        try:
+            return str(json.loads(raw)["header"]["correlation_id"]).encode()
+        except (ValueError, KeyError, TypeError):
+            return b"unattributable"
+
+    asyncio.run(produce(kafka_bootstrap, worker.topic(PACKETS_JSON), [(key(r.raw), r.raw) for r in records]))
+    found = asyncio.run(_raw(kafka_bootstrap, {worker.topic(VERDICTS): 25, worker.topic(DEAD_LETTERS): 3}, 120))
+    assert sorted(found[worker.topic(VERDICTS)]) == replay_verdicts, worker.log_tail()
+    letters = [registry.decode(v)[1] for v in found[worker.topic(DEAD_LETTERS)]]
+    assert sorted((d["error_class"], d["raw"]) for d in letters) == replay_letters
