@@ -57,9 +57,9 @@ class Pipeline(Outputs):
         except InputRejected as exc:
             return [self.dead_letter(raw, source, exc.error_class, exc.reason)]
         except ConversionError as exc:
-            header = packet.get("header")
-            if not isinstance(header, dict) or not all(isinstance(header.get(k), str) for k in _IDENTITY):
+            if not attributable(packet):
                 return [self.dead_letter(raw, source, exc.error_class, str(exc))]
+            header = packet["header"]
             as_sent = {"packet_json": raw.decode("utf-8"), "not_carried": bounded_reason(f"{exc.error_class}: {exc}")}
             value = self.registry.encode(PACKET_AS_SENT_SCHEMA, as_sent)
             return [Emit(PACKETS, header["correlation_id"], value, to_ms(header.get("created_at")), packet)]
@@ -99,8 +99,7 @@ class Pipeline(Outputs):
         """The packet dict a packets-topic record carries, by its record type; raises InputRejected."""
         if name == PACKET_AS_SENT_SCHEMA:
             packet = parse_json_object(str(datum["packet_json"]).encode("utf-8"), self.max_event_bytes)
-            header = packet.get("header")
-            if not isinstance(header, dict) or not all(isinstance(header.get(k), str) for k in _IDENTITY):
+            if not attributable(packet):
                 raise InputRejected("AVRO_CONTENT", "the packet's JSON has no readable packet_id, packet_type and "
                                                     "correlation_id")
             return packet
@@ -148,6 +147,13 @@ class Pipeline(Outputs):
         tick may be a redelivery, so what this very watermark timed out is raised again (see `advance`)."""
         new_ledger, outputs = advance(ledger, watermark_ms, again)
         return new_ledger, [self.output(o, watermark_ms) for o in outputs]
+
+
+def attributable(packet: dict[str, Any]) -> bool:
+    """Whether the packet's `header.packet_id`, `packet_type` and `correlation_id` are strings: then it is judged,
+    whatever else is wrong with it."""
+    header = packet.get("header")
+    return isinstance(header, dict) and all(isinstance(header.get(k), str) for k in _IDENTITY)
 
 
 class IngressSteps:

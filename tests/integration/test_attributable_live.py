@@ -8,12 +8,10 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from streams.replay import Replayer
 from streams.replay_inputs import read_inputs
@@ -22,7 +20,7 @@ from streams.stages.packets import Pipeline
 from streams.topics import DEAD_LETTERS, PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from tests.factories import packet as factory_packet
-from tests.integration.worker import WorkerProcess, produce
+from tests.integration.worker import WorkerProcess, consume_until, produce
 
 NEAR_OMEN = Path(__file__).resolve().parents[1] / "data" / "near_omen"
 
@@ -61,29 +59,11 @@ def _dialects() -> list[bytes]:
     return [at(n, change) for n, change in enumerate(changes)] + [b'{"header": {"packet_id": 7}}', b"not json"]
 
 
-async def _raw(bootstrap: str, topics: dict[str, int], timeout: float) -> dict[str, list[bytes]]:
+def _raw(bootstrap: str, topics: dict[str, int], timeout: float) -> dict[str, list[bytes]]:
     """Each topic's record values, raw, from the start until it holds the expected count (or time runs out)."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-    await consumer.start()
-    found: dict[str, list[bytes]] = {t: [] for t in topics}
-    try:
-        deadline = time.monotonic() + timeout
-        assigned = False
-        while time.monotonic() < deadline and not all(len(found[t]) >= n for t, n in topics.items()):
-            if not assigned:
-                metadata = await consumer._client.fetch_all_metadata()
-                tps = [TopicPartition(t, p) for t in topics for p in sorted(metadata.partitions_for_topic(t) or [])]
-                if {tp.topic for tp in tps} < set(topics):
-                    await asyncio.sleep(0.5)
-                    continue
-                consumer.assign(tps)
-                await consumer.seek_to_beginning()
-                assigned = True
-            for tp, messages in (await consumer.getmany(timeout_ms=500)).items():
-                found[tp.topic].extend(m.value for m in messages if m.value is not None)
-    finally:
-        await consumer.stop()
-    return found
+    found = asyncio.run(consume_until(bootstrap, list(topics), None,
+                                      lambda got: all(len(got[t]) >= n for t, n in topics.items()), timeout))
+    return {topic: [r["value"] for r in records if r["value"] is not None] for topic, records in found.items()}
 
 
 def test_attributable_packets_are_judged_live_with_the_bytes_of_replay_and_only_the_rest_is_dead_lettered(
@@ -105,7 +85,7 @@ def test_attributable_packets_are_judged_live_with_the_bytes_of_replay_and_only_
 
     asyncio.run(produce(kafka_bootstrap, worker.topic(PACKETS_JSON), [(b"corr_ep00041", line) for line in lines]))
     topics = {worker.topic(VERDICTS): 7, worker.topic(DEAD_LETTERS): 2, worker.topic(PACKETS): 7}
-    found = asyncio.run(_raw(kafka_bootstrap, topics, 120))
+    found = _raw(kafka_bootstrap, topics, 120)
 
     live_packets = [v for v in found[worker.topic(PACKETS)]
                     if registry.writer_of(v).name != "omega.events.WatermarkTick"]
@@ -138,7 +118,7 @@ def test_the_near_omen_corpus_gives_live_the_verdicts_of_replay_byte_for_byte(
             return b"unattributable"
 
     asyncio.run(produce(kafka_bootstrap, worker.topic(PACKETS_JSON), [(key(r.raw), r.raw) for r in records]))
-    found = asyncio.run(_raw(kafka_bootstrap, {worker.topic(VERDICTS): 25, worker.topic(DEAD_LETTERS): 3}, 120))
+    found = _raw(kafka_bootstrap, {worker.topic(VERDICTS): 25, worker.topic(DEAD_LETTERS): 3}, 120)
     assert sorted(found[worker.topic(VERDICTS)]) == replay_verdicts, worker.log_tail()
     letters = [registry.decode(v)[1] for v in found[worker.topic(DEAD_LETTERS)]]
     assert sorted((d["error_class"], d["raw"]) for d in letters) == replay_letters

@@ -108,11 +108,12 @@ async def produce(bootstrap: str, topic: str, records: Iterable[tuple[bytes | No
 
 
 async def consume_until(
-    bootstrap: str, topics: list[str], registry: SchemaRegistry,
+    bootstrap: str, topics: list[str], registry: SchemaRegistry | None,
     done: Callable[[dict[str, list[dict[str, Any]]]], bool], timeout: float,
     client_options: Mapping[str, Any] | None = None,
 ) -> dict[str, list[dict[str, Any]]]:
-    """Read `topics` from the beginning (once they exist) until `done(records so far)` holds or time runs out."""
+    """Read `topics` from the beginning (once they exist) until `done(records so far)` holds or time runs out;
+    each record decoded by `registry`, or with no registry its raw bytes as `value`."""
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False, **(client_options or {}))
     await consumer.start()
     found: dict[str, list[dict[str, Any]]] = {t: [] for t in topics}
@@ -132,7 +133,7 @@ async def consume_until(
             batch = await consumer.getmany(timeout_ms=500)
             for tp, messages in batch.items():
                 for msg in messages:
-                    _, datum = registry.decode(msg.value)
+                    _, datum = registry.decode(msg.value) if registry is not None else ("", {"value": msg.value})
                     found[tp.topic].append({"key": msg.key, "partition": tp.partition, "offset": msg.offset,
                                             "timestamp": msg.timestamp, **datum})
     finally:
