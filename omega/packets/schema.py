@@ -148,6 +148,9 @@ def _null_is_absent(spec_required: bool, node: Node, value: object) -> bool:
     return value is None and not spec_required and not _type_ok(node, None)
 
 
+_ABSENT = object()  # marks a field `_without_nulls` drops
+
+
 def _without_nulls(node: Node, value: object) -> object:
     if isinstance(node, Obj) and type(value) is dict:
         out: dict[object, object] | None = None
@@ -155,10 +158,10 @@ def _without_nulls(node: Node, value: object) -> object:
             if name not in value:
                 continue
             item = value[name]
-            new = ABSENT if _null_is_absent(spec.required, spec.node, item) else _without_nulls(spec.node, item)
+            new = _ABSENT if _null_is_absent(spec.required, spec.node, item) else _without_nulls(spec.node, item)
             if new is not item:
                 out = dict(value) if out is None else out
-                if new is ABSENT:
+                if new is _ABSENT:
                     del out[name]
                 else:
                     out[name] = new
@@ -170,10 +173,6 @@ def _without_nulls(node: Node, value: object) -> object:
         typed = [option for option in node.options if _type_ok(option, value)]
         return _without_nulls(typed[0], value) if len(typed) == 1 else value
     return value
-
-
-ABSENT = object()
-"""Marks a field `_without_nulls` drops."""
 
 
 # --------------------------------------------------------------------------- the interpreter

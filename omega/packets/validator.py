@@ -72,12 +72,12 @@ def evolve(ledger: EpisodeLedger | None, packet: Mapping[str, Any],
     # This call's own copy, with the packet's usage: what the invariants judge. An accepted packet's ledger is
     # this very copy, finished in place below (no one else has seen it), so the ledger is copied once.
     projected = copy_with(current, usage_changes(current, packet, now_ms))
-    if violations and _has_errors(violations):
+    if violations and status_of(violations) is VerdictStatus.REJECTED:
         violations += _local_errors(packet, projected, now_ms)
     else:  # after schema, before FSM: an unauthentic packet must not move the episode
         violations += auth_001_authority_requires_signature(raw, policy)
     state_after = current.state
-    if not violations or not _has_errors(violations):
+    if not violations or status_of(violations) is not VerdictStatus.REJECTED:
         step = fsm_step(current, packet)
         violations += step.violations
         state_after = step.state_after
@@ -116,11 +116,11 @@ def evolve_single(packet: Mapping[str, Any], policy: AuthPolicy | None = None) -
     violations = list(check_schema(packet))
     raw, packet = packet, _judged(packet, violations)  # the signature and content hash are the raw packet's
     ledger = apply_usage(EpisodeLedger(str(header["correlation_id"])), packet, now_ms)
-    if _has_errors(violations):
+    if status_of(violations) is VerdictStatus.REJECTED:
         violations += _local_errors(packet, ledger, now_ms)
     else:
         violations += auth_001_authority_requires_signature(raw, policy)
-    if not _has_errors(violations):
+    if status_of(violations) is not VerdictStatus.REJECTED:
         for invariant in PER_PACKET:
             violations += invariant(packet, ledger, now_ms)
     verdict = _verdict(header, content_hash(raw), tuple(violations), None, None, None)
@@ -133,10 +133,6 @@ def _judged(packet: Mapping[str, Any], violations: list[Violation]) -> Mapping[s
     if any(v.severity is Severity.WARNING for v in violations):
         return cast(Mapping[str, Any], read_nulls_as_absent(packet))
     return packet
-
-
-def _has_errors(violations: list[Violation]) -> bool:
-    return any(v.severity is Severity.ERROR for v in violations)
 
 
 def _local_errors(packet: Mapping[str, Any], ledger: EpisodeLedger, now_ms: int | None) -> list[Violation]:
