@@ -26,6 +26,7 @@ from omega.grounding.numeric import DERIVATION_WORDS, numerical_accuracy
 from omega.grounding.qualifiers import OWNED as QUALIFIER_OWNED
 from omega.grounding.qualifiers import qualifier_integrity
 from omega.grounding.quantities import unit_words
+from omega.grounding.rephrasing import aligned
 from omega.grounding.scope import OWNED as SCOPE_OWNED
 from omega.grounding.scope import scope_and_strength_fidelity
 from omega.grounding.tokens import analyse, normals
@@ -101,6 +102,7 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     failures += conflicting_facts(facts)
     numbers = numerical_accuracy(claim, facts)
     owned = OWNED_ELSEWHERE | claim.units | (DERIVATION_WORDS if numbers.derivations else frozenset())
+    claim, readings = aligned(claim, facts, owned)
     partners = name_partners(claim, [f.analysis for f in facts])
     coverage = semantic_entailment(claim, facts, owned, partners)
     candidates = {i: f for i, f in evidence.facts.items() if i in evidence.allowed}
@@ -123,6 +125,8 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
         rationale += f", {len(claim.quantities)} number(s) stated by the facts"
     if numbers.derivations:
         rationale += f" (derived: {'; '.join(numbers.derivations)})"
+    if readings:
+        rationale += f" (read as the facts' words: {'; '.join(readings)})"
     rationale += "; qualifiers, scope and strength preserved"
     judged = verdict(failures, rationale, coverage.paraphrase_uncertain and len(failures) == 1)
     if judge is not None and judged.paraphrase_uncertain and failures[0].code == NOT_ENTAILED:

@@ -1,0 +1,122 @@
+"""§5.1 "Rephrasing factual content without changing meaning": a claim word its cited facts do not state is read
+as a fact word when the two are the same word in another form (issue 42, item 3).
+
+The same word, and nothing more (G-3: a synonym table is language; a mechanism, a cause or a wider class is not):
+- inflection: lemmas from lemminflect ("enrolled" = "enroll", "titres" = "titre", "fell" = "fall");
+- derivation: WordNet 3.0's derivationally related forms ("a reduction" = "reduced", "efficacious" = "efficacy");
+- synonymy: words sharing one of the first three senses of each (`scripts/wordnet_table.py`: "analysed" =
+  "examined"); a hypernym is not a synonym ("drug" does not cover "vaccine"): widening the class is §5.2 scope
+  expansion, so WordNet's hypernyms are not read at all.
+A synonym's synonym is not followed: one step, so "fall" reaches "drop" but not what "drop" reaches.
+
+Never read this way: names (a capitalised word is a name, not a word to translate), numbers, and every word
+another check owns (qualifier terms, scope and strength words, units, negations): a rephrased "caused" must
+still meet the causal check as "caused". The claim keeps each word's spelling for its reasons; only the token
+it is compared by changes, and `aligned` says which words it read as which.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from functools import lru_cache
+from pathlib import Path
+
+from omega.grounding.facts import AtomicFact
+from omega.grounding.tokens import Analysis, Clause
+
+TABLE = Path(__file__).resolve().parent / "data" / "wordnet-3.0.tsv"
+
+
+@lru_cache(maxsize=1)
+def _table() -> Mapping[str, frozenset[str]]:
+    """word -> its synonyms and derived forms (one step), read once from the committed WordNet table."""
+    out: dict[str, frozenset[str]] = {}
+    for line in TABLE.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#"):
+            continue
+        word, synonyms, derived, _antonyms = line.split("\t")
+        out[word] = frozenset(synonyms.split()) | frozenset(derived.split())
+    return out
+
+
+@lru_cache(maxsize=65536)
+def lemmas(word: str) -> frozenset[str]:
+    """The word and its lemmas in every part of speech (lemminflect), lower case."""
+    from lemminflect import getAllLemmas  # its tables load in about 0.3 s: only when a sentence needs them
+
+    found = {word}
+    for forms in getAllLemmas(word).values():
+        found.update(forms)
+    return frozenset(found)
+
+
+@lru_cache(maxsize=65536)
+def related(word: str) -> frozenset[str]:
+    """Every lemma the word may stand for: its own lemmas, and their synonyms and derived forms."""
+    own = lemmas(word)
+    table = _table()
+    return own.union(*(table.get(lemma, frozenset()) for lemma in own))
+
+
+_INDEXES: dict[int, tuple[Analysis, Mapping[str, str]]] = {}
+
+
+def _fact_lemmas(fact: AtomicFact) -> Mapping[str, str]:
+    """A fact's lemmas -> the token each stands for in the fact's analysis (memoised by the analysis object,
+    which `facts.analysed` keeps for as long as the fact lives)."""
+    analysis = fact.analysis
+    held = _INDEXES.get(id(analysis))
+    if held is not None and held[0] is analysis:
+        return held[1]
+    if len(_INDEXES) > 100_000:
+        _INDEXES.clear()
+    index: dict[str, str] = {}
+    for normal, surface in analysis.surface:
+        for lemma in lemmas(surface):
+            index.setdefault(lemma, normal)
+    _INDEXES[id(analysis)] = (analysis, index)
+    return index
+
+
+def aligned(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str]) -> tuple[Analysis, tuple[str, ...]]:
+    """The claim with each unstated word that is a fact word in another form read as that fact word, and the
+    readings made ("reduction = reduced")."""
+    stated = frozenset().union(*(f.analysis.tokens | f.analysis.places for f in facts)) if facts else frozenset()
+    named = frozenset(w for name in claim.names for w in name)
+    index: dict[str, str] = {}
+    for fact in facts:
+        for lemma, normal in _fact_lemmas(fact).items():
+            index.setdefault(lemma, normal)
+    spelled = dict(claim.surface)
+    mapping: dict[str, str] = {}
+    readings: list[str] = []
+    for normal, surface in claim.surface:
+        if normal in stated or normal in owned or normal in mapping or surface in named or not surface.isalpha():
+            continue
+        target = next((index[w] for w in sorted(related(surface)) if w in index and index[w] not in owned), None)
+        if target is not None:
+            mapping[normal] = target
+            readings.append(f"{spelled.get(normal, surface)} = {_fact_word(facts, target)}")
+    if not mapping:
+        return claim, ()
+    return _renamed(claim, mapping), tuple(readings)
+
+
+def _fact_word(facts: Sequence[AtomicFact], normal: str) -> str:
+    for fact in facts:
+        for n, surface in fact.analysis.surface:
+            if n == normal:
+                return surface
+    return normal  # pragma: no cover - the target was read from these facts
+
+
+def _renamed(claim: Analysis, mapping: Mapping[str, str]) -> Analysis:
+    def each(tokens: frozenset[str]) -> frozenset[str]:
+        return frozenset(mapping.get(t, t) for t in tokens)
+
+    return replace(
+        claim, tokens=each(claim.tokens), content=tuple(mapping.get(t, t) for t in claim.content),
+        surface=claim.surface + tuple((mapping[n], s) for n, s in claim.surface if n in mapping),
+        clauses=tuple(Clause(each(c.tokens), c.quantities, c.negated, c.places) for c in claim.clauses),
+        subject=each(claim.subject), nominal=each(claim.nominal))
