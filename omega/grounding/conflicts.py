@@ -1,5 +1,12 @@
-"""§9 conflict policy: cited facts that conflict are never reconciled; the sentence is refused and the user
-asked to choose an authoritative fact.
+"""§9 conflict policy and G-5: facts that conflict are never reconciled by the verifier.
+
+- Citing two conflicting facts: refused, the user asked to choose an authoritative fact, unless the sentence
+  presents both with explicit attribution (§9 "MAY present both with explicit attribution"): it states each
+  fact's own value and says they come from different sources ("in one source ... in another", "according to",
+  "estimates differ") or puts each fact's citation beside its value ("19 [A] and 17 [B]").
+- Citing one of two conflicting facts that the paragraph allows, and stating its value: refused too (issue 42,
+  item 2). G-5 "If required evidence is ... conflicting, the system SHALL refuse"; §9 "SHALL NOT resolve the
+  conflict automatically": adopting one side silently resolves it. The failure names both facts.
 
 Two facts conflict when they make the same claim about the same thing and disagree: identical qualifiers,
 the same claim tokens (direction words aside), and then opposite polarity, opposite direction (increase vs
@@ -11,13 +18,14 @@ sources is not detected.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from itertools import combinations
 
 from omega.canonical import canonical_json
 from omega.grounding.facts import AtomicFact
 from omega.grounding.model import CONFLICTING_FACTS, Failure
-from omega.grounding.tokens import lexicon
+from omega.grounding.tokens import Analysis, lexicon
 
 DIRECTIONS = (lexicon("increase higher more greater rise"), lexicon("decrease lower less fewer fall"))
 _DIRECTION_WORDS = DIRECTIONS[0] | DIRECTIONS[1]
@@ -43,14 +51,79 @@ def conflict(a: AtomicFact, b: AtomicFact) -> str | None:
     return None
 
 
-def conflicting_facts(facts: Sequence[AtomicFact]) -> list[Failure]:
-    """§9 refusal: one CONFLICTING_FACTS failure per conflicting pair of cited facts."""
+# Attribution to sources: phrases removed from a sentence that presents both conflicting facts, and the words
+# such a sentence may use of the sources without either fact stating them.
+ATTRIBUTION = re.compile(
+    r"\b(?:(?:in|by|from|according to)\s+)?(?:one|another|the other|a second|a different|the first|the second)\s+"
+    r"(?:source|report|study|estimate|analysis|document|record|dataset|survey|publication)s?\b"
+    r"|\baccording to\b|\b(?:as )?reported by\b", re.IGNORECASE)
+ATTRIBUTION_WORDS = lexicon("""source sources estimate estimates estimated differ differs differed disagree disagrees
+    vary varies conflict conflicting inconsistent publish published give given put record recorded report reported
+    respectively""")
+
+
+def conflicting_facts(facts: Sequence[AtomicFact], presented: frozenset[tuple[str, str]] = frozenset()
+                      ) -> list[Failure]:
+    """§9 refusal: one CONFLICTING_FACTS failure per conflicting pair of cited facts, except the pairs the sentence
+    presents with attribution (`presented`)."""
     failures: list[Failure] = []
     for a, b in combinations(facts, 2):
         why = conflict(a, b)
-        if why is not None:
+        if why is not None and (a.id, b.id) not in presented:
             failures.append(Failure(
-                CONFLICTING_FACTS, f"{a.id} and {b.id} conflict ({why}); the verifier does not resolve conflicts (§9)",
-                f"the user choosing which of {a.id} and {b.id} is authoritative, then citing only that one",
-                (a.id, b.id)))
+                CONFLICTING_FACTS, f"conflict: {a.id} and {b.id} conflict ({why}); the verifier does not resolve "
+                f"conflicts (§9)",
+                f"the user choosing which of {a.id} and {b.id} is authoritative, then citing only that one; or the "
+                f"sentence presenting both values, each attributed to its source", (a.id, b.id)))
     return failures
+
+
+def presented_with_attribution(text: str, claim: Analysis, facts: Sequence[AtomicFact]) -> frozenset[tuple[str, str]]:
+    """The conflicting pairs of cited facts the sentence presents both of, with attribution: each fact's own
+    numbers (or, without numbers, both directions) stated, and an attribution phrase or a citation beside a value
+    before the sentence ends."""
+    out: set[tuple[str, str]] = set()
+    for a, b in combinations(facts, 2):
+        if conflict(a, b) is None or not (_own_values_stated(claim, a, b) and _own_values_stated(claim, b, a)):
+            continue
+        citations = [m.start() for i in (a.id, b.id) for m in re.finditer(re.escape(f"[{i}]"), text)]
+        numbers = [m.start() for m in re.finditer(r"\d", text)]
+        beside = bool(citations and numbers) and min(citations) < max(numbers)
+        if beside or ATTRIBUTION.search(text):
+            out.add((a.id, b.id))
+    return frozenset(out)
+
+
+def _own_values_stated(claim: Analysis, fact: AtomicFact, other: AtomicFact) -> bool:
+    mine = {q.value for q in fact.analysis.quantities} - {q.value for q in other.analysis.quantities}
+    if mine:
+        return mine <= {q.value for q in claim.quantities}
+    return bool(fact.analysis.tokens & _DIRECTION_WORDS & claim.tokens) or fact.analysis.negated == claim.negated
+
+
+def adopted_conflicts(claim: Analysis, cited: Sequence[AtomicFact], allowed: Mapping[str, AtomicFact]
+                      ) -> list[Failure]:
+    """G-5 / §9: the sentence states the value of a cited fact that an allowed, uncited fact contradicts."""
+    ids = {f.id for f in cited}
+    failures: list[Failure] = []
+    for fact in cited:
+        for other_id in sorted(allowed):
+            other = allowed[other_id]
+            if other_id in ids or conflict(fact, other) is None or not _adopts(claim, fact, other):
+                continue
+            failures.append(Failure(
+                CONFLICTING_FACTS,
+                f"conflict: the sentence adopts {fact.id}, but {other_id}, also allowed here, conflicts with it "
+                f"({conflict(fact, other)}); the verifier does not resolve conflicts (§9, G-5)",
+                f"the user choosing which of {fact.id} and {other_id} is authoritative, or the sentence presenting "
+                f"both values with their sources, citing [{fact.id}][{other_id}]", (fact.id, other_id)))
+    return failures
+
+
+def _adopts(claim: Analysis, fact: AtomicFact, other: AtomicFact) -> bool:
+    """The claim states what this fact says and the other does not: a value of its own, its direction, its
+    polarity."""
+    mine = {q.value for q in fact.analysis.quantities} - {q.value for q in other.analysis.quantities}
+    if mine:
+        return bool(mine & {q.value for q in claim.quantities})
+    return True

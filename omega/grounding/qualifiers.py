@@ -6,8 +6,14 @@ Qualifier terms are recognised with the lexicon `QUALIFIER_TERMS` (population, s
 - altered: the same, but a cited fact does qualify that kind differently (QUALIFIER_DRIFT);
 - dropped: a qualifier in a cited fact's `qualifiers` object is not carried by the sentence (QUALIFIER_DROPPED).
   A qualifier is carried when at least half of its tokens (words and numbers) appear in the sentence, so
-  "older adults" carries "adults aged 65 or older"; a `units` qualifier matters only when the sentence states
-  a number. Every key of `qualifiers` counts (a "dose" key is a qualifier too: §5.2 "dosage").
+  "older adults" carries "adults aged 65 or older". Every key of `qualifiers` counts (a "dose" key is a
+  qualifier too: §5.2 "dosage"), with two exceptions (issue 42):
+  - a `units` qualifier is dropped only when the sentence states one of the fact's numbers in that unit without
+    the unit ("71.6" for "71.6%"); a sentence stating only the fact's other numbers (its sample size) keeps it;
+  - a `method` qualifier may be left out: how a fact was obtained is provenance, not its scope. G-4 forbids
+    adding qualifiers, altering scope, strengthening and generalising populations; §5.2 names the drift it means
+    ("timeframe, dosage, setting"). A sentence that names a method must still name the fact's (drift), and
+    strength is the scope check's: "associated" stays "associated" without "in an observational cohort".
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ from omega.grounding.facts import AtomicFact, qualifier_text
 from omega.grounding.model import QUALIFIER_ADDED, QUALIFIER_DRIFT, QUALIFIER_DROPPED, Failure
 from omega.grounding.quantities import UNITS
 from omega.grounding.tokens import Analysis, analyse, lexicon
+from omega.grounding.words import plain
 
 QUALIFIER_TERMS: dict[str, frozenset[str]] = {
     "population": lexicon("""child children adolescent adolescents teenager infant infants neonate neonates newborn
@@ -69,7 +76,9 @@ def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact]) -> list[Fa
     for fact in facts:
         for key, value in fact.qualifiers.items():
             kind = category(key)
-            if (fact.id, kind) not in drifted and not _carried(claim, kind, qualifier_text(value)):
+            if kind == "method" or (fact.id, kind) in drifted:
+                continue
+            if not _carried(claim, kind, qualifier_text(value), fact):
                 failures.append(Failure(
                     QUALIFIER_DROPPED, f"{kind} '{qualifier_text(value)}' of {fact.id} is dropped (G-4)",
                     f"the sentence restating the {kind} '{qualifier_text(value)}', or a fact without it", (fact.id,)))
@@ -80,13 +89,17 @@ def _value(fact: AtomicFact, kind: str) -> str:
     return next(qualifier_text(v) for k, v in fact.qualifiers.items() if category(k) == kind)
 
 
-def _carried(claim: Analysis, kind: str, value: str) -> bool:
-    """Whether the sentence carries one qualifier value (half its tokens; units only beside a number)."""
+def _carried(claim: Analysis, kind: str, value: str, fact: AtomicFact) -> bool:
+    """Whether the sentence carries one qualifier value (half its tokens; units beside the fact's numbers)."""
     if kind == "units":
         if not claim.quantities:
             return True
-        unit = UNITS.get(value.strip().lower())
-        return value.strip().lower() in claim.lowered or any(q.unit == unit for q in claim.quantities if unit)
+        written = plain(value).strip().lower()
+        unit = UNITS.get(written) or next((UNITS[w] for w in written.split() if w in UNITS), None)
+        in_unit = {q.value for q in fact.analysis.quantities if unit is not None and q.unit == unit}
+        if in_unit:
+            return not any(q.value in in_unit and q.unit != unit for q in claim.quantities)
+        return written in claim.lowered or any(q.unit == unit for q in claim.quantities if unit)
     wanted = _tokens_of(value)
     if not wanted:
         return True

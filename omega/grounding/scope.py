@@ -10,7 +10,7 @@ Scope (SCOPE_EXPANSION):
 - an exclusive word the facts do not use ("only", "solely", "exclusively", ...);
 - a generic population the facts do not name ("people", "humans", "the general population", ...);
 - a sample generalised to a population: a cited fact speaks of its sample ("participants", "respondents",
-  "cohort", ...) and the sentence neither names the sample nor states its size (the fact's largest plain
+  "cohort", "surveyed", ...) and the sentence neither names the sample nor states its size (the fact's largest plain
   count, years aside: "25,310 women").
 Adding a hedge only weakens a claim and is allowed (a weaker statement is still entailed).
 """
@@ -31,8 +31,9 @@ UNIVERSAL = lexicon("""all always never every everyone everybody any universally
 EXCLUSIVE = lexicon("only solely exclusively purely merely")
 GENERIC_POPULATION = lexicon("""people humans human population populations general public individuals worldwide globally
     society""")
-SAMPLE_MARKERS = lexicon("""sample samples participant participants respondent respondents enrolled cohort volunteers
-    subjects""")
+# A survey's numbers are its respondents' (issue 42): "41% of 1,250 surveyed businesses" is not "41% of businesses".
+SAMPLE_MARKERS = lexicon("""sample samples sampled participant participants respondent respondents enrolled cohort
+    volunteers subjects survey surveyed surveys polled questionnaire interviewed""")
 CAUSAL = lexicon("""cause causes caused causal causally causing induce induces induced drive drives driven
     prevent prevents prevented determine determines because consequence""")
 CORRELATIONAL = lexicon("associated association correlated correlation linked related predicted")

@@ -214,7 +214,7 @@ def analyse(text: str, context: Iterable[str] = (), claim: bool = False) -> Anal
     extra = [_tokens_of(plain(c)) for c in context]
     kept = [pair for piece in pieces + extra for pair in piece.kept]
     content = tuple(normal for normal, _ in kept)
-    lowered = " ".join([marked, *context]).lower()
+    lowered = " ; ".join([marked, *context]).lower()  # a qualifier "%" is not the unit of the number before it
     subject, subject_text = _subject(marked, cut)
     return Analysis(
         lowered, frozenset(content), content, quantities(lowered),

@@ -15,7 +15,13 @@ from dataclasses import dataclass, replace
 
 from omega.grounding.binding import clause_local_binding, copula_binding
 from omega.grounding.citations import citation_presence, split_citations, uncited_fact_use
-from omega.grounding.conflicts import conflicting_facts
+from omega.grounding.conflicts import (
+    ATTRIBUTION,
+    ATTRIBUTION_WORDS,
+    adopted_conflicts,
+    conflicting_facts,
+    presented_with_attribution,
+)
 from omega.grounding.entailment import semantic_entailment
 from omega.grounding.facts import AtomicFact
 from omega.grounding.judge import EntailmentJudge
@@ -99,14 +105,18 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     facts = [evidence.facts[c] for c in cited if c in evidence.allowed and c in evidence.facts]
     if not facts:
         return verdict(failures, "")
-    failures += conflicting_facts(facts)
+    presented = presented_with_attribution(sentence.text, claim, facts)
+    if presented:  # §9: the sources are named; what names them is attribution, not a claim of either fact
+        claim = analyse(ATTRIBUTION.sub(" ", claim_text), claim=True)
+    allowed_facts = {i: f for i, f in evidence.facts.items() if i in evidence.allowed}
+    failures += conflicting_facts(facts, presented) + adopted_conflicts(claim, facts, allowed_facts)
     numbers = numerical_accuracy(claim, facts)
-    owned = OWNED_ELSEWHERE | claim.units | (DERIVATION_WORDS if numbers.derivations else frozenset())
+    owned = OWNED_ELSEWHERE | claim.units | (DERIVATION_WORDS if numbers.derivations else frozenset()) \
+        | (ATTRIBUTION_WORDS if presented else frozenset())
     claim, readings = aligned(claim, facts, owned)
     partners = name_partners(claim, [f.analysis for f in facts])
     coverage = semantic_entailment(claim, facts, owned, partners)
-    candidates = {i: f for i, f in evidence.facts.items() if i in evidence.allowed}
-    uncited = uncited_fact_use(coverage.uncovered, numbers.unmatched, cited, candidates)
+    uncited = uncited_fact_use(coverage.uncovered, numbers.unmatched, cited, allowed_facts)
     if uncited is None:
         failures += coverage.failures
         if not coverage.uncovered:
