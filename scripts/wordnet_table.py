@@ -123,7 +123,7 @@ def main(argv: list[str]) -> None:
     OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
     (OUT.parent / "wordnet-3.0.LICENSE").write_text((folder / "LICENSE").read_text(encoding="utf-8"),
                                                      encoding="utf-8")
-    print(f"{OUT}: {len(lines) - 1} words")
+    sys.stdout.write(f"{OUT}: {len(lines) - 1} words\n")
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
+from typing import NamedTuple
 
 from omega.grounding.facts import AtomicFact
 from omega.grounding.tokens import Analysis, Clause
@@ -28,16 +29,35 @@ from omega.grounding.tokens import Analysis, Clause
 TABLE = Path(__file__).resolve().parent / "data" / "wordnet-3.0.tsv"
 
 
+class Alignment(NamedTuple):
+    """The claim as compared, the readings made ("reduction = reduced") and the token mapping behind them."""
+
+    claim: Analysis
+    readings: tuple[str, ...]
+    mapping: Mapping[str, str]
+
+
 @lru_cache(maxsize=1)
-def _table() -> Mapping[str, frozenset[str]]:
-    """word -> its synonyms and derived forms (one step), read once from the committed WordNet table."""
-    out: dict[str, frozenset[str]] = {}
+def _tables() -> tuple[Mapping[str, frozenset[str]], Mapping[str, frozenset[str]]]:
+    """word -> its synonyms and derived forms (one step), and word -> its antonyms, read once from the committed
+    WordNet table."""
+    same: dict[str, frozenset[str]] = {}
+    opposite: dict[str, frozenset[str]] = {}
     for line in TABLE.read_text(encoding="utf-8").splitlines():
         if line.startswith("#"):
             continue
-        word, synonyms, derived, _antonyms = line.split("\t")
-        out[word] = frozenset(synonyms.split()) | frozenset(derived.split())
-    return out
+        word, synonyms, derived, antonym = line.split("\t")
+        same[word] = frozenset(synonyms.split()) | frozenset(derived.split())
+        if antonym:
+            opposite[word] = frozenset(antonym.split())
+    return same, opposite
+
+
+@lru_cache(maxsize=65536)
+def antonyms(word: str) -> frozenset[str]:
+    """The antonyms (WordNet) of the word's lemmas."""
+    table = _tables()[1]
+    return frozenset().union(*(table.get(lemma, frozenset()) for lemma in lemmas(word)))
 
 
 @lru_cache(maxsize=65536)
@@ -55,7 +75,7 @@ def lemmas(word: str) -> frozenset[str]:
 def related(word: str) -> frozenset[str]:
     """Every lemma the word may stand for: its own lemmas, and their synonyms and derived forms."""
     own = lemmas(word)
-    table = _table()
+    table = _tables()[0]
     return own.union(*(table.get(lemma, frozenset()) for lemma in own))
 
 
@@ -79,9 +99,8 @@ def _fact_lemmas(fact: AtomicFact) -> Mapping[str, str]:
     return index
 
 
-def aligned(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str]) -> tuple[Analysis, tuple[str, ...]]:
-    """The claim with each unstated word that is a fact word in another form read as that fact word, and the
-    readings made ("reduction = reduced")."""
+def aligned(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str]) -> Alignment:
+    """The claim with each unstated word that is a fact word in another form read as that fact word."""
     stated = frozenset().union(*(f.analysis.tokens | f.analysis.places for f in facts)) if facts else frozenset()
     named = frozenset(w for name in claim.names for w in name)
     index: dict[str, str] = {}
@@ -99,8 +118,8 @@ def aligned(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str])
             mapping[normal] = target
             readings.append(f"{spelled.get(normal, surface)} = {_fact_word(facts, target)}")
     if not mapping:
-        return claim, ()
-    return _renamed(claim, mapping), tuple(readings)
+        return Alignment(claim, (), {})
+    return Alignment(renamed(claim, mapping), tuple(readings), mapping)
 
 
 def _fact_word(facts: Sequence[AtomicFact], normal: str) -> str:
@@ -111,7 +130,8 @@ def _fact_word(facts: Sequence[AtomicFact], normal: str) -> str:
     return normal  # pragma: no cover - the target was read from these facts
 
 
-def _renamed(claim: Analysis, mapping: Mapping[str, str]) -> Analysis:
+def renamed(claim: Analysis, mapping: Mapping[str, str]) -> Analysis:
+    """The claim compared by other tokens: each `mapping` key read as its value (spellings kept for reasons)."""
     def each(tokens: frozenset[str]) -> frozenset[str]:
         return frozenset(mapping.get(t, t) for t in tokens)
 

@@ -204,10 +204,15 @@ class Analysis:
         return frozenset(format(q.value.normalize(), "f") for q in self.quantities)
 
 
+def marked_text(text: str) -> str:
+    """The plain text the analysis reads: entity letters marked ("drug B" -> "drug entityB"), `words.plain`."""
+    return plain(_ENTITY_LETTER.sub(lambda m: "entity" + m.group(1), text)).replace("\u2212", "-")
+
+
 def analyse(text: str, context: Iterable[str] = (), claim: bool = False) -> Analysis:
     """Tokenise and normalise a text: every non-function word's normal form (negations kept apart), clause by
     clause. `context` texts (a fact's qualifiers) qualify the whole text: their tokens count in every clause."""
-    marked = plain(_ENTITY_LETTER.sub(lambda m: "entity" + m.group(1), text)).replace("\u2212", "-")
+    marked = marked_text(text)
     # a claim's subject is read from its own first clause (cut also at participles), a fact's from its first
     cut = clauses(marked, claim)
     pieces = [_tokens_of(c) for c in cut] or [_tokens_of(marked)]

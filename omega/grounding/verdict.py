@@ -24,6 +24,7 @@ from omega.grounding.conflicts import (
 )
 from omega.grounding.entailment import semantic_entailment
 from omega.grounding.facts import AtomicFact
+from omega.grounding.frames import comparisons_and_roles
 from omega.grounding.judge import EntailmentJudge
 from omega.grounding.model import FAIL, INSUFFICIENT_EVIDENCE, NOT_ENTAILED, NUMERIC_MISMATCH, PASS, Failure
 from omega.grounding.modifiers import rank_and_frequency
@@ -32,7 +33,7 @@ from omega.grounding.numeric import DERIVATION_WORDS, numerical_accuracy
 from omega.grounding.qualifiers import OWNED as QUALIFIER_OWNED
 from omega.grounding.qualifiers import qualifier_integrity
 from omega.grounding.quantities import unit_words
-from omega.grounding.rephrasing import aligned
+from omega.grounding.rephrasing import aligned, renamed
 from omega.grounding.scope import OWNED as SCOPE_OWNED
 from omega.grounding.scope import scope_and_strength_fidelity
 from omega.grounding.tokens import analyse, normals
@@ -113,7 +114,10 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     numbers = numerical_accuracy(claim, facts)
     owned = OWNED_ELSEWHERE | claim.units | (DERIVATION_WORDS if numbers.derivations else frozenset()) \
         | (ATTRIBUTION_WORDS if presented else frozenset())
-    claim, readings = aligned(claim, facts, owned)
+    claim, readings, mapping = aligned(claim, facts, owned)
+    framed = comparisons_and_roles(claim_text, facts, mapping)
+    if framed.covered:  # a comparison stated from the other side, with the antonym (§5.1)
+        claim, readings = renamed(claim, framed.covered), readings + framed.readings
     partners = name_partners(claim, [f.analysis for f in facts])
     coverage = semantic_entailment(claim, facts, owned, partners)
     uncited = uncited_fact_use(coverage.uncovered, numbers.unmatched, cited, allowed_facts)
@@ -121,7 +125,7 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
         failures += coverage.failures
         if not coverage.uncovered:
             bound = clause_local_binding(claim, facts, owned, partners) or copula_binding(claim, facts, owned)
-            failures += [bound] if bound is not None else []
+            failures += [bound] if bound is not None else framed.failures
     elif coverage.polarity_failure is not None:
         failures.append(coverage.polarity_failure)
     failures += qualifier_integrity(claim, facts)

@@ -1,0 +1,249 @@
+"""Roles and comparisons bound (issue 42, item 1): the same words in another order are another claim.
+
+A bag of words passes "X was lower in A than in B" against "X was lower in B than in A", and "P tutored Q"
+against "Q tutored P". So each clause of the sentence and of its cited facts is read as frames:
+- a comparison frame: a comparative ("lower", "more", "faster", "exceeded", "fell short of") with its two sides,
+  the words before the comparison marker ("than", "versus", "compared with", "relative to") and the words after.
+  The sentence's comparative is the fact's (same lemma or a synonym: the sides stay), or its antonym
+  (WordNet's antonym pointers, "more"/"less"/"fewer": the sides swap). "did not exceed" and "fell short of" read
+  as the antonym with its sides ("A did not exceed B" is entailed by "A was lower than B": not-higher);
+- a role frame: a predicate verb with its agent (the words right before it, or after "by" in the passive) and its
+  patient (the words right after an active verb, or before a passive one), up to the nearest comma or preposition.
+A frame of the sentence fails when a cited fact has a frame of the same predicate and every such frame puts one
+of the sentence's side words on the other side: the word is stated, but in the other role (§5.1 "without
+changing meaning", §5.2 "Hallucination or inference"). Where no fact frame has the predicate, the words are left
+to `entailment` and `binding`: this check only refuses, it never lets anything through.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+from omega.grounding.facts import AtomicFact
+from omega.grounding.model import NOT_ENTAILED, Failure, quoted
+from omega.grounding.rephrasing import antonyms, lemmas, related
+from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
+from omega.grounding.words import AUXILIARIES, Word, clauses, verb_form, words
+
+MARKERS = frozenset({"than", "versus", "vs"})
+TWO_WORD_MARKERS = frozenset({("compared", "with"), ("compared", "to"), ("relative", "to"), ("as", "opposed")})
+COMPARATIVES = frozenset({"more", "less", "fewer", "exceed", "exceeded", "exceeds", "outperform", "outperformed",
+                          "outperforms", "surpass", "surpassed", "above", "below", "short"})
+_OPPOSITES = (frozenset({"more", "exceed", "outperform", "surpass", "above", "high", "great", "large"}),
+              frozenset({"less", "fewer", "few", "little", "short", "below", "low", "small"}))
+_BOUNDARY = frozenset({"in", "on", "at", "among", "during", "after", "before", "for", "from", "with", "within",
+                       "over", "under", "across", "between", "since", "until", "to", "into", "of", "by", "per",
+                       "than", "versus", "vs", "compared", "relative", "while", "whereas", "and", "but", "which",
+                       "who", "that"})
+_SIDE_PREPOSITIONS = frozenset({"in", "among", "for", "at", "on", "with", "during", "under", "from", "after",
+                                "before", "within", "across"})
+_BE = frozenset({"is", "are", "was", "were", "be", "been", "being"})
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """One predicate of a clause with its two sides (agent / patient, or the compared sides)."""
+
+    kind: str  # "comparison" or "role"
+    predicate: str  # the word as written, lower case
+    first: frozenset[str]
+    second: frozenset[str]
+
+
+@dataclass(frozen=True, slots=True)
+class FrameCheck:
+    """What the frames found: sides on the wrong side (failures), and comparatives the facts state by their
+    antonym with the sides swapped, read as the fact's word (`covered`: sentence token -> fact token)."""
+
+    failures: tuple[Failure, ...]
+    covered: Mapping[str, str]
+    readings: tuple[str, ...]
+
+
+def comparisons_and_roles(claim_text: str, facts: Sequence[AtomicFact], mapping: Mapping[str, str]) -> FrameCheck:
+    """Each frame of the sentence checked against the cited facts' frames of the same predicate."""
+    fact_frames = [frame for f in facts for frame in frames(f.content)]
+    failures: list[Failure] = []
+    covered: dict[str, str] = {}
+    readings: list[str] = []
+    for frame in frames(claim_text):
+        first = frozenset(mapping.get(t, t) for t in frame.first)
+        second = frozenset(mapping.get(t, t) for t in frame.second)
+        judged = [(v, f) for f in fact_frames
+                  if (v := _agrees(frame.kind, frame.predicate, first, second, f)) is not None]
+        agreeing = [f for (ok, _), f in judged if ok]
+        if agreeing:
+            if frame.kind == "comparison" and not frame.predicate.startswith("not "):
+                fact_word = agreeing[0].predicate
+                covered[normal(frame.predicate)] = normal(fact_word)
+                if normal(frame.predicate) != normal(fact_word):
+                    readings.append(f"{frame.predicate} than = {fact_word} than, sides swapped"
+                                    if _relation(frame.predicate, fact_word) == "opposite"
+                                    else f"{frame.predicate} = {fact_word}")
+            continue
+        if not judged:
+            continue
+        (_ok, moved), fact_frame = judged[0]
+        what = "comparison reversed" if frame.kind == "comparison" else "roles swapped"
+        failures.append(Failure(
+            NOT_ENTAILED,
+            f"{what}: the sentence puts {quoted(sorted(moved))} on the other side of '{frame.predicate}' than the "
+            f"cited facts, which state '{fact_frame.predicate}' with {quoted(sorted(fact_frame.first))} "
+            f"/ {quoted(sorted(fact_frame.second))}",
+            f"an Atomic Fact stating '{frame.predicate}' with {quoted(sorted(first))} / {quoted(sorted(second))} in "
+            f"these roles, cited inline", tuple(f.id for f in facts)))
+    return FrameCheck(tuple(failures), covered, tuple(readings))
+
+
+def _agrees(kind: str, predicate: str, first: frozenset[str], second: frozenset[str],
+            fact: Frame) -> tuple[bool, frozenset[str]] | None:
+    """None when the fact frame is about another predicate; else whether the sides land where the fact puts them
+    (and the words that moved)."""
+    if fact.kind != kind:
+        return None
+    relation = _relation(predicate, fact.predicate)
+    if relation is None:
+        return None
+    own_first, own_second = fact.first - fact.second, fact.second - fact.first
+    if relation == "opposite":
+        own_first, own_second = own_second, own_first
+    moved = (second & own_first) | (first & own_second) - second
+    landed = (second & own_second) | (first & own_first)
+    if not moved and not landed:
+        return None  # the sides share nothing with this fact frame: it is about other things
+    return not moved, moved
+
+
+def _relation(a: str, b: str) -> str | None:
+    """"same" when two predicates are one word (lemma or synonym), "opposite" for antonyms, else None."""
+    la, lb = _forms(a), _forms(b)
+    if la & lb or related(a) & lb:
+        return "same"
+    if any(la & side for side in _OPPOSITES) and any(lb & side for side in _OPPOSITES):
+        up_a, up_b = bool(la & _OPPOSITES[0]), bool(lb & _OPPOSITES[0])
+        return "same" if up_a == up_b else "opposite"
+    if la & frozenset().union(*(antonyms(w) for w in lb)):
+        return "opposite"
+    return None
+
+
+@lru_cache(maxsize=4096)
+def _forms(word: str) -> frozenset[str]:
+    """A predicate's lemmas, "not exceed" read as its antonym marker."""
+    if word.startswith("not "):
+        inner = _forms(word[4:])
+        flipped = [side for side in _OPPOSITES if not inner & side]
+        return flipped[0] if len(flipped) == 1 else frozenset({word})
+    if word == "fell short":
+        return frozenset({"short"})
+    return lemmas(word)
+
+
+@lru_cache(maxsize=4096)
+def frames(text: str) -> tuple[Frame, ...]:
+    """The comparison and role frames of each clause of a text (citations already removed)."""
+    out: list[Frame] = []
+    for clause in clauses(marked_text(text), claim=False):
+        found = _items(clause)
+        comparison = _comparison(found)
+        if comparison is not None:
+            out.append(comparison)
+            continue
+        role = _role(found, clause)
+        if role is not None:
+            out.append(role)
+    return tuple(out)
+
+
+_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+
+
+def _items(text: str) -> tuple[Word, ...]:
+    """The words of a clause and its numbers ("release 5", "version 2.4"), in order."""
+    numbers = [Word(m.group(0), m.group(0).replace(",", ""), m.start(), False, False) for m in _NUMBER.finditer(text)]
+    return tuple(sorted([*words(text), *numbers], key=lambda w: w.start))
+
+
+def _tokens(found: Sequence[Word]) -> frozenset[str]:
+    return frozenset(w.lower if w.lower[:1].isdigit() else normal(w.lower) for w in found
+                     if w.lower not in FUNCTION_WORDS and w.lower not in NEGATIONS)
+
+
+def _comparison(found: Sequence[Word]) -> Frame | None:
+    for at in range(len(found)):
+        marker = _marker_length(found, at)
+        if not marker:
+            continue
+        before = found[:at]
+        comparative = next((i for i in range(len(before) - 1, -1, -1) if _comparative(before[i])), None)
+        if comparative is None:
+            return None
+        predicate = before[comparative].lower
+        if predicate == "short" and comparative and before[comparative - 1].lower.startswith("fell"):
+            predicate = "fell short"
+        negated = any(w.lower in NEGATIONS or w.lower.endswith("n't") for w in before[:comparative])
+        # the first side: a phrase between the comparative and the marker ("lower | in A | than in B"), else the
+        # words before the comparative ("A | was faster than B"); the compared quantity is neither side
+        between = before[comparative + 1:]
+        first = between if between and between[0].lower in _SIDE_PREPOSITIONS else before[:comparative]
+        return Frame("comparison", f"not {predicate}" if negated else predicate, _tokens(first),
+                     _tokens(found[at + marker:]))
+    return None
+
+
+def _marker_length(found: Sequence[Word], at: int) -> int:
+    word = found[at].lower
+    if word in MARKERS:
+        return 1
+    if at + 1 < len(found) and (word, found[at + 1].lower) in TWO_WORD_MARKERS:
+        return 2
+    return 0
+
+
+_ER = re.compile(r"^[a-z]{2,}(?:er|ier)$")
+
+
+def _comparative(word: Word) -> bool:
+    low = word.lower
+    if low[:1].isdigit():
+        return False
+    return low in COMPARATIVES or (bool(_ER.match(low)) and any(f != low for f in lemmas(low)) and
+                                   low not in FUNCTION_WORDS)
+
+
+def _role(found: Sequence[Word], text: str) -> Frame | None:
+    """The first non-auxiliary verb form after the first word, with its agent and patient phrases."""
+    for at in range(1, len(found)):
+        word = found[at]
+        if word.lower[:1].isdigit() or not verb_form(word) or word.lower in AUXILIARIES:
+            continue
+        passive = found[at - 1].lower in _BE
+        before = _phrase(found, text, at - (2 if passive else 1), -1)
+        if passive:
+            by = next((i for i in range(at + 1, len(found)) if found[i].lower == "by"), None)
+            if by is None:
+                return None  # a passive without its agent says nothing about who did it
+            agent, patient = _phrase(found, text, by + 1, 1), before
+        else:
+            agent, patient = before, _phrase(found, text, at + 1, 1)
+        if not agent or not patient:
+            return None
+        return Frame("role", word.lower, _tokens(agent), _tokens(patient))
+    return None
+
+
+def _phrase(found: Sequence[Word], text: str, start: int, step: int) -> list[Word]:
+    """The words from `start` walking by `step` up to a boundary word (a preposition, a conjunction) or a comma."""
+    out: list[Word] = []
+    at = start
+    while 0 <= at < len(found) and found[at].lower not in _BOUNDARY and found[at].lower not in AUXILIARIES:
+        if out:
+            a, b = sorted((out[-1], found[at]), key=lambda w: w.start)
+            if "," in text[a.start + len(a.surface):b.start]:
+                break
+        out.append(found[at])
+        at += step
+    return out
