@@ -38,6 +38,7 @@ _BOUNDARY = frozenset({"in", "on", "at", "among", "during", "after", "before", "
                        "over", "under", "across", "between", "since", "until", "to", "into", "of", "by", "per",
                        "than", "versus", "vs", "compared", "relative", "while", "whereas", "and", "but", "which",
                        "who", "that"})
+_COMPARING_VERBS = frozenset({"exceed", "outperform", "surpass", "outnumber", "short"})
 _SIDE_PREPOSITIONS = frozenset({"in", "among", "for", "at", "on", "with", "during", "under", "from", "after",
                                 "before", "within", "across"})
 _BE = frozenset({"is", "are", "was", "were", "be", "been", "being"})
@@ -61,6 +62,7 @@ class FrameCheck:
     failures: tuple[Failure, ...]
     covered: Mapping[str, str]
     readings: tuple[str, ...]
+    negation_read: bool = False  # the sentence's one negation is its comparative's ("did not exceed" = "lower")
 
 
 def comparisons_and_roles(claim_text: str, facts: Sequence[AtomicFact], mapping: Mapping[str, str]) -> FrameCheck:
@@ -69,6 +71,7 @@ def comparisons_and_roles(claim_text: str, facts: Sequence[AtomicFact], mapping:
     failures: list[Failure] = []
     covered: dict[str, str] = {}
     readings: list[str] = []
+    negation_read = False
     for frame in frames(claim_text):
         first = frozenset(mapping.get(t, t) for t in frame.first)
         second = frozenset(mapping.get(t, t) for t in frame.second)
@@ -76,10 +79,12 @@ def comparisons_and_roles(claim_text: str, facts: Sequence[AtomicFact], mapping:
                   if (v := _agrees(frame.kind, frame.predicate, first, second, f)) is not None]
         agreeing = [f for (ok, _), f in judged if ok]
         if agreeing:
-            if frame.kind == "comparison" and not frame.predicate.startswith("not "):
+            if frame.kind == "comparison" and not agreeing[0].predicate.startswith("not "):
                 fact_word = agreeing[0].predicate
-                covered[normal(frame.predicate)] = normal(fact_word)
-                if normal(frame.predicate) != normal(fact_word):
+                word = frame.predicate.removeprefix("not ")
+                negation_read |= word != frame.predicate and _negations(claim_text) == 1
+                covered[normal(word.split()[-1])] = normal(fact_word.split()[-1])
+                if word != fact_word:
                     readings.append(f"{frame.predicate} than = {fact_word} than, sides swapped"
                                     if _relation(frame.predicate, fact_word) == "opposite"
                                     else f"{frame.predicate} = {fact_word}")
@@ -95,7 +100,11 @@ def comparisons_and_roles(claim_text: str, facts: Sequence[AtomicFact], mapping:
             f"/ {quoted(sorted(fact_frame.second))}",
             f"an Atomic Fact stating '{frame.predicate}' with {quoted(sorted(first))} / {quoted(sorted(second))} in "
             f"these roles, cited inline", tuple(f.id for f in facts)))
-    return FrameCheck(tuple(failures), covered, tuple(readings))
+    return FrameCheck(tuple(failures), covered, tuple(readings), negation_read)
+
+
+def _negations(text: str) -> int:
+    return sum(1 for w in words(text) if w.lower in NEGATIONS or w.lower.endswith("n't"))
 
 
 def _agrees(kind: str, predicate: str, first: frozenset[str], second: frozenset[str],
@@ -191,6 +200,26 @@ def _comparison(found: Sequence[Word]) -> Frame | None:
         first = between if between and between[0].lower in _SIDE_PREPOSITIONS else before[:comparative]
         return Frame("comparison", f"not {predicate}" if negated else predicate, _tokens(first),
                      _tokens(found[at + marker:]))
+    return _comparing_verb(found)
+
+
+def _comparing_verb(found: Sequence[Word]) -> Frame | None:
+    """A verb that compares its subject with its object ("A exceeded B", "A fell short of B")."""
+    for at, word in enumerate(found):
+        if not lemmas(word.lower) & _COMPARING_VERBS:
+            continue
+        predicate = word.lower
+        rest = found[at + 1:]
+        if predicate == "short" and at and found[at - 1].lower.startswith("fell"):
+            predicate, rest = "fell short", rest[1:] if rest and rest[0].lower == "of" else rest
+        elif predicate == "short":
+            continue
+        negated = any(w.lower in NEGATIONS or w.lower.endswith("n't") for w in found[:at])
+        before = [w for w in found[:at] if w.lower != "fell"]
+        by = next((i for i, w in enumerate(rest) if w.lower == "by"), None)
+        if at and found[at - 1].lower in _BE and by is not None:  # "B was outperformed by A"
+            before, rest = list(rest[by + 1:]), before
+        return Frame("comparison", f"not {predicate}" if negated else predicate, _tokens(before), _tokens(rest))
     return None
 
 

@@ -62,11 +62,13 @@ def antonyms(word: str) -> frozenset[str]:
 
 @lru_cache(maxsize=65536)
 def lemmas(word: str) -> frozenset[str]:
-    """The word and its lemmas in every part of speech (lemminflect), lower case."""
-    from lemminflect import getAllLemmas  # its tables load in about 0.3 s: only when a sentence needs them
+    """The word and its lemmas in every part of speech (lemminflect), lower case; a word lemminflect does not know
+    ("titres") by its rules for nouns."""
+    from lemminflect import getAllLemmas, getAllLemmasOOV  # tables load in about 0.3 s: only when needed
 
     found = {word}
-    for forms in getAllLemmas(word).values():
+    known = getAllLemmas(word)
+    for forms in (known or getAllLemmasOOV(word, "NOUN")).values():  # a word it has not seen: a noun's rules
         found.update(forms)
     return frozenset(found)
 

@@ -118,6 +118,8 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     framed = comparisons_and_roles(claim_text, facts, mapping)
     if framed.covered:  # a comparison stated from the other side, with the antonym (§5.1)
         claim, readings = renamed(claim, framed.covered), readings + framed.readings
+    if framed.negation_read:  # "did not exceed" read as "lower": its negation is the comparative's
+        claim = replace(claim, negated=False, clauses=tuple(replace(c, negated=False) for c in claim.clauses))
     partners = name_partners(claim, [f.analysis for f in facts])
     coverage = semantic_entailment(claim, facts, owned, partners)
     uncited = uncited_fact_use(coverage.uncovered, numbers.unmatched, cited, allowed_facts)

@@ -1,0 +1,50 @@
+"""§5.1 honest rephrasing (issue 42, item 3): inflections, derived forms and WordNet synonyms of a fact's words
+pass; a wider class, a name, and a word another check owns do not."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from omega.grounding.model import CLAIM_STRENGTHENED, NOT_ENTAILED
+from omega.grounding.rephrasing import TABLE, antonyms, lemmas, related
+from tests.unit.omega.grounding.support import codes, fact, judge
+
+REDUCED = fact("D1", "Drug A reduced systolic blood pressure in adults aged 65 or older.")
+ANALYSED = fact("D2", "Water samples from each pond were examined for environmental DNA.")
+VACCINE = fact("D3", "The vaccine was given to 400 adults.")
+LINKED = fact("D4", "Heavy rainfall was associated with flooding of the lower fields.")
+
+
+def test_inflections_are_one_word() -> None:
+    assert {"enroll", "fall", "titre"} <= lemmas("enrolled") | lemmas("fell") | lemmas("titres")
+
+
+def test_a_nominalisation_states_its_verb() -> None:
+    verdict = judge("Drug A produced a reduction in systolic blood pressure in adults aged 65 or older. [D1]", REDUCED)
+    assert "reduction" in related("reduction") and "reduce" in related("reduction")
+    assert NOT_ENTAILED not in {f.code for f in verdict.failures if "reduction" in f.reason}
+
+
+def test_a_wordnet_synonym_of_a_common_sense_passes_and_the_reading_is_named() -> None:
+    verdict = judge("Water samples from each pond were analysed for environmental DNA. [D2]", ANALYSED)
+    assert verdict.passed
+    assert "analysed = examined" in verdict.rationale
+
+
+def test_a_wider_class_is_not_a_synonym() -> None:
+    verdict = judge("The drug was given to 400 adults. [D3]", VACCINE)
+    assert NOT_ENTAILED in codes(verdict)
+    assert "'drug'" in verdict.failures[0].reason
+
+
+def test_a_word_another_check_owns_is_not_rephrased_into_the_fact() -> None:
+    verdict = judge("Heavy rainfall caused flooding of the lower fields. [D4]", LINKED)
+    assert CLAIM_STRENGTHENED in codes(verdict)
+
+
+def test_the_table_is_generated_with_its_licence_and_holds_wordnet_relations() -> None:
+    header = TABLE.read_text(encoding="utf-8").splitlines()[0]
+    assert "scripts/wordnet_table.py" in header and "WordNet 3.0" in header
+    assert "Princeton University" in (Path(TABLE).parent / "wordnet-3.0.LICENSE").read_text(encoding="utf-8")
+    assert "low" in antonyms("higher") and "high" in antonyms("lower")
+    assert "musician" not in related("music")  # a person who holds a role is not the role (noun.person)
