@@ -41,6 +41,8 @@ _BOUNDARY = frozenset({"in", "on", "at", "among", "during", "after", "before", "
 _COMPARING_VERBS = frozenset({"exceed", "outperform", "surpass", "outnumber", "short"})
 _SIDE_PREPOSITIONS = frozenset({"in", "among", "for", "at", "on", "with", "during", "under", "from", "after",
                                 "before", "within", "across"})
+_DETERMINERS = frozenset({"a", "an", "the", "this", "that", "these", "those", "its", "their", "his", "her", "our",
+                          "each", "every", "no", "any", "some"})
 _BE = frozenset({"is", "are", "was", "were", "be", "been", "being"})
 
 
@@ -194,10 +196,12 @@ def _comparison(found: Sequence[Word]) -> Frame | None:
         if predicate == "short" and comparative and before[comparative - 1].lower.startswith("fell"):
             predicate = "fell short"
         negated = any(w.lower in NEGATIONS or w.lower.endswith("n't") for w in before[:comparative])
-        # the first side: a phrase between the comparative and the marker ("lower | in A | than in B"), else the
-        # words before the comparative ("A | was faster than B"); the compared quantity is neither side
+        # the first side: a phrase between the comparative and the marker ("lower | in A | than in B", "more
+        # common | among A | than among B"), else the words before the comparative ("A | was faster than B");
+        # the compared quantity is neither side
         between = before[comparative + 1:]
-        first = between if between and between[0].lower in _SIDE_PREPOSITIONS else before[:comparative]
+        side = next((i for i, w in enumerate(between) if w.lower in _SIDE_PREPOSITIONS), None)
+        first = between[side:] if side is not None else before[:comparative]
         return Frame("comparison", f"not {predicate}" if negated else predicate, _tokens(first),
                      _tokens(found[at + marker:]))
     return _comparing_verb(found)
@@ -247,7 +251,8 @@ def _role(found: Sequence[Word], text: str) -> Frame | None:
     """The first non-auxiliary verb form after the first word, with its agent and patient phrases."""
     for at in range(1, len(found)):
         word = found[at]
-        if word.lower[:1].isdigit() or not verb_form(word) or word.lower in AUXILIARIES:
+        if word.lower[:1].isdigit() or not verb_form(word) or word.lower in AUXILIARIES \
+                or found[at - 1].lower in _DETERMINERS:  # "the tiered compiler": an adjective, not a predicate
             continue
         passive = found[at - 1].lower in _BE
         before = _phrase(found, text, at - (2 if passive else 1), -1)
@@ -258,7 +263,7 @@ def _role(found: Sequence[Word], text: str) -> Frame | None:
             agent, patient = _phrase(found, text, by + 1, 1), before
         else:
             agent, patient = before, _phrase(found, text, at + 1, 1)
-        if not agent or not patient:
+        if not _tokens(agent) or not _tokens(patient):
             return None
         return Frame("role", word.lower, _tokens(agent), _tokens(patient))
     return None

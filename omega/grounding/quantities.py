@@ -39,6 +39,16 @@ UNITS = {
     "weeks": "week", "day": "day", "days": "day", "hour": "hour", "hours": "hour", "h": "hour",
     "minute": "minute", "minutes": "minute", "min": "minute", "second": "second", "seconds": "second",
     "fold": "fold", "times": "fold",
+    # issue 42: units of the manuscripts' other fields, spelled out and abbreviated
+    "ms": "ms", "millisecond": "ms", "milliseconds": "ms", "µs": "µs", "microsecond": "µs", "microseconds": "µs",
+    "kb": "kb", "kilobyte": "kb", "kilobytes": "kb", "mb": "mb", "megabyte": "mb", "megabytes": "mb",
+    "gb": "gb", "gigabyte": "gb", "gigabytes": "gb", "mib": "mib", "gib": "gib",
+    "g/dl": "g/dl", "mg/l": "mg/l", "µg/l": "µg/l", "ng/ml": "ng/ml", "ppm": "ppm", "ppb": "ppb",
+    "metre": "m", "metres": "m", "meter": "m", "meters": "m", "centimetre": "cm", "centimetres": "cm",
+    "millimetre": "mm", "millimetres": "mm", "kilometre": "km", "kilometres": "km", "nm": "nm",
+    "nanometre": "nm", "nanometres": "nm", "µm": "µm", "micrometre": "µm", "micrometres": "µm",
+    "ha": "ha", "hectare": "ha", "hectares": "ha", "mpa": "mpa", "gpa": "gpa", "kpa": "kpa", "mw": "mw",
+    "kwh": "kwh", "mv": "mv",
 }
 
 
@@ -58,9 +68,14 @@ class Quantity:
 
 def quantities(lowered: str) -> tuple[Quantity, ...]:
     """Every number of a lower-cased text, with its unit, in order."""
+    return tuple(q for _start, _end, q in quantity_spans(lowered))
+
+
+def quantity_spans(lowered: str) -> list[tuple[int, int, Quantity]]:
+    """Every number of a lower-cased text with its unit, and where it stands (start, end of number and unit)."""
     if not _DIGIT.search(lowered) and _SPELLED_WORDS.isdisjoint(_LETTERS.findall(lowered)):
-        return ()  # the common case, answered without the spelled-number alternation
-    found: list[Quantity] = []
+        return []  # the common case, answered without the spelled-number alternation
+    found: list[tuple[int, int, Quantity]] = []
     for match in _NUMBER.finditer(lowered):
         token, unit_text = match.group(1), match.group(2)
         if token.isalpha():
@@ -72,8 +87,8 @@ def quantities(lowered: str) -> tuple[Quantity, ...]:
                 continue
             places = len(token.partition(".")[2])
         unit = None if unit_text is None else UNITS.get(unit_text.strip())
-        found.append(Quantity(token, value, unit, places))
-    return tuple(found)
+        found.append((match.start(), match.end(), Quantity(token, value, unit, places)))
+    return found
 
 
 def unit_words() -> frozenset[str]:

@@ -4,6 +4,9 @@ Strength (CLAIM_STRENGTHENED):
 - a causal cue ("caused", "led to", "due to", ...) the cited facts do not use: correlation stated as
   causation when they say "associated", "correlated", ...;
 - a hedge of the cited facts ("may", "suggests", "preliminary", ...) dropped: the sentence has no hedge;
+- an association of the cited facts ("associated", "correlated", ...) dropped: "was associated with a 12% lower
+  hazard" restated as "reduced the hazard by 12%" is correlation stated as causation (§5.2), with or without a
+  causal word (issue 42);
 - an intensifier the facts do not use ("proves", "significantly", "dramatically", "cures", ...).
 Scope (SCOPE_EXPANSION):
 - a universal quantifier the facts do not use ("all", "always", "never", "every", ...);
@@ -69,6 +72,12 @@ def scope_and_strength_fidelity(claim: Analysis, facts: Sequence[AtomicFact]) ->
         why = "correlation stated as causation" if correlational else "a causal claim the cited facts do not make"
         failures.append(Failure(CLAIM_STRENGTHENED, f"{why}: {quoted(claim.spoken(causal))}",
                                 "a cited fact establishing the causal relation (e.g. from a randomised trial)", ids))
+    associated = [f.id for f in facts if f.analysis.tokens & CORRELATIONAL and not causal_cues(f.analysis)]
+    if associated and not claim.tokens & CORRELATIONAL and not causal:
+        failures.append(Failure(CLAIM_STRENGTHENED, f"the association of {', '.join(associated)} is stated as an "
+                                "effect: the sentence drops 'associated' (correlation stated as causation)",
+                                "the sentence keeping the association ('was associated with'), or a fact stating "
+                                "the effect", tuple(associated)))
     hedged = [f.id for f in facts if f.analysis.tokens & HEDGES]
     if hedged and not claim.tokens & HEDGES:
         failures.append(Failure(CLAIM_STRENGTHENED, f"the hedge of {', '.join(hedged)} is dropped",

@@ -24,7 +24,8 @@ from omega.grounding.conflicts import (
 )
 from omega.grounding.entailment import semantic_entailment
 from omega.grounding.facts import AtomicFact
-from omega.grounding.frames import comparisons_and_roles
+from omega.grounding.frames import FrameCheck, comparisons_and_roles
+from omega.grounding.groups import values_in_their_groups
 from omega.grounding.judge import EntailmentJudge
 from omega.grounding.model import FAIL, INSUFFICIENT_EVIDENCE, NOT_ENTAILED, NUMERIC_MISMATCH, PASS, Failure
 from omega.grounding.modifiers import rank_and_frequency
@@ -36,7 +37,7 @@ from omega.grounding.quantities import unit_words
 from omega.grounding.rephrasing import aligned, renamed
 from omega.grounding.scope import OWNED as SCOPE_OWNED
 from omega.grounding.scope import scope_and_strength_fidelity
-from omega.grounding.tokens import analyse, normals
+from omega.grounding.tokens import Analysis, analyse, normals
 
 MAX_SENTENCE_CHARS = 2000
 OWNED_ELSEWHERE = QUALIFIER_OWNED | SCOPE_OWNED | normals(sorted(w for w in unit_words() if len(w) <= 2))
@@ -114,12 +115,7 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     numbers = numerical_accuracy(claim, facts)
     owned = OWNED_ELSEWHERE | claim.units | (DERIVATION_WORDS if numbers.derivations else frozenset()) \
         | (ATTRIBUTION_WORDS if presented else frozenset())
-    claim, readings, mapping = aligned(claim, facts, owned)
-    framed = comparisons_and_roles(claim_text, facts, mapping)
-    if framed.covered:  # a comparison stated from the other side, with the antonym (§5.1)
-        claim, readings = renamed(claim, framed.covered), readings + framed.readings
-    if framed.negation_read:  # "did not exceed" read as "lower": its negation is the comparative's
-        claim = replace(claim, negated=False, clauses=tuple(replace(c, negated=False) for c in claim.clauses))
+    claim, readings, framed = read_as_facts(claim_text, claim, facts, owned)
     partners = name_partners(claim, [f.analysis for f in facts])
     coverage = semantic_entailment(claim, facts, owned, partners)
     uncited = uncited_fact_use(coverage.uncovered, numbers.unmatched, cited, allowed_facts)
@@ -127,7 +123,7 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
         failures += coverage.failures
         if not coverage.uncovered:
             bound = clause_local_binding(claim, facts, owned, partners) or copula_binding(claim, facts, owned)
-            failures += [bound] if bound is not None else framed.failures
+            failures += [bound] if bound is not None else framed.failures or values_in_their_groups(claim_text, facts)
     elif coverage.polarity_failure is not None:
         failures.append(coverage.polarity_failure)
     failures += qualifier_integrity(claim, facts)
@@ -148,6 +144,19 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     if judge is not None and judged.paraphrase_uncertain and failures[0].code == NOT_ENTAILED:
         return consult(judged, judge, claim_text, [f.statement for f in facts], ids)
     return judged
+
+
+def read_as_facts(claim_text: str, claim: Analysis, facts: list[AtomicFact],
+                  owned: frozenset[str]) -> tuple[Analysis, tuple[str, ...], FrameCheck]:
+    """The claim read in the facts' words (§5.1 rephrasing, a comparison from its other side), the readings made,
+    and the frames' verdict."""
+    claim, readings, mapping = aligned(claim, facts, owned)
+    framed = comparisons_and_roles(claim_text, facts, mapping)
+    if framed.covered:  # a comparison stated from the other side, with the antonym (§5.1)
+        claim, readings = renamed(claim, framed.covered), readings + framed.readings
+    if framed.negation_read:  # "did not exceed" read as "lower": its negation is the comparative's
+        claim = replace(claim, negated=False, clauses=tuple(replace(c, negated=False) for c in claim.clauses))
+    return claim, readings, framed
 
 
 def consult(judged: SentenceVerdict, judge: EntailmentJudge, claim: str, premises: list[str],

@@ -1,0 +1,104 @@
+"""Values bound to their groups (issue 42: "a value moved to another group"): a number keeps the arm, site, year
+or material the fact states it for.
+
+A fact that gives one measure for several groups ("12.4 g/dL in the intravenous arm and 11.5 g/dL in the oral
+arm", "from 23% in 2021 to 9% in 2022") is read as value/group pairs: each measured number (one whose unit
+another number of the clause shares; a year, a version or a count is a group's name) with the words of its
+group, the words after it when the fact attaches groups after its numbers ("23% |
+in 2021"), else the words before it back to the previous number ("for the control membrane | 98.2%"). The
+sentence's numbers are read the same way. A sentence number fails when its group words are distinctive of
+another value's group in the fact and of none of its own: "11.5 g/dL in the intravenous arm" moves the oral
+arm's value (§5.2 "Numerical modification", G-4 "alter scope"). Facts with one number per clause are left alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+from decimal import Decimal
+
+from omega.grounding.facts import AtomicFact
+from omega.grounding.model import NOT_ENTAILED, Failure, quoted
+from omega.grounding.quantities import UNITS, quantity_spans
+from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
+from omega.grounding.words import clauses, words
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
+_ATTACHING = frozenset({"in", "for", "among", "at", "with", "during", "on", "under", "after", "before", "within",
+                        "of"})
+_TIME = frozenset({"year", "month", "week", "day", "hour", "minute", "second"})  # ages and durations name groups
+_UNIT_WORDS = frozenset(w for key in UNITS for w in re.split(r"[\s/]+", key) if w.isalpha()) | {"dl", "l"}
+
+
+def value_groups(text: str, claim: bool = False) -> list[list[tuple[Decimal, frozenset[str]]]]:
+    """Per clause, each measured number (in a fact, one whose unit another number of the clause shares; in a
+    sentence, any number with a unit) with the tokens of the group it is stated for."""
+    out: list[list[tuple[Decimal, frozenset[str]]]] = []
+    for clause in clauses(marked_text(text)):
+        lowered = clause.lower()
+        spans = quantity_spans(lowered)
+        units = Counter(q.unit for _s, _e, q in spans if q.unit is not None)
+        found = [(start, end, q) for start, end, q in spans if q.unit is not None and q.unit not in _TIME
+                 and (claim or units[q.unit] > 1)]
+        if len(found) < (1 if claim else 2):
+            continue
+        fact_follows = _follows(clause, found[0][1])
+        pairs: list[tuple[Decimal, frozenset[str]]] = []
+        for i, (start, end, quantity) in enumerate(found):
+            # a fact names its groups one way throughout; a sentence's numbers are read one by one
+            if _follows(clause, end) if claim else fact_follows:
+                span = clause[end:found[i + 1][0] if i + 1 < len(found) else len(clause)]
+            else:
+                span = _from_last_preposition(clause[found[i - 1][1] if i else 0:start])
+            pairs.append((quantity.value, _group_tokens(span)))
+        out.append(pairs)
+    return out
+
+
+def _follows(clause: str, end: int) -> bool:
+    """The words after a number name its group ("23% | in 2021")."""
+    after = words(clause[end:])
+    return bool(after) and after[0].lower in _ATTACHING
+
+
+def _from_last_preposition(span: str) -> str:
+    """A group named before its number starts at its preposition ("for the control membrane | 98.2%"): the
+    words before it are the measure, shared by every group."""
+    found = words(span)
+    last = next((w for w in reversed(found) if w.lower in _ATTACHING), None)
+    return span if last is None else span[last.start:]
+
+
+def _group_tokens(span: str) -> frozenset[str]:
+    """The group's words and its plain numbers ("in 2021", "with Orrery 4.8")."""
+    plain = {m.group(0) for m in _NUMBER.finditer(span)}
+    return frozenset(normal(w.lower) for w in words(span) if w.lower not in FUNCTION_WORDS
+                     and w.lower not in NEGATIONS and w.lower not in _UNIT_WORDS) | plain
+
+
+def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:
+    """Each sentence number stated for the group a cited fact gives another value for."""
+    fact_clauses = [pairs for f in facts for pairs in value_groups(f.content) if len(pairs) > 1]
+    if not fact_clauses:
+        return []
+    failures: list[Failure] = []
+    for pairs in value_groups(claim_text, claim=True):
+        for value, group in pairs:
+            for fact_pairs in fact_clauses:
+                own = [g for v, g in fact_pairs if v == value]
+                others = [g for v, g in fact_pairs if v != value]
+                if not own or not others:
+                    continue
+                mine = frozenset().union(*own) - frozenset().union(*others)
+                theirs = frozenset().union(*others) - frozenset().union(*own)
+                moved = group & theirs
+                if moved and not group & mine:
+                    failures.append(Failure(
+                        NOT_ENTAILED,
+                        f"value moved to another group: {value} is stated for {quoted(sorted(moved))}, but the cited "
+                        f"facts give {value} for {quoted(sorted(mine))}",
+                        f"an Atomic Fact stating {value} for {quoted(sorted(moved))}, cited inline",
+                        tuple(f.id for f in facts)))
+                    break
+    return failures
