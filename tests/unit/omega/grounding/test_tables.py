@@ -159,6 +159,25 @@ UNIT_SPELLINGS = [
     ("minute", "12 minute", "minute"), ("minutes", "12 minutes", "minute"), ("min", "12 min", "minute"),
     ("second", "12 second", "second"), ("seconds", "12 seconds", "second"),
     ("fold", "12-fold", "fold"), ("times", "12 times", "fold"),
+    # issue 42: software, materials and laboratory units, spelled out and abbreviated
+    ("ms", "12 ms", "ms"), ("millisecond", "12 millisecond", "ms"), ("milliseconds", "12 milliseconds", "ms"),
+    ("us", "12 \u00b5s", "\u00b5s"), ("microsecond", "12 microsecond", "\u00b5s"),
+    ("microseconds", "12 microseconds", "\u00b5s"),
+    ("kb", "12 kb", "kb"), ("kilobyte", "12 kilobyte", "kb"), ("kilobytes", "12 kilobytes", "kb"),
+    ("mb", "12 mb", "mb"), ("megabyte", "12 megabyte", "mb"), ("megabytes", "12 megabytes", "mb"),
+    ("gb", "12 gb", "gb"), ("gigabyte", "12 gigabyte", "gb"), ("gigabytes", "12 gigabytes", "gb"),
+    ("mib", "12 mib", "mib"), ("gib", "12 gib", "gib"),
+    ("g_per_dl", "12 g/dl", "g/dl"), ("mg_per_l", "12 mg/l", "mg/l"), ("ug_per_l", "12 \u00b5g/l", "\u00b5g/l"),
+    ("ng_per_ml", "12 ng/ml", "ng/ml"), ("ppm", "12 ppm", "ppm"), ("ppb", "12 ppb", "ppb"),
+    ("metre", "12 metre", "m"), ("metres", "12 metres", "m"), ("meter", "12 meter", "m"),
+    ("meters", "12 meters", "m"), ("centimetre", "12 centimetre", "cm"), ("centimetres", "12 centimetres", "cm"),
+    ("millimetre", "12 millimetre", "mm"), ("millimetres", "12 millimetres", "mm"),
+    ("kilometre", "12 kilometre", "km"), ("kilometres", "12 kilometres", "km"), ("nm", "12 nm", "nm"),
+    ("nanometre", "12 nanometre", "nm"), ("nanometres", "12 nanometres", "nm"), ("um", "12 \u00b5m", "\u00b5m"),
+    ("micrometre", "12 micrometre", "\u00b5m"), ("micrometres", "12 micrometres", "\u00b5m"),
+    ("ha", "12 ha", "ha"), ("hectare", "12 hectare", "ha"), ("hectares", "12 hectares", "ha"),
+    ("mpa", "12 mpa", "mpa"), ("gpa", "12 gpa", "gpa"), ("kpa", "12 kpa", "kpa"), ("mw", "12 mw", "mw"),
+    ("kwh", "12 kwh", "kwh"), ("mv", "12 mv", "mv"),
 ]
 # The "°c" row cannot be read: the number pattern takes a unit of letters only, and "°" is none.
 UNREADABLE_UNITS = ["\u00b0c"]
