@@ -2,9 +2,9 @@
 or material the fact states it for.
 
 A fact that gives one measure for several groups ("12.4 g/dL in the intravenous arm and 11.5 g/dL in the oral
-arm", "from 23% in 2021 to 9% in 2022") is read as value/group pairs: each measured number (one whose unit
-another number of the clause shares; a year, a version or a count is a group's name) with the words of its
-group, the words after it when the fact attaches groups after its numbers ("23% |
+arm", "from 23% in 2021 to 9% in 2022") is read as value/group pairs: each measured number (in the unit of
+the fact's `units` qualifier, or its clause's most frequent unit; a year, an age, a version or a count is a
+group's name) with the words of its group, the words after it when the fact attaches groups after its numbers ("23% |
 in 2021"), else the words before it back to the previous number ("for the control membrane | 98.2%"). The
 sentence's numbers are read the same way. A sentence number fails when its group words are distinctive of
 another value's group in the fact and of none of its own: "11.5 g/dL in the intravenous arm" moves the oral
@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
 
-from omega.grounding.facts import AtomicFact
+from omega.grounding.facts import AtomicFact, qualifier_text
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
 from omega.grounding.quantities import UNITS, quantity_spans
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
@@ -27,20 +27,22 @@ from omega.grounding.words import clauses, words
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
 _ATTACHING = frozenset({"in", "for", "among", "at", "with", "during", "on", "under", "after", "before", "within",
                         "of"})
-_TIME = frozenset({"year", "month", "week", "day", "hour", "minute", "second"})  # ages and durations name groups
 _UNIT_WORDS = frozenset(w for key in UNITS for w in re.split(r"[\s/]+", key) if w.isalpha()) | {"dl", "l"}
 
 
-def value_groups(text: str, claim: bool = False) -> list[list[tuple[Decimal, frozenset[str]]]]:
-    """Per clause, each measured number (in a fact, one whose unit another number of the clause shares; in a
-    sentence, any number with a unit) with the tokens of the group it is stated for."""
+def value_groups(text: str, claim: bool = False, unit: str | None = None
+                 ) -> list[list[tuple[Decimal, frozenset[str]]]]:
+    """Per clause, each measured number with the tokens of the group it is stated for. A fact's measure is the
+    unit its `units` qualifier names (`unit`), else its clause's most frequent unit, stated twice or more; a
+    sentence's numbers with a unit are all read."""
     out: list[list[tuple[Decimal, frozenset[str]]]] = []
     for clause in clauses(marked_text(text)):
         lowered = clause.lower()
         spans = quantity_spans(lowered)
         units = Counter(q.unit for _s, _e, q in spans if q.unit is not None)
-        found = [(start, end, q) for start, end, q in spans if q.unit is not None and q.unit not in _TIME
-                 and (claim or units[q.unit] > 1)]
+        measure = unit if units[unit] > 1 else (units.most_common(1)[0][0] if units else None)
+        found = [(start, end, q) for start, end, q in spans if q.unit is not None
+                 and (claim or (q.unit == measure and units[q.unit] > 1))]
         if len(found) < (1 if claim else 2):
             continue
         fact_follows = _follows(clause, found[0][1])
@@ -54,6 +56,15 @@ def value_groups(text: str, claim: bool = False) -> list[list[tuple[Decimal, fro
             pairs.append((quantity.value, _group_tokens(span)))
         out.append(pairs)
     return out
+
+
+def _unit_of(fact: AtomicFact) -> str | None:
+    """The unit a fact's `units` qualifier names, in the unit table's canonical form."""
+    written = next((qualifier_text(v) for k, v in fact.qualifiers.items() if k.lower() in ("units", "unit")), None)
+    if written is None:
+        return None
+    lowered = written.strip().lower()
+    return UNITS.get(lowered) or next((UNITS[w] for w in lowered.split() if w in UNITS), None)
 
 
 def _follows(clause: str, end: int) -> bool:
@@ -79,7 +90,7 @@ def _group_tokens(span: str) -> frozenset[str]:
 
 def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:
     """Each sentence number stated for the group a cited fact gives another value for."""
-    fact_clauses = [pairs for f in facts for pairs in value_groups(f.content) if len(pairs) > 1]
+    fact_clauses = [pairs for f in facts for pairs in value_groups(f.content, unit=_unit_of(f)) if len(pairs) > 1]
     if not fact_clauses:
         return []
     failures: list[Failure] = []

@@ -1,8 +1,13 @@
-"""Numbers with their units, as stated in a sentence or a fact: digits ("1,200", "4.5"), percent signs and
-a small table of spelled-out numbers ("twelve"). The unit is the normalised word right after the number when it
-is in the unit table (mg, %, mmHg, weeks, ...), else None (a count of whatever follows: "120 adults").
+"""Numbers with their units, as stated in a sentence or a fact: digits ("1,200", "4.5"), percent signs,
+spelled-out numbers ("twelve", "thirty-six", "six thousand two hundred") and proportions in words. The unit is
+the normalised word (or "X per Y" phrase: "grams per decilitre") right after the number when it is in the unit
+table (mg, %, mmHg, weeks, ...), else None (a count of whatever follows: "120 adults").
 
 Values are exact decimals, so "12.0" equals "12" but "12.4" does not equal "12": rounding is a change.
+Proportions in words (issue 42, §5.1 "rephrasing without changing meaning") are percentages with the exact
+value of their fraction: "one in four" = "a quarter" = 25%, "half of" = 50%, "three in ten" = 30%. A fraction
+with no exact decimal ("a third") is its value to 28 digits, which no stated "33.3%" equals: "about", "nearly"
+and rounding stay changes.
 """
 
 from __future__ import annotations
@@ -15,16 +20,30 @@ SPELLED = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15, "sixteen": 16,
     "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
-    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100,
+    "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90, "hundred": 100, "thousand": 1000, "million": 10**6,
 }
+_MULTIPLIERS = {"hundred": 100, "thousand": 1000, "million": 10**6}
+_SPELLED_RUN = r"(?:" + "|".join(SPELLED) + r")(?:(?:\s+|-)(?:and\s+)?(?:" + "|".join(SPELLED) + r"))*"
 _NUMBER = re.compile(
-    r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?|\b(?:" + "|".join(SPELLED) + r")\b)"
-    r"(?:(?:\s*|-)(%|per ?cent\b|percentage points?\b|[a-zµ]+(?:/[a-z]+)?))?"
+    r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?|\b" + _SPELLED_RUN + r"\b)"
+    r"(?:(?:\s*|-)(%|per ?cent\b|percentage points?\b|degrees? celsius\b|°c\b|°f\b|°|"
+    r"[a-zµ]+ per (?:square |cubic )?[a-z]+(?: per [a-z]+)*\b|[a-zµ]+(?:/[a-z]+)?))?"
+)
+_DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fifth": 5,
+                 "fifths": 5, "sixth": 6, "eighth": 8, "eighths": 8, "tenth": 10, "tenths": 10}
+FRACTION_WORDS = frozenset(_DENOMINATORS) | {"in", "a"}
+_SMALL = "one|two|three|four|five|six|seven|eight|nine"
+_FRACTION = re.compile(
+    r"\b(?P<n>" + _SMALL + r"|\d) in (?P<d>two|three|four|five|six|seven|eight|nine|ten|twenty|a hundred|\d{1,3})\b"
+    r"|\b(?P<m>a|one|" + _SMALL + r")[- ](?P<part>" + "|".join(_DENOMINATORS) + r")\b"
+    r"|(?:(?<=\bby )|(?<!the )(?<!first )(?<!second )(?<!last )\b(?=half (?:of|the|its|their)\b))(?P<half>half)\b"
 )
 
 _DIGIT = re.compile(r"\d")
 _LETTERS = re.compile(r"[a-z]+")
 _SPELLED_WORDS = frozenset(SPELLED)
+_NUMBER_WORDS = _SPELLED_WORDS | {"half", "halves", "third", "thirds", "quarter", "quarters", "fifth", "fifths",
+                                  "sixth", "eighth", "eighths", "tenth", "tenths"}
 
 # Unit spellings -> one canonical unit; a unit is claim-bearing, so "12 weeks" and "12 months" differ.
 UNITS = {
@@ -49,6 +68,10 @@ UNITS = {
     "nanometre": "nm", "nanometres": "nm", "µm": "µm", "micrometre": "µm", "micrometres": "µm",
     "ha": "ha", "hectare": "ha", "hectares": "ha", "mpa": "mpa", "gpa": "gpa", "kpa": "kpa", "mw": "mw",
     "kwh": "kwh", "mv": "mv",
+    "grams per decilitre": "g/dl", "grams per deciliter": "g/dl", "milligrams per decilitre": "mg/dl",
+    "milligrams per litre": "mg/l", "micrograms per litre": "µg/l", "millimoles per litre": "mmol/l",
+    "milligrams per kilogram": "mg/kg", "°": "degree", "degree": "degree", "degrees": "degree",
+    "degrees celsius": "°c", "degree celsius": "°c", "°f": "°f",
 }
 
 
@@ -73,22 +96,70 @@ def quantities(lowered: str) -> tuple[Quantity, ...]:
 
 def quantity_spans(lowered: str) -> list[tuple[int, int, Quantity]]:
     """Every number of a lower-cased text with its unit, and where it stands (start, end of number and unit)."""
-    if not _DIGIT.search(lowered) and _SPELLED_WORDS.isdisjoint(_LETTERS.findall(lowered)):
+    if not _DIGIT.search(lowered) and _NUMBER_WORDS.isdisjoint(_LETTERS.findall(lowered)):
         return []  # the common case, answered without the spelled-number alternation
-    found: list[tuple[int, int, Quantity]] = []
+    found = _fractions(lowered)
+    taken = [(a, b) for a, b, _q in found]
     for match in _NUMBER.finditer(lowered):
+        if any(a <= match.start() < b for a, b in taken):
+            continue
         token, unit_text = match.group(1), match.group(2)
-        if token.isalpha():
-            value, places = Decimal(SPELLED[token]), 0
+        if token[0].isalpha():
+            value, places = _spelled(token), 0
         else:
             try:
                 value = Decimal(token.replace(",", ""))
             except InvalidOperation:  # pragma: no cover - the pattern only matches decimal text
                 continue
             places = len(token.partition(".")[2])
-        unit = None if unit_text is None else UNITS.get(unit_text.strip())
-        found.append((match.start(), match.end(), Quantity(token, value, unit, places)))
-    return found
+        unit, end = None, match.end(1)  # a word the table does not know is not a unit: "two control schools"
+        if unit_text is not None:
+            unit = UNITS.get(unit_text.strip())
+            end = match.end() if unit is not None else end
+            if unit is None and " per " in unit_text:  # "mg per day": the unit is the first word
+                first = unit_text.split()[0]
+                unit = UNITS.get(first)
+                end = match.start(2) + len(first) if unit is not None else end
+        found.append((match.start(), end, Quantity(token, value, unit, places)))
+    return sorted(found, key=lambda f: f[0])
+
+
+def _spelled(text: str) -> Decimal:
+    """"thirty-six" = 36, "six thousand two hundred" = 6200."""
+    total = current = 0
+    for word in re.split(r"[\s-]+", text):
+        if word == "and":
+            continue
+        if word == "hundred":
+            current = max(current, 1) * 100
+        elif word in _MULTIPLIERS:
+            total += max(current, 1) * _MULTIPLIERS[word]
+            current = 0
+        else:
+            current += SPELLED[word]
+    return Decimal(total + current)
+
+
+def _fractions(lowered: str) -> list[tuple[int, int, Quantity]]:
+    """Proportions in words, as percentages of their exact value."""
+    out: list[tuple[int, int, Quantity]] = []
+    for match in _FRACTION.finditer(lowered):
+        if match.group("half"):
+            numerator, denominator = 1, 2
+        elif match.group("part"):
+            numerator = 1 if match.group("m") == "a" else int(_spelled(match.group("m")))
+            denominator = _DENOMINATORS[match.group("part")]
+        else:
+            numerator = int(match.group("n")) if match.group("n").isdigit() else int(_spelled(match.group("n")))
+            d = match.group("d").removeprefix("a ")
+            denominator = int(d) if d.isdigit() else int(_spelled(d))
+        if not 0 < numerator < denominator:
+            continue
+        value = Decimal(numerator) * 100 / Decimal(denominator)
+        value = value.quantize(Decimal(1)) if value == value.to_integral_value() else value.normalize()
+        places = max(0, -int(value.as_tuple().exponent))
+        out.append((match.start(), match.end(), Quantity(match.group(0), value, "%", places)))
+    return out
 
 
 def unit_words() -> frozenset[str]:

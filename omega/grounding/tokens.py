@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
 
-from omega.grounding.quantities import SPELLED, Quantity, quantities, unit_words
+from omega.grounding.quantities import FRACTION_WORDS, SPELLED, Quantity, quantities, quantity_spans, unit_words
 from omega.grounding.words import (
     DEMONYMS,
     IRREGULAR_VERBS,
@@ -251,6 +251,7 @@ def _tokens_of(text: str) -> _Piece:
     found = words(text)
     spans = [(m.start(), m.end()) for m in NEGATION_IDIOM.finditer(lowered)]
     negated = bool(spans)
+    numbers = [(a, b) for a, b, _q in quantity_spans(lowered)]
     kept: list[tuple[str, str]] = []
     units: list[str] = []
     for i, word in enumerate(found):
@@ -260,27 +261,21 @@ def _tokens_of(text: str) -> _Piece:
             continue
         if low in FUNCTION_WORDS or low in SPELLED or any(a <= word.start < b for a, b in spans):
             continue
+        in_number = any(a <= word.start < b for a, b in numbers)
+        if in_number and low in FRACTION_WORDS:
+            continue  # "one in four", "a quarter": the number is the numeric check's
         after = found[i + 1] if i + 1 < len(found) else None
         if low in MODALS and after is not None and (after.lower in NEGATIONS or after.lower.endswith("n't")):
             continue  # "could not": the negation carries it; a modal under negation is not a hedge
         if low in _NAMING and after is not None and (after.capitalised or (
                 after.lower == "as" and i + 2 < len(found) and found[i + 2].capitalised)):
             continue  # "a capital called Mogadishu", "known as El Libertador": naming is identity, not a claim
-        if _unit_of_number(text, word):
-            units.append(normal(low))  # "12 weeks": the numeric check owns the unit
+        if in_number:
+            units.append(normal(low))  # "12 weeks", "3.1 grams per decilitre": the numeric check owns the unit
         kept.append((_literal(word, after, text) or normal(low), low))
     places = frozenset(place_mark(w.lower) for w, nxt in pairwise(found)
                        if w.lower in DEMONYMS and nxt.surface[:1].islower() and nxt.lower not in FUNCTION_WORDS)
     return _Piece(lowered, tuple(kept), negated, frozenset(units), places)
-
-
-def _unit_of_number(text: str, word: Word) -> bool:
-    """A unit word written right after a number ("12 weeks", "5-fold")."""
-    if lemma(word.lower) not in _UNIT_NORMALS:
-        return False
-    before = text[:word.start].rstrip(" -")
-    return bool(before) and (before[-1].isdigit() or before[-1] == "%" or
-                             before.lower().rsplit(None, 1)[-1] in SPELLED)
 
 
 def _literal(word: Word, after: Word | None, text: str) -> str | None:

@@ -51,7 +51,8 @@ def test_which_version_replaced_which_is_bound_by_its_numbers() -> None:
 def test_frames_read_the_sides_of_than_and_the_agent_after_by() -> None:
     [comparison] = frames("Yield was higher in plot A than in plot B.")
     assert (comparison.kind, comparison.predicate) == ("comparison", "higher")
-    assert "entitya" in comparison.first and "entityb" in comparison.second
+    assert "entitya" in comparison.first
+    assert "entityb" in comparison.second
     [role] = frames("Plot B was grazed by sheep.")
     assert (role.kind, role.first, role.second) == ("role", frozenset({"sheep"}), frozenset({"plot", "entityb"}))
 

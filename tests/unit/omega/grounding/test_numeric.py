@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
+
 from omega.grounding.model import NUMERIC_MISMATCH
 from omega.grounding.numeric import numerical_accuracy
 from omega.grounding.quantities import quantities, sample_size
@@ -76,3 +78,25 @@ def test_a_rounding_to_one_decimal_place_is_named_as_a_rounding() -> None:
     precise = fact("P", "Dizziness was reported by 8.46% of participants.")
     [failure] = numerical_accuracy(analyse("8.5% reported dizziness"), [precise]).failures
     assert failure.reason == "'8.5 %' is a rounding of '8.46 %'"
+
+
+@pytest.mark.parametrize(("written", "value"), [
+    ("one in four", "25"), ("a quarter of", "25"), ("1 in 4", "25"), ("three quarters of", "75"),
+    ("half of the women", "50"), ("fell by half", "50"), ("three in ten", "30"), ("one-tenth of", "10"),
+])
+def test_a_proportion_in_words_is_its_exact_percentage(written: str, value: str) -> None:
+    [quantity] = quantities(written)
+    assert (quantity.value, quantity.unit) == (Decimal(value), "%")
+
+
+def test_a_fraction_without_an_exact_decimal_equals_no_rounded_percentage() -> None:
+    [third] = quantities("a third of the plots")
+    assert third.value != Decimal("33.3")
+    assert third.value != Decimal("33")
+
+
+def test_spelled_compound_numbers_are_read_whole_and_unknown_words_are_not_units() -> None:
+    assert [q.value for q in quantities("thirty-six ponds")] == [Decimal(36)]
+    assert [q.value for q in quantities("six thousand two hundred steps")] == [Decimal(6200)]
+    assert [q.unit for q in quantities("two control schools")] == [None]
+    assert quantities("in the first half of 2022")[0].value == Decimal(2022)

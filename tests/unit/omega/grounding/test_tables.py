@@ -178,9 +178,18 @@ UNIT_SPELLINGS = [
     ("ha", "12 ha", "ha"), ("hectare", "12 hectare", "ha"), ("hectares", "12 hectares", "ha"),
     ("mpa", "12 mpa", "mpa"), ("gpa", "12 gpa", "gpa"), ("kpa", "12 kpa", "kpa"), ("mw", "12 mw", "mw"),
     ("kwh", "12 kwh", "kwh"), ("mv", "12 mv", "mv"),
+    ("grams_per_decilitre", "12 grams per decilitre", "g/dl"),
+    ("grams_per_deciliter", "12 grams per deciliter", "g/dl"),
+    ("milligrams_per_decilitre", "12 milligrams per decilitre", "mg/dl"),
+    ("milligrams_per_litre", "12 milligrams per litre", "mg/l"),
+    ("micrograms_per_litre", "12 micrograms per litre", "\u00b5g/l"),
+    ("millimoles_per_litre", "12 millimoles per litre", "mmol/l"),
+    ("milligrams_per_kilogram", "12 milligrams per kilogram", "mg/kg"),
+    ("degree_sign", "12\u00b0", "degree"), ("degree", "12 degree", "degree"), ("degrees", "12 degrees", "degree"),
+    ("celsius_sign", "12 \u00b0c", "\u00b0c"), ("degrees_celsius", "12 degrees celsius", "\u00b0c"),
+    ("degree_celsius", "12 degree celsius", "\u00b0c"), ("fahrenheit_sign", "12 \u00b0f", "\u00b0f"),
 ]
-# The "°c" row cannot be read: the number pattern takes a unit of letters only, and "°" is none.
-UNREADABLE_UNITS = ["\u00b0c"]
+UNREADABLE_UNITS: list[str] = []
 
 
 @pytest.mark.parametrize(("written", "unit"), [pytest.param(w, u, id=i) for i, w, u in UNIT_SPELLINGS])
