@@ -40,7 +40,7 @@ def value_groups(text: str, claim: bool = False, unit: str | None = None
         lowered = clause.lower()
         spans = quantity_spans(lowered)
         units = Counter(q.unit for _s, _e, q in spans if q.unit is not None)
-        measure = unit if units[unit] > 1 else (units.most_common(1)[0][0] if units else None)
+        measure = unit if unit is not None and units[unit] > 1 else (units.most_common(1)[0][0] if units else None)
         found = [(start, end, q) for start, end, q in spans if q.unit is not None
                  and (claim or (q.unit == measure and units[q.unit] > 1))]
         if len(found) < (1 if claim else 2):
