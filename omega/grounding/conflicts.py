@@ -54,12 +54,14 @@ def conflict(a: AtomicFact, b: AtomicFact) -> str | None:
 # Attribution to sources: phrases removed from a sentence that presents both conflicting facts, and the words
 # such a sentence may use of the sources without either fact stating them.
 ATTRIBUTION = re.compile(
-    r"\b(?:(?:in|by|from|according to)\s+)?(?:one|another|the other|a second|a different|the first|the second)\s+"
-    r"(?:source|report|study|estimate|analysis|document|record|dataset|survey|publication)s?\b"
-    r"|\baccording to\b|\b(?:as )?reported by\b", re.IGNORECASE)
+    r"\b(?:(?:in|by|from|according to)\s+)?(?:one|another|the other|a second|a different|the first|the second|"
+    r"two|both|the two)\s+(?:source|report|study|estimate|analysis|document|record|dataset|survey|publication)s?\b"
+    r"|\baccording to\b|\b(?:as )?reported by\b"
+    r"|\b(?:in |with )?(?:one|the other|another)\b(?=\s+(?:giving|reporting|stating|putting|and|[.,;]|$))"
+    r"|\b(?:in |with )?(?:one|the other|another)\s*(?=[.,;]|$)", re.IGNORECASE)
 ATTRIBUTION_WORDS = lexicon("""source sources estimate estimates estimated differ differs differed disagree disagrees
-    vary varies conflict conflicting inconsistent publish published give given put record recorded report reported
-    respectively""")
+    vary varies conflict conflicting inconsistent publish published give given giving put putting record recorded
+    report reported reporting respectively different value values state stating""")
 
 
 def conflicting_facts(facts: Sequence[AtomicFact], presented: frozenset[tuple[str, str]] = frozenset()

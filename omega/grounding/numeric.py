@@ -20,6 +20,9 @@ from omega.grounding.quantities import Quantity, same_quantity
 from omega.grounding.tokens import Analysis, lexicon
 
 DERIVATION_WORDS = lexicon("difference differences differ differed differs gap")
+# The nouns that name a stated number ("the number of ponds was 19", "the proportion was 25%"): owned by this check
+# when the sentence states a number (issue 42, §5.1 restating in academic prose).
+QUANTITY_NOUNS = lexicon("number count total proportion percentage share fraction value values figure figures")
 
 
 @dataclass(frozen=True, slots=True)

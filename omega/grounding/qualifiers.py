@@ -99,7 +99,12 @@ def _carried(claim: Analysis, kind: str, value: str, fact: AtomicFact) -> bool:
         in_unit = {q.value for q in fact.analysis.quantities if unit is not None and q.unit == unit}
         if in_unit:
             return not any(q.value in in_unit and q.unit != unit for q in claim.quantities)
-        return written in claim.lowered or any(q.unit == unit for q in claim.quantities if unit)
+        return written in claim.lowered or any(q.unit == unit for q in claim.quantities if unit) \
+            or _half_stated(claim, written)
+    return _half_stated(claim, value)
+
+
+def _half_stated(claim: Analysis, value: str) -> bool:
     wanted = _tokens_of(value)
     if not wanted:
         return True

@@ -83,7 +83,9 @@ def scope_and_strength_fidelity(claim: Analysis, facts: Sequence[AtomicFact]) ->
         failures.append(Failure(CLAIM_STRENGTHENED, f"the hedge of {', '.join(hedged)} is dropped",
                                 "the sentence keeping the facts' hedge, or a fact stating the claim without it",
                                 tuple(hedged)))
-    stronger = sorted((claim.tokens & STRENGTHENERS) - stated)
+    # "significant" is stated by "significantly": one word as adjective and adverb
+    stronger = sorted(t for t in (claim.tokens & STRENGTHENERS) - stated
+                      if f"{t}ly" not in stated and t.removesuffix("ly") not in stated)
     if stronger:
         words = quoted(claim.spoken(stronger))
         failures.append(Failure(CLAIM_STRENGTHENED, f"strengthened beyond the cited facts: {words}",

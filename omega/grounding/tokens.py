@@ -69,6 +69,7 @@ across against along around through throughout toward towards upon up out off so
 another same own very just found find finds report reports reported reporting observe observes observed
 observing note noted notes show shows showed shown showing indicate indicates indicated study studies studied
 authors investigators researchers researcher analysis whether respectively overall yet compared relative
+following
 """)
 
 # The documented synonym table: each group's words count as the same claim-bearing token.
@@ -102,6 +103,20 @@ NEGATIONS = frozenset({"not", "no", "never", "without", "none", "neither", "nor"
 NEGATION_IDIOM = re.compile(
     r"\b(?:(?:has|have|had|is|are|was|were) yet to|fail(?:s|ed|ing)? to|unable to|insufficient(?: for)?|"
     r"refus(?:e|es|ed|ing) to|no longer|turn(?:s|ed|ing)? down|declin(?:e|es|ed|ing) to)\b")
+# Issue 42 (§5.1 "Restating facts in academic prose"): verbs that only relate a subject to the figure or event a
+# fact states ("deaths occurred", "loss amounted to 842", "pauses accounted for half") carry no claim of their own,
+# and phrasal verbs are their one-word verb ("went down" = "decreased", "took over from" = "replaced").
+LIGHT_VERBS = re.compile(
+    r"\b(?:occur(?:s|red|ring)?|amount(?:s|ed|ing)? to|account(?:s|ed|ing)? for|reach(?:es|ed|ing)|"
+    r"achiev(?:es|ed|ing)|recorded|involv(?:es|ed|ing)|(?:made|make|makes) up|register(?:s|ed)|"
+    r"total(?:s|led|ed|ling)|(?:stood|stands|stand) at|underw(?:ent)|undergo(?:es|ne)?|experienc(?:ed|es)|"
+    r"attain(?:s|ed))\b")
+PHRASAL_VERBS = (
+    (re.compile(r"\b(?:go|goes|went|gone|going) down\b"), "decrease"),
+    (re.compile(r"\b(?:go|goes|went|gone|going) up\b"), "increase"),
+    (re.compile(r"\b(?:bring|brings|brought|bringing) down\b"), "reduce"),
+    (re.compile(r"\b(?:take|takes|took|taken|taking) over from\b"), "replace"),
+)
 FRONTING = word_set("in on at among during after before for from following since until within across by")
 ORDINALS = word_set("""first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth
 fifteenth twentieth""")
@@ -251,6 +266,10 @@ def _tokens_of(text: str) -> _Piece:
     found = words(text)
     spans = [(m.start(), m.end()) for m in NEGATION_IDIOM.finditer(lowered)]
     negated = bool(spans)
+    spans += [(m.start(), m.end()) for m in LIGHT_VERBS.finditer(lowered)]
+    phrasal = [(m.start(), m.end(), verb, m.group(0))
+               for pattern, verb in PHRASAL_VERBS for m in pattern.finditer(lowered)]
+    spans += [(a, b) for a, b, _v, _t in phrasal]
     numbers = [(a, b) for a, b, _q in quantity_spans(lowered)]
     kept: list[tuple[str, str]] = []
     units: list[str] = []
@@ -273,6 +292,7 @@ def _tokens_of(text: str) -> _Piece:
         if in_number:
             units.append(normal(low))  # "12 weeks", "3.1 grams per decilitre": the numeric check owns the unit
         kept.append((_literal(word, after, text) or normal(low), low))
+    kept += [(normal(verb), written) for _a, _b, verb, written in phrasal]
     places = frozenset(place_mark(w.lower) for w, nxt in pairwise(found)
                        if w.lower in DEMONYMS and nxt.surface[:1].islower() and nxt.lower not in FUNCTION_WORDS)
     return _Piece(lowered, tuple(kept), negated, frozenset(units), places)

@@ -30,7 +30,7 @@ from omega.grounding.judge import EntailmentJudge
 from omega.grounding.model import FAIL, INSUFFICIENT_EVIDENCE, NOT_ENTAILED, NUMERIC_MISMATCH, PASS, Failure
 from omega.grounding.modifiers import rank_and_frequency
 from omega.grounding.names import name_partners
-from omega.grounding.numeric import DERIVATION_WORDS, numerical_accuracy
+from omega.grounding.numeric import DERIVATION_WORDS, QUANTITY_NOUNS, numerical_accuracy
 from omega.grounding.qualifiers import OWNED as QUALIFIER_OWNED
 from omega.grounding.qualifiers import qualifier_integrity
 from omega.grounding.quantities import unit_words
@@ -114,7 +114,7 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     failures += conflicting_facts(facts, presented) + adopted_conflicts(claim, facts, allowed_facts)
     numbers = numerical_accuracy(claim, facts)
     owned = OWNED_ELSEWHERE | claim.units | (DERIVATION_WORDS if numbers.derivations else frozenset()) \
-        | (ATTRIBUTION_WORDS if presented else frozenset())
+        | (ATTRIBUTION_WORDS if presented else frozenset()) | (QUANTITY_NOUNS if claim.quantities else frozenset())
     claim, readings, framed = read_as_facts(claim_text, claim, facts, owned)
     partners = name_partners(claim, [f.analysis for f in facts])
     coverage = semantic_entailment(claim, facts, owned, partners)
