@@ -24,6 +24,7 @@ from functools import lru_cache
 
 from omega.grounding.facts import AtomicFact
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
+from omega.grounding.quantities import SPELLED
 from omega.grounding.rephrasing import antonyms, lemmas, related
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
 from omega.grounding.words import AUXILIARIES, Word, clauses, verb_form, words
@@ -34,7 +35,7 @@ COMPARATIVES = frozenset({"more", "less", "fewer", "exceed", "exceeded", "exceed
                           "outperforms", "surpass", "surpassed", "above", "below", "short"})
 _OPPOSITES = (frozenset({"more", "exceed", "outperform", "surpass", "above", "high", "great", "large"}),
               frozenset({"less", "fewer", "few", "little", "short", "below", "low", "small"}))
-_BOUNDARY = frozenset({"in", "on", "at", "among", "during", "after", "before", "for", "from", "with", "within",
+_BOUNDARY = frozenset({"as", "in", "on", "at", "among", "during", "after", "before", "for", "from", "with", "within",
                        "over", "under", "across", "between", "since", "until", "to", "into", "of", "by", "per",
                        "than", "versus", "vs", "compared", "relative", "while", "whereas", "and", "but", "which",
                        "who", "that"})
@@ -43,6 +44,7 @@ _SIDE_PREPOSITIONS = frozenset({"in", "among", "for", "at", "on", "with", "durin
                                 "before", "within", "across"})
 _DETERMINERS = frozenset({"a", "an", "the", "this", "that", "these", "those", "its", "their", "his", "her", "our",
                           "each", "every", "no", "any", "some"})
+_NOUN_NEGATIONS = frozenset({"without", "absence", "absent", "lack", "lacks", "lacked", "lacking"})
 _BE = frozenset({"is", "are", "was", "were", "be", "been", "being"})
 
 
@@ -192,10 +194,13 @@ def _comparison(found: Sequence[Word]) -> Frame | None:
         comparative = next((i for i in range(len(before) - 1, -1, -1) if _comparative(before[i])), None)
         if comparative is None:
             return None
+        after = found[at + marker:at + marker + 1]
+        if after and (after[0].lower[:1].isdigit() or after[0].lower in SPELLED):
+            continue  # "fewer than 4,000 steps", "more than three hours": a threshold, not two sides
         predicate = before[comparative].lower
         if predicate == "short" and comparative and before[comparative - 1].lower.startswith("fell"):
             predicate = "fell short"
-        negated = any(w.lower in NEGATIONS or w.lower.endswith("n't") for w in before[:comparative])
+        negated = _negated_predicate(before[:comparative])
         # the first side: a phrase between the comparative and the marker ("lower | in A | than in B", "more
         # common | among A | than among B"), else the words before the comparative ("A | was faster than B");
         # the compared quantity is neither side
@@ -218,13 +223,24 @@ def _comparing_verb(found: Sequence[Word]) -> Frame | None:
             predicate, rest = "fell short", rest[1:] if rest and rest[0].lower == "of" else rest
         elif predicate == "short":
             continue
-        negated = any(w.lower in NEGATIONS or w.lower.endswith("n't") for w in found[:at])
+        negated = _negated_predicate(found[:at])
         before = [w for w in found[:at] if w.lower != "fell"]
         by = next((i for i, w in enumerate(rest) if w.lower == "by"), None)
         if at and found[at - 1].lower in _BE and by is not None:  # "B was outperformed by A"
             before, rest = list(rest[by + 1:]), before
+        else:
+            rest = rest[:next((i for i, w in enumerate(rest) if i and w.lower in _BOUNDARY), len(rest))]
+        before = before[:next((i for i, w in enumerate(before) if i and w.lower in _BOUNDARY), len(before))] \
+            if before and before[0].lower not in _BOUNDARY else before
         return Frame("comparison", f"not {predicate}" if negated else predicate, _tokens(before), _tokens(rest))
     return None
+
+
+def _negated_predicate(before: Sequence[Word]) -> bool:
+    """A negation in the three words before the comparative ("did not exceed", "was no higher"); "without" in the
+    subject ("the membrane without an interlayer") negates nothing of the comparison."""
+    return any((w.lower in NEGATIONS and w.lower not in _NOUN_NEGATIONS) or w.lower.endswith("n't")
+               for w in before[-3:])
 
 
 def _marker_length(found: Sequence[Word], at: int) -> int:

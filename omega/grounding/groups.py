@@ -20,9 +20,9 @@ from decimal import Decimal
 
 from omega.grounding.facts import AtomicFact, qualifier_text
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
-from omega.grounding.quantities import UNITS, quantity_spans
+from omega.grounding.quantities import UNITS, Quantity, quantity_spans
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
-from omega.grounding.words import clauses, words
+from omega.grounding.words import AUXILIARIES, clauses, verb_form, words
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
 _ATTACHING = frozenset({"in", "for", "among", "at", "with", "during", "on", "under", "after", "before", "within",
@@ -30,32 +30,47 @@ _ATTACHING = frozenset({"in", "for", "among", "at", "with", "during", "on", "und
 _UNIT_WORDS = frozenset(w for key in UNITS for w in re.split(r"[\s/]+", key) if w.isalpha()) | {"dl", "l"}
 
 
-def value_groups(text: str, claim: bool = False, unit: str | None = None
+def value_groups(text: str, claim: bool = False, unit: str | None = None, measures: frozenset[str] = frozenset()
                  ) -> list[list[tuple[Decimal, frozenset[str]]]]:
     """Per clause, each measured number with the tokens of the group it is stated for. A fact's measure is the
-    unit its `units` qualifier names (`unit`), else its clause's most frequent unit, stated twice or more; a
-    sentence's numbers with a unit are all read."""
+    unit its `units` qualifier names (`unit`, or a word of it the unit table does not know: `measures`, "6.1
+    deaths per 1,000 person-years"), else its clause's most frequent unit, stated twice or more; a sentence's
+    numbers with a unit are all read."""
     out: list[list[tuple[Decimal, frozenset[str]]]] = []
     for clause in clauses(marked_text(text)):
         lowered = clause.lower()
-        spans = quantity_spans(lowered)
-        units = Counter(q.unit for _s, _e, q in spans if q.unit is not None)
+        spans = [(start, end, _measure(q, lowered, end, measures)) for start, end, q in quantity_spans(lowered)]
+        units = Counter(m for _s, _e, (_q, m) in spans if m is not None)
         measure = unit if unit is not None and units[unit] > 1 else (units.most_common(1)[0][0] if units else None)
-        found = [(start, end, q) for start, end, q in spans if q.unit is not None
-                 and (claim or (q.unit == measure and units[q.unit] > 1))]
+        found = [(start, end, q) for start, end, (q, m) in spans if m is not None
+                 and (claim or (m == measure and units[m] > 1))]
         if len(found) < (1 if claim else 2):
             continue
-        fact_follows = _follows(clause, found[0][1])
+        fact_follows = _follows(clause, found[0][1], measures)
         pairs: list[tuple[Decimal, frozenset[str]]] = []
         for i, (start, end, quantity) in enumerate(found):
             # a fact names its groups one way throughout; a sentence's numbers are read one by one
-            if _follows(clause, end) if claim else fact_follows:
+            if _follows(clause, end, measures) if claim else fact_follows:
                 span = clause[end:found[i + 1][0] if i + 1 < len(found) else len(clause)]
             else:
                 span = _from_last_preposition(clause[found[i - 1][1] if i else 0:start])
             pairs.append((quantity.value, _group_tokens(span)))
         out.append(pairs)
     return out
+
+
+def _measure(quantity: Quantity, lowered: str, end: int, measures: frozenset[str]) -> tuple[Quantity, str | None]:
+    """The quantity and what it measures: its unit, or a measure word right after it ("deaths")."""
+    if quantity.unit is not None:
+        return quantity, quantity.unit
+    after = words(lowered[end:end + 40])
+    word = after[0].lower.removesuffix("s") if after else ""
+    return quantity, (f"measure:{word}" if word and word in measures else None)
+
+
+def _measure_words(fact: AtomicFact) -> frozenset[str]:
+    written = next((qualifier_text(v) for k, v in fact.qualifiers.items() if k.lower() in ("units", "unit")), "")
+    return frozenset(w.lower.removesuffix("s") for w in words(written)[:1] if w.lower not in UNITS)
 
 
 def _unit_of(fact: AtomicFact) -> str | None:
@@ -67,15 +82,20 @@ def _unit_of(fact: AtomicFact) -> str | None:
     return UNITS.get(lowered) or next((UNITS[w] for w in lowered.split() if w in UNITS), None)
 
 
-def _follows(clause: str, end: int) -> bool:
-    """The words after a number name its group ("23% | in 2021")."""
-    after = words(clause[end:])
+def _follows(clause: str, end: int, measures: frozenset[str]) -> bool:
+    """The words after a number name its group ("23% | in 2021", "11.5 g/dL recorded | in the oral arm",
+    "5,100 steps | at the visit")."""
+    after = list(words(clause[end:]))
+    while len(after) > 1 and (after[0].lower.removesuffix("s") in measures
+                              or (verb_form(after[0]) and after[0].lower not in AUXILIARIES)):
+        after = after[1:]
     return bool(after) and after[0].lower in _ATTACHING
 
 
 def _from_last_preposition(span: str) -> str:
-    """A group named before its number starts at its preposition ("for the control membrane | 98.2%"): the
-    words before it are the measure, shared by every group."""
+    """A group named before its number starts at its preposition ("for the control membrane | 98.2%"), after
+    any comma or "than": the words before it are the measure, shared by every group."""
+    span = re.split(r",(?!\d)|\bthan\b|\bversus\b|\bcompared with\b", span)[-1]
     found = words(span)
     last = next((w for w in reversed(found) if w.lower in _ATTACHING), None)
     return span if last is None else span[last.start:]
@@ -90,11 +110,13 @@ def _group_tokens(span: str) -> frozenset[str]:
 
 def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:
     """Each sentence number stated for the group a cited fact gives another value for."""
-    fact_clauses = [pairs for f in facts for pairs in value_groups(f.content, unit=_unit_of(f)) if len(pairs) > 1]
+    measures = frozenset().union(*(_measure_words(f) for f in facts))
+    fact_clauses = [pairs for f in facts for pairs in value_groups(f.content, unit=_unit_of(f), measures=measures)
+                    if len(pairs) > 1]
     if not fact_clauses:
         return []
     failures: list[Failure] = []
-    for pairs in value_groups(claim_text, claim=True):
+    for pairs in value_groups(claim_text, claim=True, measures=measures):
         for value, group in pairs:
             for fact_pairs in fact_clauses:
                 own = [g for v, g in fact_pairs if v == value]
