@@ -44,6 +44,7 @@ _SIDE_PREPOSITIONS = frozenset({"in", "among", "for", "at", "on", "with", "durin
                                 "before", "within", "across"})
 _DETERMINERS = frozenset({"a", "an", "the", "this", "that", "these", "those", "its", "their", "his", "her", "our",
                           "each", "every", "no", "any", "some"})
+_RESPECT = frozenset({"on", "as", "across", "during", "over", "under", "for", "regarding"})
 _NOUN_NEGATIONS = frozenset({"without", "absence", "absent", "lack", "lacks", "lacked", "lacking"})
 _BE = frozenset({"is", "are", "was", "were", "be", "been", "being"})
 
@@ -228,10 +229,9 @@ def _comparing_verb(found: Sequence[Word]) -> Frame | None:
         by = next((i for i, w in enumerate(rest) if w.lower == "by"), None)
         if at and found[at - 1].lower in _BE and by is not None:  # "B was outperformed by A"
             before, rest = list(rest[by + 1:]), before
-        else:
-            rest = rest[:next((i for i, w in enumerate(rest) if i and w.lower in _BOUNDARY), len(rest))]
-        before = before[:next((i for i, w in enumerate(before) if i and w.lower in _BOUNDARY), len(before))] \
-            if before and before[0].lower not in _BOUNDARY else before
+        # "A outperformed B | on the proportion of ...": the respect in which they compare is neither side
+        rest = rest[:next((i for i, w in enumerate(rest) if i and w.lower in _RESPECT), len(rest))]
+        before = before[:next((i for i, w in enumerate(before) if i and w.lower in _RESPECT), len(before))]
         return Frame("comparison", f"not {predicate}" if negated else predicate, _tokens(before), _tokens(rest))
     return None
 
