@@ -20,16 +20,18 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 
 from omega.grounding.facts import AtomicFact
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
-from omega.grounding.quantities import SPELLED
+from omega.grounding.quantities import SPELLED, quantity_spans
 from omega.grounding.rephrasing import antonyms, lemmas, related
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
 from omega.grounding.words import AUXILIARIES, Word, clauses, verb_form, words
 
 MARKERS = frozenset({"than", "versus", "vs"})
+_MARKER_TEXT = re.compile(r"\b(?:than|versus|vs|compared (?:with|to)|relative to)\b", re.IGNORECASE)
 TWO_WORD_MARKERS = frozenset({("compared", "with"), ("compared", "to"), ("relative", "to"), ("as", "opposed")})
 COMPARATIVES = frozenset({"more", "less", "fewer", "exceed", "exceeded", "exceeds", "outperform", "outperformed",
                           "outperforms", "surpass", "surpassed", "above", "below", "short"})
@@ -296,4 +298,21 @@ def _phrase(found: Sequence[Word], text: str, start: int, step: int) -> list[Wor
                 break
         out.append(found[at])
         at += step
+    return out
+
+
+def numeric_sides(text: str) -> list[tuple[str, Decimal, Decimal]]:
+    """The sentence's comparisons that measure each side with one number of the same unit ("higher (530 MB)
+    than with 4.8 (410 MB)"): (comparative, first side's number, second side's number)."""
+    out: list[tuple[str, Decimal, Decimal]] = []
+    for clause in clauses(marked_text(text), claim=False):
+        marker = _MARKER_TEXT.search(clause)
+        found = frames(clause)
+        if marker is None or not found or found[0].kind != "comparison" or found[0].predicate.startswith("not "):
+            continue
+        spans = quantity_spans(clause.lower())
+        before = [q for _s, e, q in spans if e <= marker.start() and q.unit is not None]
+        after = [q for s, _e, q in spans if s >= marker.end() and q.unit is not None]
+        if len(before) == 1 and len(after) == 1 and before[0].unit == after[0].unit:
+            out.append((found[0].predicate, before[0].value, after[0].value))
     return out

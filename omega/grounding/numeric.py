@@ -10,14 +10,16 @@ percent changes, no sums, no rounding ("12.4" is not "12"; "about 12" is not "12
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from itertools import combinations
 
 from omega.grounding.facts import AtomicFact
-from omega.grounding.model import NUMERIC_MISMATCH, Failure
-from omega.grounding.quantities import Quantity, same_quantity
-from omega.grounding.tokens import Analysis, lexicon
+from omega.grounding.model import NOT_ENTAILED, NUMERIC_MISMATCH, Failure
+from omega.grounding.quantities import Quantity, quantities, same_quantity
+from omega.grounding.tokens import Analysis, lexicon, normal
 
 DERIVATION_WORDS = lexicon("difference differences differ differed differs gap")
 # The nouns that name a stated number ("the number of ponds was 19", "the proportion was 25%"): owned by this check
@@ -71,3 +73,45 @@ def _how(quantity: Quantity, stated: list[Quantity]) -> str:
         if s.places > quantity.places and round(s.value, quantity.places) == quantity.value:
             return f"a rounding of '{s.show()}'"
     return "not stated by the cited facts (changed or computed)"
+
+
+UP = lexicon("increase increased rise rose risen grow grew higher more greater larger longer climb climbed gain gained")
+DOWN = lexicon("""decrease decreased fall fell drop dropped decline declined lower less fewer smaller shorter reduce
+    reduced""")
+_FROM_TO = re.compile(r"\bfrom\s+(?P<a>[^\s,;]+)[^;,]*?\bto\s+(?P<b>[^\s,;]+)")
+
+
+def from_to(text: str) -> list[tuple[Decimal, Decimal]]:
+    """The (from, to) number pairs of a text ("fell from 6.4% to 5.1%", "from 410 MB with 4.8 to 530 MB")."""
+    pairs: list[tuple[Decimal, Decimal]] = []
+    for match in _FROM_TO.finditer(text.lower()):
+        a, b = quantities(match.group("a")), quantities(match.group("b"))
+        if a and b:
+            pairs.append((a[0].value, b[0].value))
+    return pairs
+
+
+def directions_shown(claim: Analysis, claim_text: str, sides: Sequence[tuple[str, Decimal, Decimal]]) -> frozenset[str]:
+    """Direction words the sentence's own numbers show (issue 42): "increased from 410 to 530", "higher (530 MB)
+    than (410 MB)". Comparing two numbers the cited facts state is entailment, not inference; the numbers
+    themselves are still checked (stated, unrounded, in their groups)."""
+    shown: set[str] = set()
+    for a, b in from_to(claim_text):
+        if a != b:
+            shown |= claim.tokens & (UP if b > a else DOWN)
+    for word, first, second in sides:
+        if first != second and normal(word) in (UP if first > second else DOWN):
+            shown.add(normal(word))
+    return frozenset(shown) if not (shown & UP and shown & DOWN) else frozenset()
+
+
+def from_to_reversed(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:
+    """A change stated the other way round: the facts go from A to B, the sentence from B to A."""
+    stated = {pair for f in facts for pair in from_to(f.content)}
+    failures = []
+    for a, b in from_to(claim_text):
+        if (a, b) not in stated and (b, a) in stated:
+            failures.append(Failure(NOT_ENTAILED, f"from/to reversed: the sentence goes from {a} to {b}, the cited "
+                                    f"facts from {b} to {a}", f"an Atomic Fact stating a change from {a} to {b}",
+                                    tuple(f.id for f in facts)))
+    return failures

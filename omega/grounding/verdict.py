@@ -24,13 +24,19 @@ from omega.grounding.conflicts import (
 )
 from omega.grounding.entailment import semantic_entailment
 from omega.grounding.facts import AtomicFact
-from omega.grounding.frames import FrameCheck, comparisons_and_roles
+from omega.grounding.frames import FrameCheck, comparisons_and_roles, numeric_sides
 from omega.grounding.groups import values_in_their_groups
 from omega.grounding.judge import EntailmentJudge
 from omega.grounding.model import FAIL, INSUFFICIENT_EVIDENCE, NOT_ENTAILED, NUMERIC_MISMATCH, PASS, Failure
 from omega.grounding.modifiers import rank_and_frequency
 from omega.grounding.names import name_partners
-from omega.grounding.numeric import DERIVATION_WORDS, QUANTITY_NOUNS, numerical_accuracy
+from omega.grounding.numeric import (
+    DERIVATION_WORDS,
+    QUANTITY_NOUNS,
+    directions_shown,
+    from_to_reversed,
+    numerical_accuracy,
+)
 from omega.grounding.qualifiers import OWNED as QUALIFIER_OWNED
 from omega.grounding.qualifiers import qualifier_integrity
 from omega.grounding.quantities import unit_words
@@ -114,7 +120,8 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     failures += conflicting_facts(facts, presented) + adopted_conflicts(claim, facts, allowed_facts)
     numbers = numerical_accuracy(claim, facts)
     owned = OWNED_ELSEWHERE | claim.units | (DERIVATION_WORDS if numbers.derivations else frozenset()) \
-        | (ATTRIBUTION_WORDS if presented else frozenset()) | (QUANTITY_NOUNS if claim.quantities else frozenset())
+        | (ATTRIBUTION_WORDS if presented else frozenset()) | (QUANTITY_NOUNS if claim.quantities else frozenset()) \
+        | directions_shown(claim, claim_text, numeric_sides(claim_text))
     claim, readings, framed = read_as_facts(claim_text, claim, facts, owned)
     partners = name_partners(claim, [f.analysis for f in facts])
     coverage = semantic_entailment(claim, facts, owned, partners)
@@ -123,7 +130,8 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
         failures += coverage.failures
         if not coverage.uncovered:
             bound = clause_local_binding(claim, facts, owned, partners) or copula_binding(claim, facts, owned)
-            failures += [bound] if bound is not None else framed.failures or values_in_their_groups(claim_text, facts)
+            failures += [bound] if bound is not None else framed.failures or from_to_reversed(claim_text, facts) \
+                or values_in_their_groups(claim_text, facts)
     elif coverage.polarity_failure is not None:
         failures.append(coverage.polarity_failure)
     failures += qualifier_integrity(claim, facts)

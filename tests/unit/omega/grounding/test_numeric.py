@@ -100,3 +100,31 @@ def test_spelled_compound_numbers_are_read_whole_and_unknown_words_are_not_units
     assert [q.value for q in quantities("six thousand two hundred steps")] == [Decimal(6200)]
     assert [q.unit for q in quantities("two control schools")] == [None]
     assert quantities("in the first half of 2022")[0].value == Decimal(2022)
+
+
+MEMORY = fact("M1", "Peak resident memory was 410 MB with Orrery 4.8 and 530 MB with Orrery 5.0.", {"units": "MB"})
+RATE = fact("R1", "The unemployment rate fell from 6.4% in 2022 to 5.1% in 2023.")
+
+
+def test_a_direction_the_sentences_own_numbers_show_needs_no_direction_word_in_the_fact() -> None:
+    assert judge("Peak resident memory increased from 410 MB with Orrery 4.8 to 530 MB with Orrery 5.0. [M1]",
+                 MEMORY).passed
+    assert judge("With Orrery 5.0, peak resident memory was higher (530 MB) than with Orrery 4.8 (410 MB). [M1]",
+                 MEMORY).passed
+
+
+def test_a_direction_the_numbers_contradict_is_refused() -> None:
+    assert not judge("Peak resident memory decreased from 410 MB with Orrery 4.8 to 530 MB with Orrery 5.0. [M1]",
+                     MEMORY).passed
+
+
+def test_a_change_stated_the_other_way_round_is_refused() -> None:
+    for text in ("The unemployment rate rose from 5.1% in 2023 to 6.4% in 2022. [R1]",
+                 "The unemployment rate fell from 5.1% in 2023 to 6.4% in 2022. [R1]"):
+        [failure] = judge(text, RATE).failures
+        assert failure.reason.startswith("from/to reversed")
+
+
+def test_a_value_moved_to_the_other_group_is_refused() -> None:
+    verdict = judge("Peak resident memory was 530 MB with Orrery 4.8. [M1]", MEMORY)
+    assert [f.reason.split(":")[0] for f in verdict.failures] == ["value moved to another group"]
