@@ -105,12 +105,13 @@ NEGATION_IDIOM = re.compile(
     r"refus(?:e|es|ed|ing) to|no longer|turn(?:s|ed|ing)? down|declin(?:e|es|ed|ing) to)\b")
 # Issue 42 (§5.1 "Restating facts in academic prose"): verbs that only relate a subject to the figure or event a
 # fact states ("deaths occurred", "loss amounted to 842", "pauses accounted for half") carry no claim of their own,
-# and phrasal verbs are their one-word verb ("went down" = "decreased", "took over from" = "replaced").
+# nor does "as a whole" (= overall); and phrasal verbs are their one-word verb ("went down" = "decreased", "took
+# over from" = "replaced").
 LIGHT_VERBS = re.compile(
     r"\b(?:occur(?:s|red|ring)?|amount(?:s|ed|ing)? to|account(?:s|ed|ing)? for|reach(?:es|ed|ing)|"
     r"achiev(?:es|ed|ing)|recorded|involv(?:es|ed|ing)|(?:made|make|makes) up|register(?:s|ed)|"
     r"total(?:s|led|ed|ling)|(?:stood|stands|stand) at|underw(?:ent)|undergo(?:es|ne)?|experienc(?:ed|es)|"
-    r"attain(?:s|ed))\b")
+    r"attain(?:s|ed)|as a whole)\b")
 PHRASAL_VERBS = (
     (re.compile(r"\b(?:go|goes|went|gone|going) down\b"), "decrease"),
     (re.compile(r"\b(?:go|goes|went|gone|going) up\b"), "increase"),
