@@ -23,6 +23,7 @@ from omega.grounding.conflicts import (
     presented_with_attribution,
 )
 from omega.grounding.entailment import semantic_entailment
+from omega.grounding.explain import for_the_writer
 from omega.grounding.facts import AtomicFact
 from omega.grounding.frames import FrameCheck, comparisons_and_roles, numeric_sides
 from omega.grounding.groups import values_in_their_groups
@@ -139,6 +140,7 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     failures += rank_and_frequency(claim, facts)
     failures += numbers.failures if uncited is None else ()
     failures += [uncited] if uncited is not None else []
+    failures = for_the_writer(failures, claim_text, facts)
     ids = ", ".join(f.id for f in facts)
     rationale = f"entailed by {ids}: {coverage.checked} claim token(s) covered"
     if claim.quantities:

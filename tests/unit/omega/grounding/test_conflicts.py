@@ -82,3 +82,33 @@ def test_numbers_in_different_units_or_a_number_against_none_do_not_conflict() -
     unsaid = fact("X", "Dizziness was reported by participants.")
     for a, b in ((share, count), (count, share), (share, unsaid), (unsaid, share), (count, unsaid), (unsaid, count)):
         assert conflict(a, b) is None, (a.id, b.id)
+
+
+MEDIAN_68 = fact("A9", "The median age of participants was 68 years.", {"population": "trial participants"})
+MEDIAN_69 = fact("A10", "The median age of participants was 69 years.", {"population": "trial participants"},
+                 source_type="MANUAL")
+
+
+def test_adopting_one_of_two_allowed_conflicting_facts_is_refused_naming_both() -> None:
+    verdict = judge("The median age of participants was 68 years. [A9]", MEDIAN_68, MEDIAN_69)
+    assert codes(verdict) == {CONFLICTING_FACTS}
+    [failure] = verdict.failures
+    assert failure.fact_ids == ("A9", "A10")
+    assert failure.reason.startswith("conflict:")
+
+
+def test_the_conflict_matters_only_when_the_other_fact_is_allowed() -> None:
+    assert judge("The median age of participants was 68 years. [A9]", MEDIAN_68, MEDIAN_69, allowed=["A9"]).passed
+
+
+def test_both_values_presented_with_their_sources_pass() -> None:
+    for text in ("The median age of participants is reported as 68 years in one source [A9] and as 69 years in "
+                 "another [A10].",
+                 "The median age of participants was 68 years according to one source and 69 years according to "
+                 "another. [A9][A10]"):
+        assert judge(text, MEDIAN_68, MEDIAN_69).passed, text
+
+
+def test_both_values_without_attribution_or_one_value_citing_both_are_refused() -> None:
+    assert codes(judge("The median age of participants was 68 years. [A9][A10]", MEDIAN_68, MEDIAN_69)) \
+        == {CONFLICTING_FACTS}

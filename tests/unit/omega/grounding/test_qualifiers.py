@@ -5,7 +5,7 @@ from __future__ import annotations
 from omega.grounding.model import QUALIFIER_ADDED, QUALIFIER_DRIFT, QUALIFIER_DROPPED
 from omega.grounding.qualifiers import category, qualifier_integrity
 from omega.grounding.tokens import analyse
-from tests.unit.omega.grounding.support import DIZZY, TRIAL, fact
+from tests.unit.omega.grounding.support import DIZZY, TRIAL, codes, fact, judge
 
 FULL = ("In a randomised controlled trial, drug A lowered systolic blood pressure by 12 mmHg over 24 weeks in adults "
         "aged 65 or older.")
@@ -96,3 +96,23 @@ def test_one_word_of_a_three_word_qualifier_does_not_carry_it() -> None:
                                                             [rural])] == [
         (QUALIFIER_DROPPED, "population 'adults in rural hospitals' of R is dropped (G-4)")]
     assert qualifier_integrity(analyse("Drug A lowered blood pressure in adults in hospitals."), [rural]) == []
+
+
+EFFICACY = fact("E1", "In 8,412 adults aged 60 years or older, vaccine RV-3 showed 71.6% efficacy over one season.",
+                {"population": "adults aged 60 years or older", "timeframe": "one season",
+                 "method": "phase 3 randomised placebo-controlled trial", "units": "%"})
+
+
+def test_a_method_qualifier_may_be_left_out_but_not_a_timeframe() -> None:
+    assert judge("Over one season, RV-3 showed 71.6% efficacy in adults aged 60 years or older. [E1]",
+                 EFFICACY).passed
+    assert QUALIFIER_DROPPED in codes(judge("RV-3 showed 71.6% efficacy in adults aged 60 years or older. [E1]",
+                                            EFFICACY))
+
+
+def test_units_are_dropped_only_beside_the_facts_numbers_in_that_unit() -> None:
+    assert judge("Over one season, the vaccine was studied in 8,412 adults aged 60 years or older. [E1]",
+                 EFFICACY).passed
+    dropped = judge("Over one season, RV-3 showed an efficacy of 71.6 in adults aged 60 years or older. [E1]",
+                    EFFICACY)
+    assert any(f.code == QUALIFIER_DROPPED and "units" in f.reason for f in dropped.failures)
