@@ -24,7 +24,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from omega.grounding.facts import AtomicFact
-from omega.grounding.model import NOT_ENTAILED, Failure, quoted
+from omega.grounding.model import CLAIM_STRENGTHENED, NOT_ENTAILED, Failure, quoted
 from omega.grounding.quantities import SPELLED, quantity_spans
 from omega.grounding.rephrasing import antonyms, lemmas, related
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
@@ -133,10 +133,11 @@ def _agrees(kind: str, predicate: str, first: frozenset[str], second: frozenset[
     return not moved, moved
 
 
-def _relation(a: str, b: str) -> str | None:
-    """"same" when two predicates are one word (lemma or synonym), "opposite" for antonyms, else None."""
+def _relation(a: str, b: str, table: bool = True) -> str | None:
+    """"same" when two predicates are one word (lemma or synonym), "opposite" for antonyms, else None. Without
+    `table`, the synonym table's groups do not count (they join "reduce" and "fall": transitive and not)."""
     la, lb = _forms(a), _forms(b)
-    if la & lb or related(a) & lb:
+    if la & lb or related(a) & lb or (table and normal(a) == normal(b)):
         return "same"
     if any(la & side for side in _OPPOSITES) and any(lb & side for side in _OPPOSITES):
         up_a, up_b = bool(la & _OPPOSITES[0]), bool(lb & _OPPOSITES[0])
@@ -168,9 +169,7 @@ def frames(text: str) -> tuple[Frame, ...]:
         if comparison is not None:
             out.append(comparison)
             continue
-        role = _role(found, clause)
-        if role is not None:
-            out.append(role)
+        out += _roles(found, clause)
     return tuple(out)
 
 
@@ -265,8 +264,10 @@ def _comparative(word: Word) -> bool:
                                    low not in FUNCTION_WORDS)
 
 
-def _role(found: Sequence[Word], text: str) -> Frame | None:
-    """The first non-auxiliary verb form after the first word, with its agent and patient phrases."""
+def _roles(found: Sequence[Word], text: str) -> list[Frame]:
+    """Each non-auxiliary verb form after the first word with its agent and patient phrases ("randomised
+    controlled trial" yields no frame: an -ed word after an adjective has no agent phrase of its own)."""
+    out: list[Frame] = []
     for at in range(1, len(found)):
         word = found[at]
         if word.lower[:1].isdigit() or not verb_form(word) or word.lower in AUXILIARIES \
@@ -275,16 +276,16 @@ def _role(found: Sequence[Word], text: str) -> Frame | None:
         passive = found[at - 1].lower in _BE
         before = _phrase(found, text, at - (2 if passive else 1), -1)
         if passive:
-            by = next((i for i in range(at + 1, len(found)) if found[i].lower == "by"), None)
+            by = next((i for i in range(at + 1, len(found) - 1) if found[i].lower == "by"
+                       and not found[i + 1].lower[:1].isdigit()), None)  # "reduced by 12 mmHg" is a measure
             if by is None:
-                return None  # a passive without its agent says nothing about who did it
+                continue  # a passive without its agent says nothing about who did it
             agent, patient = _phrase(found, text, by + 1, 1), before
         else:
             agent, patient = before, _phrase(found, text, at + 1, 1)
-        if not _tokens(agent) or not _tokens(patient):
-            return None
-        return Frame("role", word.lower, _tokens(agent), _tokens(patient))
-    return None
+        if _tokens(agent) and _tokens(patient):
+            out.append(Frame("role", word.lower, _tokens(agent), _tokens(patient)))
+    return out
 
 
 def _phrase(found: Sequence[Word], text: str, start: int, step: int) -> list[Word]:
@@ -316,3 +317,30 @@ def numeric_sides(text: str) -> list[tuple[str, Decimal, Decimal]]:
         if len(before) == 1 and len(after) == 1 and before[0].unit == after[0].unit:
             out.append((found[0].predicate, before[0].value, after[0].value))
     return out
+
+
+CHANGE_VERBS = frozenset({"reduce", "lower", "decrease", "increase", "raise", "improve", "cut", "boost", "halve",
+                          "double", "prevent"})
+
+
+def change_attributed(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:
+    """§5.2 "Strengthening claims": the sentence makes something the agent of a change ("fitting guards reduced
+    predation") that the cited facts state only in other words ("after guards were fitted, predation fell"): a
+    sequence or an association is not a cause. Facts that use the verb itself ("drug A lowered ...") leave it to
+    the other checks."""
+    fact_words = {w.lower for f in facts for w in words(f.content)}
+    fact_frames = [frame for f in facts for frame in frames(f.content) if frame.kind == "role"]
+    failures: list[Failure] = []
+    for frame in frames(claim_text):
+        if frame.kind != "role" or not lemmas(frame.predicate) & CHANGE_VERBS or not frame.first:
+            continue
+        if any(_relation(frame.predicate, f.predicate) == "same" for f in fact_frames) \
+                or any(_relation(frame.predicate, w, table=False) == "same" for w in fact_words):
+            continue  # the facts say who changed it ("exercise increased"), or use the verb itself ("did not reduce")
+        failures.append(Failure(
+            CLAIM_STRENGTHENED,
+            f"the change '{frame.predicate}' is attributed to {quoted(sorted(frame.first))}: the cited facts state "
+            f"the change without that agent (a sequence or an association is not a cause)",
+            f"a cited fact stating that {quoted(sorted(frame.first))} {frame.predicate} it (e.g. a randomised "
+            f"comparison)", tuple(f.id for f in facts)))
+    return failures

@@ -25,10 +25,18 @@ from omega.grounding.conflicts import (
 from omega.grounding.entailment import semantic_entailment
 from omega.grounding.explain import for_the_writer
 from omega.grounding.facts import AtomicFact
-from omega.grounding.frames import FrameCheck, comparisons_and_roles, numeric_sides
+from omega.grounding.frames import FrameCheck, change_attributed, comparisons_and_roles, numeric_sides
 from omega.grounding.groups import values_in_their_groups
 from omega.grounding.judge import EntailmentJudge
-from omega.grounding.model import FAIL, INSUFFICIENT_EVIDENCE, NOT_ENTAILED, NUMERIC_MISMATCH, PASS, Failure
+from omega.grounding.model import (
+    CLAIM_STRENGTHENED,
+    FAIL,
+    INSUFFICIENT_EVIDENCE,
+    NOT_ENTAILED,
+    NUMERIC_MISMATCH,
+    PASS,
+    Failure,
+)
 from omega.grounding.modifiers import rank_and_frequency
 from omega.grounding.names import name_partners
 from omega.grounding.numeric import (
@@ -137,6 +145,8 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
         failures.append(coverage.polarity_failure)
     failures += qualifier_integrity(claim, facts)
     failures += scope_and_strength_fidelity(claim, facts)
+    if not any(f.code == CLAIM_STRENGTHENED for f in failures):
+        failures += change_attributed(claim_text, facts)
     failures += rank_and_frequency(claim, facts)
     failures += numbers.failures if uncited is None else ()
     failures += [uncited] if uncited is not None else []
