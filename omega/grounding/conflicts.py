@@ -33,7 +33,7 @@ _DIRECTION_WORDS = DIRECTIONS[0] | DIRECTIONS[1]
 
 def conflict(a: AtomicFact, b: AtomicFact) -> str | None:
     """Why two facts conflict, or None."""
-    if canonical_json(dict(a.qualifiers)) != canonical_json(dict(b.qualifiers)):
+    if _qualifiers(a) != _qualifiers(b):
         return None
     ta, tb = a.analysis.tokens - _DIRECTION_WORDS, b.analysis.tokens - _DIRECTION_WORDS
     if not ta or ta != tb:
@@ -49,6 +49,22 @@ def conflict(a: AtomicFact, b: AtomicFact) -> str | None:
             and sorted(q.value for q in qa) != sorted(q.value for q in qb):
         return "they report different numbers for the same measure"
     return None
+
+
+_QUALIFIERS: dict[int, tuple[AtomicFact, str]] = {}
+
+
+def _qualifiers(fact: AtomicFact) -> str:
+    """The fact's qualifiers as canonical JSON, memoised by the fact object (every sentence compares a cited fact
+    with every allowed one)."""
+    held = _QUALIFIERS.get(id(fact))
+    if held is not None and held[0] is fact:
+        return held[1]
+    if len(_QUALIFIERS) > 100_000:
+        _QUALIFIERS.clear()
+    text = canonical_json(dict(fact.qualifiers))
+    _QUALIFIERS[id(fact)] = (fact, text)
+    return text
 
 
 # Attribution to sources: phrases removed from a sentence that presents both conflicting facts, and the words

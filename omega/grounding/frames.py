@@ -159,7 +159,7 @@ def _forms(word: str) -> frozenset[str]:
     return lemmas(word)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def frames(text: str) -> tuple[Frame, ...]:
     """The comparison and role frames of each clause of a text (citations already removed)."""
     out: list[Frame] = []

@@ -17,6 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
+from functools import lru_cache
 
 from omega.grounding.facts import AtomicFact, qualifier_text
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
@@ -30,6 +31,7 @@ _ATTACHING = frozenset({"in", "for", "among", "at", "with", "during", "on", "und
 _UNIT_WORDS = frozenset(w for key in UNITS for w in re.split(r"[\s/]+", key) if w.isalpha()) | {"dl", "l"}
 
 
+@lru_cache(maxsize=256)
 def value_groups(text: str, claim: bool = False, unit: str | None = None, measures: frozenset[str] = frozenset()
                  ) -> list[list[tuple[Decimal, frozenset[str]]]]:
     """Per clause, each measured number with the tokens of the group it is stated for. A fact's measure is the

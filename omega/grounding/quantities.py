@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 
 SPELLED = {
     "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
@@ -33,6 +34,7 @@ _DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, 
                  "fifths": 5, "sixth": 6, "eighth": 8, "eighths": 8, "tenth": 10, "tenths": 10}
 FRACTION_WORDS = frozenset(_DENOMINATORS) | {"in", "a"}
 _SMALL = "one|two|three|four|five|six|seven|eight|nine"
+_FRACTION_HINT = re.compile(r"half|third|quarter|fifth|sixth|eighth|tenth|\b(?:" + _SMALL + r"|\d) in ")
 _FRACTION = re.compile(
     r"\b(?P<n>" + _SMALL + r"|\d) in (?P<d>two|three|four|five|six|seven|eight|nine|ten|twenty|a hundred|\d{1,3})\b"
     r"|\b(?P<m>a|one|" + _SMALL + r")[- ](?P<part>" + "|".join(_DENOMINATORS) + r")\b"
@@ -94,11 +96,12 @@ def quantities(lowered: str) -> tuple[Quantity, ...]:
     return tuple(q for _start, _end, q in quantity_spans(lowered))
 
 
-def quantity_spans(lowered: str) -> list[tuple[int, int, Quantity]]:
+@lru_cache(maxsize=256)  # a paragraph's facts and sentence are read by several checks; about a paragraph
+def quantity_spans(lowered: str) -> tuple[tuple[int, int, Quantity], ...]:
     """Every number of a lower-cased text with its unit, and where it stands (start, end of number and unit)."""
     if not _DIGIT.search(lowered) and _NUMBER_WORDS.isdisjoint(_LETTERS.findall(lowered)):
-        return []  # the common case, answered without the spelled-number alternation
-    found = _fractions(lowered)
+        return ()  # the common case, answered without the spelled-number alternation
+    found = _fractions(lowered) if _FRACTION_HINT.search(lowered) else []
     taken = [(a, b) for a, b, _q in found]
     for match in _NUMBER.finditer(lowered):
         if any(a <= match.start() < b for a, b in taken):
@@ -121,7 +124,7 @@ def quantity_spans(lowered: str) -> list[tuple[int, int, Quantity]]:
                 unit = UNITS.get(first)
                 end = match.start(2) + len(first) if unit is not None else end
         found.append((match.start(), end, Quantity(token, value, unit, places)))
-    return sorted(found, key=lambda f: f[0])
+    return tuple(sorted(found, key=lambda f: f[0]))
 
 
 def _spelled(text: str) -> Decimal:
