@@ -74,12 +74,15 @@ class FrameCheck:
 
 def comparisons_and_roles(claim_text: str, facts: Sequence[AtomicFact], mapping: Mapping[str, str]) -> FrameCheck:
     """Each frame of the sentence checked against the cited facts' frames of the same predicate."""
-    fact_frames = [frame for f in facts for frame in frames(f.content)]
+    claim_frames = frames(claim_text)
+    if not claim_frames:
+        return FrameCheck((), {}, ())
+    fact_frames = [frame for f in facts for frame in _fact_frames(f)]
     failures: list[Failure] = []
     covered: dict[str, str] = {}
     readings: list[str] = []
     negation_read = False
-    for frame in frames(claim_text):
+    for frame in claim_frames:
         first = frozenset(mapping.get(t, t) for t in frame.first)
         second = frozenset(mapping.get(t, t) for t in frame.second)
         judged = [(v, f) for f in fact_frames
@@ -157,6 +160,21 @@ def _forms(word: str) -> frozenset[str]:
     if word == "fell short":
         return frozenset({"short"})
     return lemmas(word)
+
+
+_FACT_FRAMES: dict[int, tuple[AtomicFact, tuple[Frame, ...]]] = {}
+
+
+def _fact_frames(fact: AtomicFact) -> tuple[Frame, ...]:
+    """A fact's frames, memoised by the fact object (a paragraph cites its facts sentence after sentence)."""
+    held = _FACT_FRAMES.get(id(fact))
+    if held is not None and held[0] is fact:
+        return held[1]
+    if len(_FACT_FRAMES) > 100_000:
+        _FACT_FRAMES.clear()
+    found = frames(fact.content)
+    _FACT_FRAMES[id(fact)] = (fact, found)
+    return found
 
 
 @lru_cache(maxsize=256)
@@ -306,6 +324,8 @@ def numeric_sides(text: str) -> list[tuple[str, Decimal, Decimal]]:
     """The sentence's comparisons that measure each side with one number of the same unit ("higher (530 MB)
     than with 4.8 (410 MB)"): (comparative, first side's number, second side's number)."""
     out: list[tuple[str, Decimal, Decimal]] = []
+    if not _MARKER_TEXT.search(text):
+        return out
     for clause in clauses(marked_text(text), claim=False):
         marker = _MARKER_TEXT.search(clause)
         found = frames(clause)
@@ -328,12 +348,13 @@ def change_attributed(claim_text: str, facts: Sequence[AtomicFact]) -> list[Fail
     predation") that the cited facts state only in other words ("after guards were fitted, predation fell"): a
     sequence or an association is not a cause. Facts that use the verb itself ("drug A lowered ...") leave it to
     the other checks."""
+    changes = [f for f in frames(claim_text) if f.kind == "role" and f.first and lemmas(f.predicate) & CHANGE_VERBS]
+    if not changes:
+        return []
     fact_words = {w.lower for f in facts for w in words(f.content)}
-    fact_frames = [frame for f in facts for frame in frames(f.content) if frame.kind == "role"]
+    fact_frames = [frame for f in facts for frame in _fact_frames(f) if frame.kind == "role"]
     failures: list[Failure] = []
-    for frame in frames(claim_text):
-        if frame.kind != "role" or not lemmas(frame.predicate) & CHANGE_VERBS or not frame.first:
-            continue
+    for frame in changes:
         if any(_relation(frame.predicate, f.predicate) == "same" for f in fact_frames) \
                 or any(_relation(frame.predicate, w, table=False) == "same" for w in fact_words):
             continue  # the facts say who changed it ("exercise increased"), or use the verb itself ("did not reduce")
