@@ -24,6 +24,7 @@ from itertools import combinations
 
 from omega.canonical import canonical_json
 from omega.grounding.facts import AtomicFact
+from omega.grounding.memo import ByObject
 from omega.grounding.model import CONFLICTING_FACTS, Failure
 from omega.grounding.tokens import Analysis, lexicon
 
@@ -51,20 +52,8 @@ def conflict(a: AtomicFact, b: AtomicFact) -> str | None:
     return None
 
 
-_QUALIFIERS: dict[int, tuple[AtomicFact, str]] = {}
-
-
-def _qualifiers(fact: AtomicFact) -> str:
-    """The fact's qualifiers as canonical JSON, memoised by the fact object (every sentence compares a cited fact
-    with every allowed one)."""
-    held = _QUALIFIERS.get(id(fact))
-    if held is not None and held[0] is fact:
-        return held[1]
-    if len(_QUALIFIERS) > 100_000:
-        _QUALIFIERS.clear()
-    text = canonical_json(dict(fact.qualifiers))
-    _QUALIFIERS[id(fact)] = (fact, text)
-    return text
+# a fact's qualifiers as canonical JSON, once per fact: every sentence compares a cited fact with every allowed one
+_qualifiers: ByObject[AtomicFact, str] = ByObject(lambda fact: canonical_json(dict(fact.qualifiers)))
 
 
 # Attribution to sources: phrases removed from a sentence that presents both conflicting facts, and the words

@@ -24,6 +24,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from omega.grounding.facts import AtomicFact
+from omega.grounding.memo import ByObject
 from omega.grounding.model import CLAIM_STRENGTHENED, NOT_ENTAILED, Failure, quoted
 from omega.grounding.quantities import SPELLED, quantity_spans
 from omega.grounding.rephrasing import antonyms, lemmas, related
@@ -162,19 +163,11 @@ def _forms(word: str) -> frozenset[str]:
     return lemmas(word)
 
 
-_FACT_FRAMES: dict[int, tuple[AtomicFact, tuple[Frame, ...]]] = {}
+def _frames_of(fact: AtomicFact) -> tuple[Frame, ...]:
+    return frames(fact.content)
 
 
-def _fact_frames(fact: AtomicFact) -> tuple[Frame, ...]:
-    """A fact's frames, memoised by the fact object (a paragraph cites its facts sentence after sentence)."""
-    held = _FACT_FRAMES.get(id(fact))
-    if held is not None and held[0] is fact:
-        return held[1]
-    if len(_FACT_FRAMES) > 100_000:
-        _FACT_FRAMES.clear()
-    found = frames(fact.content)
-    _FACT_FRAMES[id(fact)] = (fact, found)
-    return found
+_fact_frames: ByObject[AtomicFact, tuple[Frame, ...]] = ByObject(_frames_of)  # a paragraph cites a fact again and again
 
 
 @lru_cache(maxsize=256)

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from omega.grounding.facts import AtomicFact
+from omega.grounding.memo import ByObject
 from omega.grounding.tokens import Analysis, Clause
 
 TABLE = Path(__file__).resolve().parent / "data" / "wordnet-3.0.tsv"
@@ -81,24 +82,16 @@ def related(word: str) -> frozenset[str]:
     return own.union(*(table.get(lemma, frozenset()) for lemma in own))
 
 
-_INDEXES: dict[int, tuple[Analysis, Mapping[str, str]]] = {}
-
-
-def _fact_lemmas(fact: AtomicFact) -> Mapping[str, str]:
-    """A fact's lemmas -> the token each stands for in the fact's analysis (memoised by the analysis object,
-    which `facts.analysed` keeps for as long as the fact lives)."""
-    analysis = fact.analysis
-    held = _INDEXES.get(id(analysis))
-    if held is not None and held[0] is analysis:
-        return held[1]
-    if len(_INDEXES) > 100_000:
-        _INDEXES.clear()
+def _lemma_index(fact: AtomicFact) -> Mapping[str, str]:
+    """A fact's lemmas -> the token each stands for in the fact's analysis."""
     index: dict[str, str] = {}
-    for normal, surface in analysis.surface:
+    for normal, surface in fact.analysis.surface:
         for lemma in lemmas(surface):
             index.setdefault(lemma, normal)
-    _INDEXES[id(analysis)] = (analysis, index)
     return index
+
+
+_fact_lemmas: ByObject[AtomicFact, Mapping[str, str]] = ByObject(_lemma_index)
 
 
 def aligned(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str]) -> Alignment:
