@@ -13,7 +13,12 @@
     numeric       "numerical accuracy": every number of a sentence is a number of its cited facts
     qualifiers    "qualifier integrity": no qualifier added, dropped or altered
     scope         "scope and strength fidelity": no claim stronger or wider than its facts
-    conflicts     §9: cited facts that conflict are refused, never reconciled
+    conflicts     §9 and G-5: conflicting facts refused (cited, or allowed and one adopted), both with attribution pass
+    rephrasing    §5.1 rephrasing: lemmas (lemminflect), WordNet 3.0 synonyms and derived forms (data/wordnet-3.0.tsv)
+    frames        roles and comparisons bound: reversed comparisons, swapped roles, a change given an agent
+    groups        values bound to their groups: a number moved to another arm, version or year
+    explain       §7.1 failure reasons: the clause and the scoped evidence needed
+    memo          per-object memos of what checks derive from a fact
     binding       clause-local relation binding (issue 19, rule 1)
     modifiers     rank, order, frequency and proportion modifiers as content (issue 19, rule 3)
     names         names a fact states in another form (issue 19, rule 5)
@@ -23,6 +28,7 @@
 """
 
 __all__ = [
-    "audit", "binding", "citations", "conflicts", "entailment", "facts", "judge", "metrics", "model", "modifiers",
-    "names", "numeric", "paragraph", "qualifiers", "quantities", "request", "scope", "tokens", "verdict", "words",
+    "audit", "binding", "citations", "conflicts", "entailment", "explain", "facts", "frames", "groups", "judge",
+    "memo", "metrics", "model", "modifiers", "names", "numeric", "paragraph", "qualifiers", "quantities",
+    "rephrasing", "request", "scope", "tokens", "verdict", "words",
 ]
