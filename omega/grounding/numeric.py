@@ -2,7 +2,8 @@
 of its cited facts, with the same unit, not rounded, not computed.
 
 The one documented derivation: the absolute difference of two quantities of the cited facts with the same
-unit (a fall from 148 to 136 mmHg may be stated as "12 mmHg"). A sentence that uses it may name it with the
+unit (a fall from 148 to 136 mmHg may be stated as "12 mmHg"; two percentages differ by percentage points: 6.4%
+and 5.1% by "1.3 percentage points", not by "1.3%", which is a relative change). A sentence that uses it may name it with the
 neutral words of `DERIVATION_WORDS` ("the difference ... was 170 mAh/g"); a direction word ("higher") must
 still be stated by the facts. Nothing else is computed: no ratios, no
 percent changes, no sums, no rounding ("12.4" is not "12"; "about 12" is not "12.4" either).
@@ -58,7 +59,10 @@ def numerical_accuracy(claim: Analysis, facts: Sequence[AtomicFact]) -> NumericR
 
 def _difference(quantity: Quantity, stated: list[Quantity]) -> str | None:
     for a, b in combinations(stated, 2):
-        if a.unit is not None and a.unit == b.unit and quantity.unit in (None, a.unit) \
+        # two percentages differ by percentage points: "from 6.4% to 5.1%" is "by 1.3 percentage points", never
+        # "by 1.3%" (that is a relative change, about 20%)
+        unit = "pp" if a.unit == "%" else a.unit
+        if a.unit is not None and a.unit == b.unit and quantity.unit in (None, unit) \
                 and abs(a.value - b.value) == quantity.value:
             return f"{quantity.show()} = |{a.show()} - {b.show()}|"
     return None

@@ -94,7 +94,7 @@ def _carried(claim: Analysis, kind: str, value: str, fact: AtomicFact) -> bool:
     if kind == "units":
         if not claim.quantities:
             return True
-        written = plain(value).strip().lower()
+        written = plain(value).strip().lower().replace("\u03bc", "\u00b5")  # NFKD's mu is the micro sign
         unit = UNITS.get(written) or next((UNITS[w] for w in written.split() if w in UNITS), None)
         in_unit = {q.value for q in fact.analysis.quantities if unit is not None and q.unit == unit}
         if in_unit:

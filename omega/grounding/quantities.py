@@ -101,6 +101,7 @@ def quantity_spans(lowered: str) -> tuple[tuple[int, int, Quantity], ...]:
     """Every number of a lower-cased text with its unit, and where it stands (start, end of number and unit)."""
     if not _DIGIT.search(lowered) and _NUMBER_WORDS.isdisjoint(_LETTERS.findall(lowered)):
         return ()  # the common case, answered without the spelled-number alternation
+    lowered = lowered.replace("\u03bc", "\u00b5")  # Greek mu (what NFKD makes of the micro sign) is the micro sign
     found = _fractions(lowered) if _FRACTION_HINT.search(lowered) else []
     taken = [(a, b) for a, b, _q in found]
     for match in _NUMBER.finditer(lowered):

@@ -133,7 +133,8 @@ def lemma(word: str) -> str:
     a doubled final consonant removed ("reduced", "reduces", "reduce" -> "reduc")."""
     irregular = IRREGULAR.get(word)
     if irregular is not None:
-        return irregular
+        # the base form as the regular forms are cut ("given" -> "give" -> "giv", as "gives" -> "giv")
+        return irregular[:-1] if irregular.endswith("e") and len(irregular) > 3 else irregular
     if len(word) <= 3:
         return word
     stem = word

@@ -128,3 +128,17 @@ def test_a_change_stated_the_other_way_round_is_refused() -> None:
 def test_a_value_moved_to_the_other_group_is_refused() -> None:
     verdict = judge("Peak resident memory was 530 MB with Orrery 4.8. [M1]", MEMORY)
     assert [f.reason.split(":")[0] for f in verdict.failures] == ["value moved to another group"]
+
+
+def test_two_percentages_differ_by_percentage_points() -> None:
+    assert judge("The unemployment rate fell by 1.3 percentage points, from 6.4% in 2022 to 5.1% in 2023. [R1]",
+                 RATE).passed
+    assert NUMERIC_MISMATCH in codes(judge("The unemployment rate fell by 1.3%, from 6.4% in 2022 to 5.1% in "
+                                           "2023. [R1]", RATE))
+
+
+def test_the_micro_sign_and_its_spelling_are_one_unit() -> None:
+    ferritin = fact("F9", "Mean serum ferritin rose from 9 \u00b5g/L at baseline to 21 \u00b5g/L at 6 weeks.",
+                    {"units": "\u00b5g/L"})
+    assert judge("Mean serum ferritin increased from 9 micrograms per litre at baseline to 21 micrograms per litre "
+                 "at 6 weeks. [F9]", ferritin).passed

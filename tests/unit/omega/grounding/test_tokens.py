@@ -91,3 +91,8 @@ def test_may_next_to_a_number_is_the_month_even_opening_the_sentence_or_in_lower
     assert not analyse("May 1970 was a cold month.").tokens & HEDGES
     assert not analyse("The trial ended on 5 may 2001.").tokens & HEDGES
     assert analyse("May lower blood pressure.").tokens & HEDGES
+
+
+def test_an_irregular_form_is_cut_like_the_regular_forms_of_its_verb() -> None:
+    assert normal("given") == normal("gives") == normal("give")
+    assert normal("took") == normal("takes")
