@@ -4,9 +4,9 @@ of its cited facts, with the same unit, not rounded, not computed.
 The one documented derivation: the absolute difference of two quantities of the cited facts with the same
 unit (a fall from 148 to 136 mmHg may be stated as "12 mmHg"; two percentages differ by percentage points: 6.4%
 and 5.1% by "1.3 percentage points", not by "1.3%", which is a relative change). A sentence that uses it may
-name it with the neutral words of `DERIVATION_WORDS` ("the difference ... was 170 mAh/g"); a direction word ("higher") must
-still be stated by the facts. Nothing else is computed: no ratios, no
-percent changes, no sums, no rounding ("12.4" is not "12"; "about 12" is not "12.4" either).
+name it with the neutral words of `DERIVATION_WORDS` ("the difference ... was 170 mAh/g"); a direction word
+("higher") must be stated by the facts or shown by the sentence's own two numbers (`directions_shown`). Nothing else
+is computed: no ratios, no percent changes, no sums, no rounding ("12.4" is not "12"; "about 12" is not "12.4").
 """
 
 from __future__ import annotations
