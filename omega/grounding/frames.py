@@ -24,6 +24,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from omega.grounding.facts import AtomicFact
+from omega.grounding.groups import compared_values
 from omega.grounding.memo import ByObject
 from omega.grounding.model import CLAIM_STRENGTHENED, NOT_ENTAILED, Failure, quoted
 from omega.grounding.quantities import SPELLED, quantity_spans
@@ -36,8 +37,10 @@ _MARKER_TEXT = re.compile(r"\b(?:than|versus|vs|compared (?:with|to)|relative to
 TWO_WORD_MARKERS = frozenset({("compared", "with"), ("compared", "to"), ("relative", "to"), ("as", "opposed")})
 COMPARATIVES = frozenset({"more", "less", "fewer", "exceed", "exceeded", "exceeds", "outperform", "outperformed",
                           "outperforms", "surpass", "surpassed", "above", "below", "short"})
-_OPPOSITES = (frozenset({"more", "exceed", "outperform", "surpass", "above", "high", "great", "large"}),
-              frozenset({"less", "fewer", "few", "little", "short", "below", "low", "small"}))
+_OPPOSITES = (frozenset({"more", "exceed", "outperform", "surpass", "above", "high", "great", "large", "long", "fast",
+                         "heavy", "big", "strong"}),
+              frozenset({"less", "fewer", "few", "little", "short", "below", "low", "small", "slow", "light",
+                         "weak"}))
 _BOUNDARY = frozenset({"as", "in", "on", "at", "among", "during", "after", "before", "for", "from", "with", "within",
                        "over", "under", "across", "between", "since", "until", "to", "into", "of", "by", "per",
                        "than", "versus", "vs", "compared", "relative", "while", "whereas", "and", "but", "which",
@@ -358,3 +361,30 @@ def change_attributed(claim_text: str, facts: Sequence[AtomicFact]) -> list[Fail
             f"a cited fact stating that {quoted(sorted(frame.first))} {frame.predicate} it (e.g. a randomised "
             f"comparison)", tuple(f.id for f in facts)))
     return failures
+
+
+def directions_by_the_facts(claim_text: str, facts: Sequence[AtomicFact]) -> tuple[frozenset[str], list[Failure]]:
+    """Comparatives the cited facts' own numbers decide (issue 42): "lower with A than with B" when a fact gives A
+    5.1 ms and B 7.2 ms. Comparing two stated values is entailment, not inference (§5.1 "strictly entailed"); the
+    comparatives they show are read as stated, and one they contradict is refused."""
+    shown: set[str] = set()
+    failures: list[Failure] = []
+    for frame in frames(claim_text):
+        if frame.kind != "comparison" or frame.predicate.startswith("not "):
+            continue
+        forms = _forms(frame.predicate)
+        up, down = bool(forms & _OPPOSITES[0]), bool(forms & _OPPOSITES[1])
+        if up == down:
+            continue
+        values = compared_values(frame.first, frame.second, facts)
+        if values is None or values[0] == values[1]:
+            continue
+        if (values[0] > values[1]) == up:
+            shown.add(normal(frame.predicate))
+        else:
+            failures.append(Failure(
+                NOT_ENTAILED, f"comparison reversed: the sentence says '{frame.predicate}' for "
+                f"{quoted(sorted(frame.first))} against {quoted(sorted(frame.second))}; the cited facts give "
+                f"{values[0]} and {values[1]}", f"an Atomic Fact stating the comparison as '{frame.predicate}'",
+                tuple(f.id for f in facts)))
+    return frozenset(shown), failures

@@ -137,3 +137,28 @@ def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list
                         tuple(f.id for f in facts)))
                     break
     return failures
+
+
+def fact_value_groups(facts: Sequence[AtomicFact]) -> list[list[tuple[Decimal, frozenset[str]]]]:
+    """The cited facts' clauses that give one measure for two groups or more."""
+    measures = frozenset().union(*(_measure_words(f) for f in facts))
+    return [pairs for f in facts for pairs in value_groups(f.content, unit=_unit_of(f), measures=measures)
+            if len(pairs) > 1]
+
+
+def compared_values(first: frozenset[str], second: frozenset[str], facts: Sequence[AtomicFact]
+                    ) -> tuple[Decimal, Decimal] | None:
+    """The values the cited facts give the two sides of a comparison: each side must name words distinctive of one
+    group of a fact clause (and no other group's), the two groups different. None when the facts do not say."""
+    for pairs in fact_value_groups(facts):
+        own = [g - frozenset().union(*(h for j, (_v, h) in enumerate(pairs) if j != i))
+               for i, (_v, g) in enumerate(pairs)]
+        a, b = _named_by(first, own), _named_by(second, own)
+        if len(a) == 1 and len(b) == 1 and a != b:
+            return pairs[a[0]][0], pairs[b[0]][0]
+    return None
+
+
+def _named_by(side: frozenset[str], own: list[frozenset[str]]) -> list[int]:
+    """The groups whose distinctive words the side names, when it names no other group's."""
+    return [i for i, mine in enumerate(own) if mine & side and not any(o & side for j, o in enumerate(own) if j != i)]

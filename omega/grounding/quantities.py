@@ -28,7 +28,7 @@ _SPELLED_RUN = r"(?:" + "|".join(SPELLED) + r")(?:(?:\s+|-)(?:and\s+)?(?:" + "|"
 _NUMBER = re.compile(
     r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?|\b" + _SPELLED_RUN + r"\b)"
     r"(?:(?:\s*|-)(%|per ?cent\b|percentage points?\b|degrees? celsius\b|°c\b|°f\b|°|"
-    r"[a-zµ]+ per (?:square |cubic )?[a-z]+(?: per [a-z]+)*\b|[a-zµ]+(?:/[a-z]+)?))?"
+    r"[a-zµ]+ per (?:square |cubic )?[a-z]+(?: per [a-z]+)*\b|(?:square |cubic )?[a-zµ]+[23]?(?:/[a-z]+[23]?)?))?"
 )
 _DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fifth": 5,
                  "fifths": 5, "sixth": 6, "eighth": 8, "eighths": 8, "tenth": 10, "tenths": 10}
@@ -74,6 +74,8 @@ UNITS = {
     "milligrams per litre": "mg/l", "micrograms per litre": "µg/l", "millimoles per litre": "mmol/l",
     "milligrams per kilogram": "mg/kg", "°": "degree", "degree": "degree", "degrees": "degree",
     "degrees celsius": "°c", "degree celsius": "°c", "°f": "°f",
+    "m2": "m2", "square metre": "m2", "square metres": "m2", "m3": "m3", "cubic metre": "m3", "cubic metres": "m3",
+    "µg/m3": "µg/m3", "micrograms per cubic metre": "µg/m3", "mg/m3": "mg/m3", "milligrams per cubic metre": "mg/m3",
 }
 
 

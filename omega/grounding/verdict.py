@@ -25,7 +25,13 @@ from omega.grounding.conflicts import (
 from omega.grounding.entailment import semantic_entailment
 from omega.grounding.explain import for_the_writer
 from omega.grounding.facts import AtomicFact
-from omega.grounding.frames import FrameCheck, change_attributed, comparisons_and_roles, numeric_sides
+from omega.grounding.frames import (
+    FrameCheck,
+    change_attributed,
+    comparisons_and_roles,
+    directions_by_the_facts,
+    numeric_sides,
+)
 from omega.grounding.groups import values_in_their_groups
 from omega.grounding.judge import EntailmentJudge
 from omega.grounding.model import (
@@ -128,9 +134,11 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     allowed_facts = {i: f for i, f in evidence.facts.items() if i in evidence.allowed}
     failures += conflicting_facts(facts, presented) + adopted_conflicts(claim, facts, allowed_facts)
     numbers = numerical_accuracy(claim, facts)
+    by_the_facts, reversed_by_numbers = directions_by_the_facts(claim_text, facts)
+    failures += reversed_by_numbers
     owned = OWNED_ELSEWHERE | claim.units | (DERIVATION_WORDS if numbers.derivations else frozenset()) \
         | (ATTRIBUTION_WORDS if presented else frozenset()) | (QUANTITY_NOUNS if claim.quantities else frozenset()) \
-        | directions_shown(claim, claim_text, numeric_sides(claim_text))
+        | directions_shown(claim, claim_text, numeric_sides(claim_text)) | by_the_facts
     claim, readings, framed = read_as_facts(claim_text, claim, facts, owned)
     partners = name_partners(claim, [f.analysis for f in facts])
     coverage = semantic_entailment(claim, facts, owned, partners)
@@ -152,18 +160,24 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     failures += [uncited] if uncited is not None else []
     failures = for_the_writer(failures, claim_text, facts)
     ids = ", ".join(f.id for f in facts)
-    rationale = f"entailed by {ids}: {coverage.checked} claim token(s) covered"
-    if claim.quantities:
-        rationale += f", {len(claim.quantities)} number(s) stated by the facts"
-    if numbers.derivations:
-        rationale += f" (derived: {'; '.join(numbers.derivations)})"
-    if readings:
-        rationale += f" (read as the facts' words: {'; '.join(readings)})"
-    rationale += "; qualifiers, scope and strength preserved"
-    judged = verdict(failures, rationale, coverage.paraphrase_uncertain and len(failures) == 1)
+    judged = verdict(failures, _rationale(ids, coverage.checked, claim, numbers.derivations, readings),
+                     coverage.paraphrase_uncertain and len(failures) == 1)
     if judge is not None and judged.paraphrase_uncertain and failures[0].code == NOT_ENTAILED:
         return consult(judged, judge, claim_text, [f.statement for f in facts], ids)
     return judged
+
+
+def _rationale(ids: str, checked: int, claim: Analysis, derivations: tuple[str, ...],
+               readings: tuple[str, ...]) -> str:
+    """Why a sentence passed (§10): what covered it, the numbers, derivations and readings made."""
+    rationale = f"entailed by {ids}: {checked} claim token(s) covered"
+    if claim.quantities:
+        rationale += f", {len(claim.quantities)} number(s) stated by the facts"
+    if derivations:
+        rationale += f" (derived: {'; '.join(derivations)})"
+    if readings:
+        rationale += f" (read as the facts' words: {'; '.join(readings)})"
+    return rationale + "; qualifiers, scope and strength preserved"
 
 
 def read_as_facts(claim_text: str, claim: Analysis, facts: list[AtomicFact],

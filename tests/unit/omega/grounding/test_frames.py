@@ -77,3 +77,14 @@ def test_a_change_given_an_agent_the_facts_only_place_in_sequence_is_strengtheni
     assert codes(verdict) == {CLAIM_STRENGTHENED}
     assert judge("After predator guards were fitted to the nest boxes, the nest predation rate decreased from 23% "
                  "in 2021 to 9% in 2022. [G1]", GUARDS).passed
+
+
+LATENCY_VALUES = fact("L1", "Median latency was 5.1 ms with Orrery 5.0 and 7.2 ms with Orrery 4.8.", {"units": "ms"})
+
+
+def test_a_comparison_the_facts_numbers_decide_passes_and_the_reverse_is_refused() -> None:
+    assert judge("Median latency was lower with Orrery 5.0 than with Orrery 4.8. [L1]", LATENCY_VALUES).passed
+    assert judge("Median latency was higher with Orrery 4.8 than with Orrery 5.0. [L1]", LATENCY_VALUES).passed
+    reversed_ = judge("Median latency was higher with Orrery 5.0 than with Orrery 4.8. [L1]", LATENCY_VALUES)
+    assert reversed_.failures[0].reason.startswith("comparison reversed")
+    assert "5.1 and 7.2" in reversed_.failures[0].reason

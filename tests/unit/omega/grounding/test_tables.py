@@ -188,6 +188,11 @@ UNIT_SPELLINGS = [
     ("degree_sign", "12\u00b0", "degree"), ("degree", "12 degree", "degree"), ("degrees", "12 degrees", "degree"),
     ("celsius_sign", "12 \u00b0c", "\u00b0c"), ("degrees_celsius", "12 degrees celsius", "\u00b0c"),
     ("degree_celsius", "12 degree celsius", "\u00b0c"), ("fahrenheit_sign", "12 \u00b0f", "\u00b0f"),
+    ("m2", "12 m2", "m2"), ("square_metre", "12 square metre", "m2"), ("square_metres", "12 square metres", "m2"),
+    ("m3", "12 m3", "m3"), ("cubic_metre", "12 cubic metre", "m3"), ("cubic_metres", "12 cubic metres", "m3"),
+    ("ug_per_m3", "12 \u00b5g/m3", "\u00b5g/m3"),
+    ("micrograms_per_cubic_metre", "12 micrograms per cubic metre", "\u00b5g/m3"),
+    ("mg_per_m3", "12 mg/m3", "mg/m3"), ("milligrams_per_cubic_metre", "12 milligrams per cubic metre", "mg/m3"),
 ]
 UNREADABLE_UNITS: list[str] = []
 
