@@ -111,12 +111,15 @@ LIGHT_VERBS = re.compile(
     r"\b(?:occur(?:s|red|ring)?|amount(?:s|ed|ing)? to|account(?:s|ed|ing)? for|reach(?:es|ed|ing)|"
     r"achiev(?:es|ed|ing)|recorded|involv(?:es|ed|ing)|(?:made|make|makes) up|register(?:s|ed)|"
     r"total(?:s|led|ed|ling)|(?:stood|stands|stand) at|underw(?:ent)|undergo(?:es|ne)?|experienc(?:ed|es)|"
-    r"attain(?:s|ed)|as a whole)\b")
+    r"attain(?:s|ed)|as a whole|(?:take|takes|took|taken|taking) place)\b")
 PHRASAL_VERBS = (
     (re.compile(r"\b(?:go|goes|went|gone|going) down\b"), "decrease"),
     (re.compile(r"\b(?:go|goes|went|gone|going) up\b"), "increase"),
     (re.compile(r"\b(?:bring|brings|brought|bringing) down\b"), "reduce"),
     (re.compile(r"\b(?:take|takes|took|taken|taking) over from\b"), "replace"),
+    (re.compile(r"\b(?:take|takes|took|taken|taking) part in\b"), "participate"),
+    (re.compile(r"\b(?:carry|carries|carried|carrying) out\b"), "conduct"),
+    (re.compile(r"\b(?:set|sets|setting) up\b"), "establish"),
 )
 FRONTING = word_set("in on at among during after before for from following since until within across by")
 ORDINALS = word_set("""first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth

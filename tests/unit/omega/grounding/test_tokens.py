@@ -96,3 +96,9 @@ def test_may_next_to_a_number_is_the_month_even_opening_the_sentence_or_in_lower
 def test_an_irregular_form_is_cut_like_the_regular_forms_of_its_verb() -> None:
     assert normal("given") == normal("gives") == normal("give")
     assert normal("took") == normal("takes")
+
+
+def test_phrasal_and_light_verbs_read_as_their_one_word_verb_or_as_nothing() -> None:
+    assert normal("participate") in analyse("Forty schools took part in the trial.").tokens
+    assert normal("decrease") in analyse("Median latency went down.").tokens
+    assert not {"occur", "occurred", "plac", "place"} & analyse("The survey took place in 2023.").tokens
