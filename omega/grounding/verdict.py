@@ -2,8 +2,11 @@
 partial support, §3.2). An input that cannot be judged is a FAIL with INSUFFICIENT_EVIDENCE, never an empty
 verdict.
 
-Order: citation presence, conflicts among the cited facts (§9), semantic entailment, qualifier integrity,
-scope and strength fidelity, numerical accuracy. The content checks run only against cited facts that are
+Order: citation presence, conflicts (§9, G-5: among the cited facts, and with an allowed fact the sentence adopts
+one side against), semantic entailment (the claim read in the facts' words first: `rephrasing`, a comparison from
+its other side, a direction the numbers decide), then its binding (clauses, roles and comparisons, from/to, values
+in their groups), qualifier integrity, scope and strength fidelity, numerical accuracy; each failure's reason is
+then made one a writer can act on (`explain`). The content checks run only against cited facts that are
 allowed and known; when the claim's missing tokens and numbers are all stated by one allowed fact the sentence
 does not cite, that is reported as UNCITED_FACT_USED instead of NOT_ENTAILED / NUMERIC_MISMATCH.
 """
