@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from itertools import combinations
 
 from omega.canonical import canonical_json
@@ -101,8 +102,13 @@ def presented_with_attribution(text: str, claim: Analysis, facts: Sequence[Atomi
     return frozenset(out)
 
 
+def _own_values(fact: AtomicFact, other: AtomicFact) -> set[Decimal]:
+    """The numbers one of two conflicting facts states and the other does not."""
+    return {q.value for q in fact.analysis.quantities} - {q.value for q in other.analysis.quantities}
+
+
 def _own_values_stated(claim: Analysis, fact: AtomicFact, other: AtomicFact) -> bool:
-    mine = {q.value for q in fact.analysis.quantities} - {q.value for q in other.analysis.quantities}
+    mine = _own_values(fact, other)
     if mine:
         return mine <= {q.value for q in claim.quantities}
     return bool(fact.analysis.tokens & _DIRECTION_WORDS & claim.tokens) or fact.analysis.negated == claim.negated
@@ -130,7 +136,7 @@ def adopted_conflicts(claim: Analysis, cited: Sequence[AtomicFact], allowed: Map
 def _adopts(claim: Analysis, fact: AtomicFact, other: AtomicFact) -> bool:
     """The claim states what this fact says and the other does not: a value of its own, its direction, its
     polarity."""
-    mine = {q.value for q in fact.analysis.quantities} - {q.value for q in other.analysis.quantities}
+    mine = _own_values(fact, other)
     if mine:
         return bool(mine & {q.value for q in claim.quantities})
     return True
