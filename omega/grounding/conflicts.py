@@ -122,12 +122,13 @@ def adopted_conflicts(claim: Analysis, cited: Sequence[AtomicFact], allowed: Map
     for fact in cited:
         for other_id in sorted(allowed):
             other = allowed[other_id]
-            if other_id in ids or conflict(fact, other) is None or not _adopts(claim, fact, other):
+            why = None if other_id in ids else conflict(fact, other)
+            if why is None or not _adopts(claim, fact, other):
                 continue
             failures.append(Failure(
                 CONFLICTING_FACTS,
                 f"conflict: the sentence adopts {fact.id}, but {other_id}, also allowed here, conflicts with it "
-                f"({conflict(fact, other)}); the verifier does not resolve conflicts (§9, G-5)",
+                f"({why}); the verifier does not resolve conflicts (§9, G-5)",
                 f"the user choosing which of {fact.id} and {other_id} is authoritative, or the sentence presenting "
                 f"both values with their sources, citing [{fact.id}][{other_id}]", (fact.id, other_id)))
     return failures

@@ -21,14 +21,14 @@ from functools import lru_cache
 
 from omega.grounding.facts import AtomicFact, qualifier_text
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
-from omega.grounding.quantities import UNITS, Quantity, quantity_spans
+from omega.grounding.quantities import UNITS, Quantity, quantity_spans, unit_named, unit_words
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
 from omega.grounding.words import AUXILIARIES, clauses, verb_form, words
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
 _ATTACHING = frozenset({"in", "for", "among", "at", "with", "during", "on", "under", "after", "before", "within",
                         "of"})
-_UNIT_WORDS = frozenset(w for key in UNITS for w in re.split(r"[\s/]+", key) if w.isalpha()) | {"dl", "l"}
+_UNIT_WORDS = unit_words() | {"dl", "l"}
 
 
 @lru_cache(maxsize=256)
@@ -78,10 +78,7 @@ def _measure_words(fact: AtomicFact) -> frozenset[str]:
 def _unit_of(fact: AtomicFact) -> str | None:
     """The unit a fact's `units` qualifier names, in the unit table's canonical form."""
     written = next((qualifier_text(v) for k, v in fact.qualifiers.items() if k.lower() in ("units", "unit")), None)
-    if written is None:
-        return None
-    lowered = written.strip().lower()
-    return UNITS.get(lowered) or next((UNITS[w] for w in lowered.split() if w in UNITS), None)
+    return None if written is None else unit_named(written)
 
 
 def _follows(clause: str, end: int, measures: frozenset[str]) -> bool:
@@ -112,9 +109,8 @@ def _group_tokens(span: str) -> frozenset[str]:
 
 def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:
     """Each sentence number stated for the group a cited fact gives another value for."""
-    measures = frozenset().union(*(_measure_words(f) for f in facts))
-    fact_clauses = [pairs for f in facts for pairs in value_groups(f.content, unit=_unit_of(f), measures=measures)
-                    if len(pairs) > 1]
+    measures = _measures(facts)
+    fact_clauses = fact_value_groups(facts, measures)
     if not fact_clauses:
         return []
     failures: list[Failure] = []
@@ -139,9 +135,13 @@ def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list
     return failures
 
 
-def fact_value_groups(facts: Sequence[AtomicFact]) -> list[list[tuple[Decimal, frozenset[str]]]]:
+def _measures(facts: Sequence[AtomicFact]) -> frozenset[str]:
+    return frozenset().union(*(_measure_words(f) for f in facts))
+
+
+def fact_value_groups(facts: Sequence[AtomicFact], measures: frozenset[str]
+                      ) -> list[list[tuple[Decimal, frozenset[str]]]]:
     """The cited facts' clauses that give one measure for two groups or more."""
-    measures = frozenset().union(*(_measure_words(f) for f in facts))
     return [pairs for f in facts for pairs in value_groups(f.content, unit=_unit_of(f), measures=measures)
             if len(pairs) > 1]
 
@@ -150,7 +150,7 @@ def compared_values(first: frozenset[str], second: frozenset[str], facts: Sequen
                     ) -> tuple[Decimal, Decimal] | None:
     """The values the cited facts give the two sides of a comparison: each side must name words distinctive of one
     group of a fact clause (and no other group's), the two groups different. None when the facts do not say."""
-    for pairs in fact_value_groups(facts):
+    for pairs in fact_value_groups(facts, _measures(facts)):
         own = [g - frozenset().union(*(h for j, (_v, h) in enumerate(pairs) if j != i))
                for i, (_v, g) in enumerate(pairs)]
         a, b = _named_by(first, own), _named_by(second, own)

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from omega.grounding.facts import AtomicFact, qualifier_text
 from omega.grounding.model import QUALIFIER_ADDED, QUALIFIER_DRIFT, QUALIFIER_DROPPED, Failure
-from omega.grounding.quantities import UNITS
+from omega.grounding.quantities import unit_named
 from omega.grounding.tokens import Analysis, analyse, lexicon
 from omega.grounding.words import plain
 
@@ -95,7 +95,7 @@ def _carried(claim: Analysis, kind: str, value: str, fact: AtomicFact) -> bool:
         if not claim.quantities:
             return True
         written = plain(value).strip().lower().replace("\u03bc", "\u00b5")  # NFKD's mu is the micro sign
-        unit = UNITS.get(written) or next((UNITS[w] for w in written.split() if w in UNITS), None)
+        unit = unit_named(written)
         in_unit = {q.value for q in fact.analysis.quantities if unit is not None and q.unit == unit}
         if in_unit:
             return not any(q.value in in_unit and q.unit != unit for q in claim.quantities)

@@ -168,6 +168,12 @@ def _fractions(lowered: str) -> list[tuple[int, int, Quantity]]:
     return out
 
 
+def unit_named(written: str) -> str | None:
+    """The canonical unit a written unit names ("µg/L", "LMH/bar (litres per ...)": its first word the table knows)."""
+    lowered = written.strip().lower().replace("\u03bc", "\u00b5")  # NFKD's Greek mu is the micro sign
+    return UNITS.get(lowered) or next((UNITS[w] for w in lowered.split() if w in UNITS), None)
+
+
 def unit_words() -> frozenset[str]:
     """The single words of the unit table (owned by the numeric check, not by entailment)."""
     return frozenset(w for key in UNITS for w in re.split(r"[\s/]+", key) if w.isalpha())
