@@ -12,8 +12,10 @@ What a line says, `word<TAB>synonyms<TAB>derived<TAB>antonyms` (space-separated 
   word's senses by tagged frequency), in the same part of speech. A rare sense ("fall" = "descend in rank") does
   not make "fall" and "lapse" interchangeable; a common sense ("fall" = "decrease") does make "fall" and "drop".
   Hypernyms are not synonyms: "vaccine" does not cover "drug" (a wider class is a generalisation, §5.2 scope).
-- derived: WordNet's "derivationally related form" pointers between words of those senses (reduce / reduction,
-  efficacy / efficacious): the same meaning in another part of speech. Agent nouns (-er, -or, -ee, -ist) are left
+- derived: WordNet's "derivationally related form" pointers between words of their first `DERIVED_SENSES`
+  senses (reduce / reduction, efficacy / efficacious), and an adverb's "derived from adjective" pointer
+  (emotionally / emotional): the same meaning in another part of speech, a pointer between two particular
+  senses, so a wider window than the synonyms' adds no unrelated word. Agent nouns (-er, -or, -ee, -ist) are left
   out: "employ" and "employee" are different roles, not a nominalisation.
 - antonyms: WordNet's antonym pointers ("high" / "low", "increase" / "decrease"), for comparison frames.
 """
@@ -25,6 +27,7 @@ from collections import defaultdict
 from pathlib import Path
 
 SENSES = 3
+DERIVED_SENSES = 8
 POS = {"n": "noun", "v": "verb", "a": "adj", "s": "adj", "r": "adv"}
 NOUN_PERSON = "18"  # lexicographer file number of noun.person (WordNet's lexnames)
 OUT = Path(__file__).resolve().parents[1] / "omega" / "grounding" / "data" / "wordnet-3.0.tsv"
@@ -36,8 +39,8 @@ def _plain(word: str) -> str | None:
     return word if word.isalpha() and word.isascii() else None
 
 
-def _top_senses(folder: Path) -> dict[tuple[str, str], set[str]]:
-    """(pos, synset offset) -> the words for which that synset is among their first SENSES senses."""
+def _top_senses(folder: Path, senses: int) -> dict[tuple[str, str], set[str]]:
+    """(pos, synset offset) -> the words for which that synset is among their first `senses` senses."""
     top: dict[tuple[str, str], set[str]] = defaultdict(set)
     for pos in ("noun", "verb", "adj", "adv"):
         for line in (folder / f"index.{pos}").read_text(encoding="utf-8").splitlines():
@@ -49,14 +52,15 @@ def _top_senses(folder: Path) -> dict[tuple[str, str], set[str]]:
                 continue
             synset_count, pointer_count = int(fields[2]), int(fields[3])
             offsets = fields[6 + pointer_count:6 + pointer_count + synset_count]
-            for offset in offsets[:SENSES]:
+            for offset in offsets[:senses]:
                 top[(pos, offset)].add(word)
     return top
 
 
 def relations(folder: Path) -> dict[str, tuple[set[str], set[str], set[str]]]:
     """word -> (synonyms, derived, antonyms), read from the WordNet dict folder."""
-    top = _top_senses(folder)
+    top = _top_senses(folder, SENSES)
+    wide = _top_senses(folder, DERIVED_SENSES)
     table: dict[str, tuple[set[str], set[str], set[str]]] = defaultdict(lambda: (set(), set(), set()))
     pending: list[tuple[str, str, str, str, str, int]] = []  # (kind, word, target pos, offset, lexfile, target)
     for pos in ("noun", "verb", "adj", "adv"):
@@ -75,10 +79,10 @@ def relations(folder: Path) -> dict[str, tuple[set[str], set[str], set[str]]]:
             for i in range(int(fields[at])):
                 symbol, target, target_pos, source_target = fields[at + 1 + 4 * i:at + 5 + 4 * i]
                 source, target_word = int(source_target[:2], 16), int(source_target[2:], 16)
-                if symbol not in ("+", "!") or source == 0:
+                if (symbol not in ("+", "!") and not (symbol == "\\" and pos == "adv")) or source == 0:
                     continue
                 word = members[source - 1]
-                if word and word in kept:
+                if word and word in (kept if symbol == "!" else wide.get((pos, offset), set())):
                     pending.append((symbol, word, POS[target_pos], target, lexfile, target_word))
     words_of = _synset_words(folder, {(p, o) for _, _, p, o, _, _ in pending})
     for symbol, word, target_pos, target, lexfile, target_word in pending:
@@ -89,7 +93,7 @@ def relations(folder: Path) -> dict[str, tuple[set[str], set[str], set[str]]]:
         if symbol == "!":
             table[word][2].add(other)
             table[other][2].add(word)
-        elif other in top.get((target_pos, target), set()) and NOUN_PERSON not in (lexfile, target_lexfile):
+        elif other in wide.get((target_pos, target), set()) and NOUN_PERSON not in (lexfile, target_lexfile):
             table[word][1].add(other)
             table[other][1].add(word)
     return table

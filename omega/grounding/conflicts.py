@@ -12,7 +12,8 @@ Two facts conflict when they make the same claim about the same thing and disagr
 the same claim tokens (direction words aside), and then opposite polarity, opposite direction (increase vs
 decrease, higher vs lower) or different numbers with the same units. Facts about different populations,
 settings or timeframes (different qualifiers), or that differ in any other word ("silicon-graphite anode" vs
-"graphite anode"), do not conflict: the check is conservative, and a conflict worded differently by two
+"graphite anode") or in a number that names rather than measures ("Orrery 5.0" / "Orrery 4.8", "in 2021" / "in
+2022": two things, each with its value), do not conflict: the check is conservative, and a conflict worded differently by two
 sources is not detected.
 """
 
@@ -46,11 +47,23 @@ def conflict(a: AtomicFact, b: AtomicFact) -> str | None:
     up_b, down_b = bool(b.analysis.tokens & DIRECTIONS[0]), bool(b.analysis.tokens & DIRECTIONS[1])
     if (up_a and not down_a and down_b and not up_b) or (down_a and not up_a and up_b and not down_b):
         return "they report opposite directions"
+    if _identity_numbers(a) != _identity_numbers(b):
+        return None  # "Orrery 5.0" and "Orrery 4.8", "in 2021" and "in 2022": two things, not two values of one
     qa, qb = a.analysis.quantities, b.analysis.quantities
     if qa and qb and sorted(q.unit or "" for q in qa) == sorted(q.unit or "" for q in qb) \
             and sorted(q.value for q in qa) != sorted(q.value for q in qb):
         return "they report different numbers for the same measure"
     return None
+
+
+# A number that names rather than measures: after a name ("Orrery 5.0", "Phase 3") or a naming word, or a year
+# after a preposition ("in 2021").
+_IDENTITY = re.compile(r"(?:\b[A-Z][\w-]*|\b(?:version|release|v|phase|wave|round|cycle))\s+(\d+(?:\.\d+)*)\b"
+                       r"|\b(?:in|since|during|until|by|from|to|of)\s+((?:18|19|20)\d\d)\b")
+
+
+def _identity_numbers(fact: AtomicFact) -> frozenset[str]:
+    return frozenset(m.group(1) or m.group(2) for m in _IDENTITY.finditer(fact.content))
 
 
 # a fact's qualifiers as canonical JSON, once per fact: every sentence compares a cited fact with every allowed one

@@ -52,6 +52,8 @@ _DETERMINERS = frozenset({"a", "an", "the", "this", "that", "these", "those", "i
                           "each", "every", "no", "any", "some"})
 _RESPECT = frozenset({"on", "as", "across", "during", "over", "under", "for", "regarding"})
 _NOUN_NEGATIONS = frozenset({"without", "absence", "absent", "lack", "lacks", "lacked", "lacking"})
+_THOSE = re.compile(r"^(?:those|that|the ones?) (?:" + "|".join(sorted(_SIDE_PREPOSITIONS)) + ")$")
+_HOW_OFTEN = "common|frequent|prevalent|likely|often|widespread"
 _BE = frozenset({"is", "are", "was", "were", "be", "been", "being"})
 
 
@@ -221,11 +223,30 @@ def _comparison(found: Sequence[Word]) -> Frame | None:
         # common | among A | than among B"), else the words before the comparative ("A | was faster than B");
         # the compared quantity is neither side
         between = before[comparative + 1:]
+        second = found[at + marker:]
         side = next((i for i, w in enumerate(between) if w.lower in _SIDE_PREPOSITIONS), None)
+        if second and second[0].lower not in _SIDE_PREPOSITIONS and not _THOSE.match(" ".join(
+                w.lower for w in second[:2])):
+            side = _bare_side(before[:comparative], between, side, second)
         first = between[side:] if side is not None else before[:comparative]
         return Frame("comparison", f"not {predicate}" if negated else predicate, _tokens(first),
-                     _tokens(found[at + marker:]))
+                     _tokens(second))
     return _comparing_verb(found)
+
+
+def _bare_side(subject: Sequence[Word], between: Sequence[Word], side: int | None, second: Sequence[Word]
+               ) -> int | None:
+    """Where the first side starts when the second has no preposition: the phrase after the comparative when the
+    second side shares its words ("higher in the northern plots than the southern plots") or repeats the noun the
+    comparative qualifies ("more participants on A than participants on B"), else the subject when the second
+    side shares its words ("A had a lower latency on X than B"), else as with a preposition."""
+    words_of_second = _tokens(second)
+    if side is not None and _tokens(between[side:]) & words_of_second:
+        return side
+    head = next((w for w in between if w.lower not in FUNCTION_WORDS), None)
+    if head is not None and normal(head.lower) == normal(second[0].lower):
+        return 0
+    return None if _tokens(subject) & words_of_second else side
 
 
 def _comparing_verb(found: Sequence[Word]) -> Frame | None:
@@ -381,6 +402,9 @@ def directions_by_the_facts(claim_text: str, facts: Sequence[AtomicFact]) -> tup
             continue
         if (values[0] > values[1]) == up:
             shown.add(normal(frame.predicate))
+            # "more common", "less frequent": the comparative of how often, which two proportions also decide
+            shown.update(normal(m.group(1)) for m in re.finditer(
+                rf"\b{re.escape(frame.predicate)}\s+({_HOW_OFTEN})\b", claim_text.lower()))
         else:
             failures.append(Failure(
                 NOT_ENTAILED, f"comparison reversed: the sentence says '{frame.predicate}' for "

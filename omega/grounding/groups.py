@@ -8,7 +8,14 @@ group's name) with the words of its group, the words after it when the fact atta
 in 2021"), else the words before it back to the previous number ("for the control membrane | 98.2%"). The
 sentence's numbers are read the same way. A sentence number fails when its group words are distinctive of
 another value's group in the fact and of none of its own: "11.5 g/dL in the intravenous arm" moves the oral
-arm's value (§5.2 "Numerical modification", G-4 "alter scope"). Facts with one number per clause are left alone.
+arm's value (§5.2 "Numerical modification", G-4 "alter scope").
+
+Two cited facts that each give one value in the same unit and differ only in a short group name (`across_facts`:
+"12.4 g/dL in the intravenous arm" / "11.5 g/dL in the oral arm") are read as one measure for two groups too
+(§5.1 "Combining multiple Atomic Facts only if the resulting sentence is strictly entailed"): the comparison they
+decide is entailed, and a value moved from one to the other fails. A comparison across two facts stands only when
+each side names everything its fact says and the other does not ("systolic ... in arm A" and "diastolic ... in arm
+B" are two measures, not one compared).
 """
 
 from __future__ import annotations
@@ -18,6 +25,7 @@ from collections import Counter
 from collections.abc import Sequence
 from decimal import Decimal
 from functools import lru_cache
+from itertools import combinations
 
 from omega.grounding.facts import AtomicFact, qualifier_text
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
@@ -29,6 +37,7 @@ _NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
 _ATTACHING = frozenset({"in", "for", "among", "at", "with", "during", "on", "under", "after", "before", "within",
                         "of"})
 _UNIT_WORDS = unit_words() | {"dl", "l"}
+GROUP_WORDS = 3
 
 
 @lru_cache(maxsize=256)
@@ -141,21 +150,55 @@ def _measures(facts: Sequence[AtomicFact]) -> frozenset[str]:
 
 def fact_value_groups(facts: Sequence[AtomicFact], measures: frozenset[str]
                       ) -> list[list[tuple[Decimal, frozenset[str]]]]:
-    """The cited facts' clauses that give one measure for two groups or more."""
+    """The cited facts' clauses that give one measure for two groups or more, then the cited facts that each give
+    one value of a shared measure (`across_facts`)."""
     return [pairs for f in facts for pairs in value_groups(f.content, unit=_unit_of(f), measures=measures)
-            if len(pairs) > 1]
+            if len(pairs) > 1] + across_facts(facts)
+
+
+def across_facts(facts: Sequence[AtomicFact]) -> list[list[tuple[Decimal, frozenset[str]]]]:
+    """Pairs of cited facts that each give one value in the same unit, the two values different, and say the same
+    thing but for the group ("12.4 g/dL in the intravenous arm" / "11.5 g/dL in the oral arm"): one measure for two
+    groups, each named by what its fact says and the other does not (qualifiers and unitless numbers, "Orrery
+    5.0", included). A group's name is short (`GROUP_WORDS` at most): facts that differ in more say different
+    things ("pauses made up half of p99 latency" / "p99 latency fell by a quarter")."""
+    singles: list[tuple[str, Decimal, frozenset[str]]] = []
+    for fact in facts:
+        units = Counter(q.unit for q in fact.analysis.quantities if q.unit is not None)
+        singles += [(q.unit, q.value, _whole_fact(fact)) for q in fact.analysis.quantities
+                    if q.unit is not None and units[q.unit] == 1]
+    out = []
+    for (unit, va, ga), (other, vb, gb) in combinations(singles, 2):
+        if unit == other and va != vb and ga != gb and len(ga - gb) <= GROUP_WORDS and len(gb - ga) <= GROUP_WORDS \
+                and (ga & gb) - _UNIT_WORDS:
+            out.append([(va, ga), (vb, gb)])
+    return out
+
+
+def _whole_fact(fact: AtomicFact) -> frozenset[str]:
+    measured = {q.value for q in fact.analysis.quantities if q.unit is not None}
+    plain = {raw for m in _NUMBER.finditer(fact.content) if Decimal(raw := m.group(0).replace(",", "")) not in measured}
+    return fact.analysis.tokens | fact.analysis.context | frozenset(plain)
 
 
 def compared_values(first: frozenset[str], second: frozenset[str], facts: Sequence[AtomicFact]
                     ) -> tuple[Decimal, Decimal] | None:
     """The values the cited facts give the two sides of a comparison: each side must name words distinctive of one
     group of a fact clause (and no other group's), the two groups different. None when the facts do not say."""
-    for pairs in fact_value_groups(facts, _measures(facts)):
+    measures = _measures(facts)
+    within = [pairs for f in facts for pairs in value_groups(f.content, unit=_unit_of(f), measures=measures)
+              if len(pairs) > 1]
+    for pairs in within + across_facts(facts):
         own = [g - frozenset().union(*(h for j, (_v, h) in enumerate(pairs) if j != i))
                for i, (_v, g) in enumerate(pairs)]
         a, b = _named_by(first, own), _named_by(second, own)
         if len(a) == 1 and len(b) == 1 and a != b:
-            return pairs[a[0]][0], pairs[b[0]][0]
+            (va, ga), (vb, gb) = pairs[a[0]], pairs[b[0]]
+            # two facts compared: each side names all its fact says that the other does not ("systolic ... in arm
+            # A" against "diastolic ... in arm B" is no comparison of one measure)
+            if pairs not in within and not (ga - gb <= first and gb - ga <= second):
+                continue
+            return va, vb
     return None
 
 

@@ -112,3 +112,15 @@ def test_both_values_presented_with_their_sources_pass() -> None:
 def test_both_values_without_attribution_or_one_value_citing_both_are_refused() -> None:
     assert codes(judge("The median age of participants was 68 years. [A9][A10]", MEDIAN_68, MEDIAN_69)) \
         == {CONFLICTING_FACTS}
+
+
+def test_a_number_that_names_a_version_or_a_year_makes_two_things_not_two_values() -> None:
+    # "Orrery 5.0" and "Orrery 4.8", "in 2021" and "in 2022": the facts are about two things, each with its value
+    new = fact("V1", "Median query latency on the read-heavy workload was 4.2 ms with Orrery 5.0.")
+    old = fact("V2", "Median query latency on the read-heavy workload was 6.8 ms with Orrery 4.8.")
+    assert conflict(new, old) is None
+    first = fact("Y1", "The share of households with a smart meter was 23% in 2021.")
+    second = fact("Y2", "The share of households with a smart meter was 31% in 2022.")
+    assert conflict(first, second) is None
+    same_year = fact("Y3", "The share of households with a smart meter was 27% in 2021.")
+    assert conflict(first, same_year) is not None

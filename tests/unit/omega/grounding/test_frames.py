@@ -88,3 +88,64 @@ def test_a_comparison_the_facts_numbers_decide_passes_and_the_reverse_is_refused
     reversed_ = judge("Median latency was higher with Orrery 5.0 than with Orrery 4.8. [L1]", LATENCY_VALUES)
     assert reversed_.failures[0].reason.startswith("comparison reversed")
     assert "5.1 and 7.2" in reversed_.failures[0].reason
+
+
+# Two cited facts, one value each for the same measure (issue 42, item 3 "combination of two cited facts when each
+# part is entailed"): the comparison they decide is entailed; the reverse, or a comparison of two different measures,
+# is not.
+IV = fact("H1", "Mean haemoglobin at 6 weeks was 12.4 g/dL in the intravenous iron arm.", {"timeframe": "6 weeks"})
+ORAL = fact("H2", "Mean haemoglobin at 6 weeks was 11.5 g/dL in the oral iron arm.", {"timeframe": "6 weeks"})
+NEW = fact("Q1", "Median query latency on the read-heavy workload was 4.2 ms with Orrery 5.0.")
+OLD = fact("Q2", "Median query latency on the read-heavy workload was 6.8 ms with Orrery 4.8.")
+
+
+def test_two_facts_one_value_each_decide_a_comparison_and_its_reverse_is_refused() -> None:
+    assert judge("At 6 weeks, mean haemoglobin was higher in the intravenous iron arm than in the oral iron arm. "
+                 "[H1][H2]", IV, ORAL).passed
+    reversed_ = judge("At 6 weeks, mean haemoglobin was lower in the intravenous iron arm than in the oral iron arm. "
+                      "[H1][H2]", IV, ORAL)
+    assert reversed_.failures[0].reason.startswith("comparison reversed")
+    assert "12.4 and 11.5" in reversed_.failures[0].reason
+
+
+def test_a_bare_second_side_is_parallel_to_the_subject() -> None:
+    assert judge("Orrery 5.0 had a lower median query latency on the read-heavy workload than Orrery 4.8. [Q1][Q2]",
+                 NEW, OLD).passed
+    assert frames("Orrery 5.0 had a lower median latency on the workload than Orrery 4.8.")[0].first \
+        == frozenset({"orrery", "5.0"})
+    reversed_ = judge("Median query latency on the read-heavy workload was higher with Orrery 5.0 than with Orrery "
+                      "4.8. [Q1][Q2]", NEW, OLD)
+    assert "4.2 and 6.8" in reversed_.failures[0].reason
+
+
+def test_more_common_and_more_participants_are_decided_by_two_proportions() -> None:
+    # DIZZY-like facts: 8.4% on drug A, 3.1% on placebo
+    drug = fact("D1", "Dizziness was reported by 8.4% of participants receiving drug A.")
+    placebo = fact("D2", "Dizziness was reported by 3.1% of participants receiving placebo.")
+    assert judge("Dizziness was more common among participants receiving drug A than among those receiving placebo. "
+                 "[D1][D2]", drug, placebo).passed
+    assert judge("Dizziness was reported by more participants receiving drug A than participants receiving placebo. "
+                 "[D1][D2]", drug, placebo).passed
+    assert not judge("Dizziness was less common among participants receiving drug A than among those receiving "
+                     "placebo. [D1][D2]", drug, placebo).passed
+
+
+def test_two_facts_about_different_measures_decide_no_comparison() -> None:
+    systolic = fact("S1", "Mean systolic blood pressure was 131 mmHg in arm A at 24 weeks.")
+    diastolic = fact("S2", "Mean diastolic blood pressure was 84 mmHg in arm B at 24 weeks.")
+    verdict = judge("Mean blood pressure at 24 weeks was higher in arm A than in arm B. [S1][S2]", systolic, diastolic)
+    assert NOT_ENTAILED in codes(verdict)
+    assert "'higher'" in verdict.rationale
+
+
+def test_a_value_moved_to_the_group_of_another_cited_fact_is_refused() -> None:
+    moved = judge("Mean haemoglobin at 6 weeks was 11.5 g/dL in the intravenous iron arm. [H1][H2]", IV, ORAL)
+    assert moved.failures[0].reason.startswith("value moved to another group: 11.5")
+    assert judge("Mean haemoglobin at 6 weeks was 11.5 g/dL in the oral iron arm. [H1][H2]", IV, ORAL).passed
+    assert not judge("Median query latency on the read-heavy workload was 6.8 ms with Orrery 5.0. [Q1][Q2]",
+                     NEW, OLD).passed
+
+
+def test_a_bare_second_side_sharing_the_phrase_after_the_comparative_is_that_phrase_elided() -> None:
+    found = frames("Nitrate was higher in the northern plots than the southern plots.")[0]
+    assert (found.first, found.second) == (frozenset({"northern", "plot"}), frozenset({"southern", "plot"}))
