@@ -24,6 +24,7 @@ from typing import IO, Any
 
 from omega.canonical import canonical_json
 from omega.packets.ledger import EpisodeLedger
+from streams.kafka.partitioning import partition_of
 from streams.kafka.tracing import HEADER as TRACE_HEADER
 from streams.kafka.tracing import child_of, parent_of
 from streams.replay_inputs import (
@@ -154,25 +155,29 @@ class Replayer:
     """Feeds recorded events through the worker's own steps (stages/episodes.py, stages/messages.py), with dicts
     for its tables: a record gives the same outputs here as live, a STATE_TOO_LARGE dead letter included."""
 
-    def __init__(self, pipeline: Pipeline, max_lateness_ms: int = 0) -> None:
+    def __init__(self, pipeline: Pipeline, max_lateness_ms: int = 0, partitions: int = 1) -> None:
+        """`partitions`: the worker's packets partitions; under a lateness each has its own watermark, as live
+        (which packets are late depends on it); without one, or with 1, the log is one partition."""
         # A copy over a registry that skips re-reading the packet it just wrote (_EchoRegistry); the caller's
         # pipeline is left as it was.
         self.pipeline = copy.copy(pipeline)
         self.pipeline.registry = _EchoRegistry(pipeline.registry)
         self.episodes: dict[str, Any] = {}  # the episodes table: ledgers and judgements (stages/episodes.py)
         self.sessions: dict[str, Any] = {}  # the sessions table
-        # one partition: the watermark is the whole log's; the end of the log releases every waiting packet
-        self.episode_steps = EpisodeSteps(self.pipeline, self.episodes, lateness_ms=max_lateness_ms)
+        # the end of the log releases every waiting packet, as the worker's idle release does live
+        self.partitions = partitions if max_lateness_ms > 0 else 1
+        self._key_partitions: dict[str, int] = {}
+        self.episode_steps = EpisodeSteps(self.pipeline, self.episodes, self._partition_of, max_lateness_ms)
         self.session_steps = SessionSteps(MonitorStage(self.pipeline), self.sessions)
         self.summary = ReplaySummary()
-        self._packet_offset = 0
+        self._packet_offsets: dict[int, int] = {}  # packets partition -> next offset
         self.episode_order: list[str] = []  # episodes with a stored ledger, in the order the table got them
         self._episode_keys: set[str] = set()
 
     @property
     def watermark_ms(self) -> int | None:
-        """The log's watermark: the largest event time of a packet judged so far (one replayed partition)."""
-        return self.episode_steps.watermarks.get(0)
+        """The log's watermark: the largest event time of a packet judged so far (over every partition)."""
+        return max(self.episode_steps.watermarks.values(), default=None)
 
     def ledgers(self) -> dict[str, EpisodeLedger]:
         """Every episode's ledger as stored now, decoded, by correlation_id."""
@@ -233,14 +238,25 @@ class Replayer:
         return self.pipeline.ingress(text.encode("utf-8"), record.source)
 
     def _packet(self, emit: Emit) -> list[Emit]:
-        """The packets-topic record the ingress made, judged as the validator agent judges it (one partition)."""
-        source = Source(PACKETS_SOURCE, 0, self._packet_offset, emit.key.encode(), emit.timestamp_ms)
-        self._packet_offset += 1
+        """The packets-topic record the ingress made, judged as the validator agent judges it (on its key's
+        partition)."""
+        partition = self._partition_of(emit.key)
+        offset = self._packet_offsets.get(partition, 0)
+        self._packet_offsets[partition] = offset + 1
+        source = Source(PACKETS_SOURCE, partition, offset, emit.key.encode(), emit.timestamp_ms)
         outputs = self.episode_steps.record(emit.value, source)
         if emit.key in self.episodes and emit.key not in self._episode_keys:
             self._episode_keys.add(emit.key)
             self.episode_order.append(emit.key)
         return outputs
+
+    def _partition_of(self, key: str) -> int:
+        if self.partitions <= 1:
+            return 0
+        partition = self._key_partitions.get(key)
+        if partition is None:  # murmur2 in Python: once per episode, not once per packet
+            partition = self._key_partitions[key] = partition_of(key, self.partitions)
+        return partition
 
     def run(self, records: Iterable[InputRecord], out: IO[str] | None = None) -> ReplaySummary:
         """Replay everything, writing each output as one JSON line to `out`."""

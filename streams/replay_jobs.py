@@ -49,15 +49,16 @@ from streams.wire.omen_avro import PACKET_SCHEMA
 
 
 def replay(paths: Sequence[Path], pipeline: Pipeline, max_lateness_ms: int, jobs: int, out: IO[str] | None,
-           console: Console | None = None) -> ReplaySummary:
+           console: Console | None = None, partitions: int = 1) -> ReplaySummary:
     """Replay `paths` over `jobs` processes, writing to `out` exactly what one `Replayer` writes; InputError (after
-    the outputs of the records before it, as one job writes them) on an unreadable input."""
+    the outputs of the records before it, as one job writes them) on an unreadable input. `partitions`: the
+    worker's packets partitions, whose watermarks a lateness is measured against (`Replayer`)."""
     if jobs <= 1 or max_lateness_ms > 0 or STDIN in paths or "fork" not in multiprocessing.get_all_start_methods():
-        return _one_job(paths, pipeline, max_lateness_ms, out, console)
+        return _one_job(paths, pipeline, max_lateness_ms, out, console, partitions)
     with tempfile.TemporaryDirectory(prefix="omega-replay-") as tmp:
         results = _run_jobs(paths, pipeline, jobs, Path(tmp), out is not None, console)
         if results is None:  # a job could not keep to one job's outputs: the one job gives them
-            return _one_job(paths, pipeline, max_lateness_ms, out, console)
+            return _one_job(paths, pipeline, max_lateness_ms, out, console, partitions)
         if out is not None:
             for line in _merged(Path(tmp), jobs, "records"):
                 out.write(line)
@@ -71,11 +72,11 @@ def replay(paths: Sequence[Path], pipeline: Pipeline, max_lateness_ms: int, jobs
 
 
 def _one_job(paths: Sequence[Path], pipeline: Pipeline, max_lateness_ms: int, out: IO[str] | None,
-             console: Console | None) -> ReplaySummary:
+             console: Console | None, partitions: int = 1) -> ReplaySummary:
     records: Iterator[InputRecord] = read_inputs(paths)
     if console is not None:
         records = by_input_size(records, list(paths), console)
-    return Replayer(pipeline, max_lateness_ms).run(records, out)
+    return Replayer(pipeline, max_lateness_ms, partitions).run(records, out)
 
 
 def job_of(record: InputRecord, position: int, jobs: int) -> int:

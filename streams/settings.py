@@ -58,6 +58,9 @@ class Settings:
     # > 0: an episode's packets wait until their partition's watermark passes created_at + this, then are judged in
     # event-time order (stages/lateness.py); 0: judged on arrival, in partition order (no added latency)
     max_lateness_ms: int = 0
+    # under a lateness, a packets partition that received no packet for this much wall time releases its waiting
+    # packets as if its watermark had passed them (worker/idle_release.py); 0: they wait for the next traffic
+    idle_release_ms: int = 5_000
     # every contract topic and every Faust changelog/repartition topic; a 3-broker cluster wants 3 (issue 23)
     replication_factor: int = 1
     min_insync_replicas: int | None = None  # None: replication_factor - 1, at least 1 (`min_insync`)
@@ -177,6 +180,7 @@ class Settings:
             else None,
             stall_seconds=_real(env, "OMEGA_STALL_SECONDS", base.stall_seconds, minimum=0.0),
             max_lateness_ms=_whole(env, "OMEGA_MAX_LATENESS_MS", base.max_lateness_ms, minimum=0),
+            idle_release_ms=_whole(env, "OMEGA_IDLE_RELEASE_MS", base.idle_release_ms, minimum=0),
             replication_factor=_whole(env, "OMEGA_REPLICATION_FACTOR", base.replication_factor, minimum=1),
             min_insync_replicas=_whole(env, "OMEGA_MIN_INSYNC_REPLICAS", 0, minimum=0) or None,
             packet_auth_policy=_auth_policy(env),
@@ -188,12 +192,16 @@ class Settings:
     @classmethod
     def offline_from_env(cls, env: Mapping[str, str] | None = None, **overrides: object) -> Settings:
         """Only what the file commands use (`OMEGA_MAX_EVENT_BYTES`, `OMEGA_PACKET_AUTH_POLICY`,
-        `OMEGA_MAX_LATENESS_MS`), the rest default: a Kafka or worker variable they never use cannot stop them."""
+        `OMEGA_MAX_LATENESS_MS`, and under a lateness `OMEGA_PARTITIONS`, since each packets partition has its own
+        watermark), the rest default: a Kafka or worker variable they never use cannot stop them."""
         env = os.environ if env is None else env
-        settings = cls(max_event_bytes=_whole(env, "OMEGA_MAX_EVENT_BYTES", cls.max_event_bytes, minimum=1),
-                       packet_auth_policy=_auth_policy(env),
-                       max_lateness_ms=_whole(env, "OMEGA_MAX_LATENESS_MS", cls.max_lateness_ms, minimum=0))
-        return _overridden(settings, overrides)
+        settings = _overridden(cls(
+            max_event_bytes=_whole(env, "OMEGA_MAX_EVENT_BYTES", cls.max_event_bytes, minimum=1),
+            packet_auth_policy=_auth_policy(env),
+            max_lateness_ms=_whole(env, "OMEGA_MAX_LATENESS_MS", cls.max_lateness_ms, minimum=0)), overrides)
+        if settings.max_lateness_ms > 0 and overrides.get("partitions") is None:
+            settings = replace(settings, partitions=_whole(env, "OMEGA_PARTITIONS", cls.partitions, minimum=1))
+        return settings
 
 
 def kafka_client_options(settings: Settings | None = None) -> dict[str, Any]:

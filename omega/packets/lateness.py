@@ -38,6 +38,12 @@ def is_late(created_ms: int, watermark_ms: int | None, lateness_ms: int) -> bool
     return watermark_ms is not None and watermark_ms > created_ms + lateness_ms
 
 
+def releasing_watermark(newest_ms: int, lateness_ms: int) -> int:
+    """The lowest watermark that releases every packet created at or before `newest_ms` (an idle partition's
+    release: afterwards a packet created at or before `newest_ms` is late)."""
+    return newest_ms + lateness_ms + 1
+
+
 def ripe(waiting: Iterable[W], watermark_ms: int | None, lateness_ms: int) -> tuple[list[W], list[W]]:
     """(the packets the watermark has released, in (created_at, packet id, content hash) order; the ones still
     waiting, in arrival order)."""

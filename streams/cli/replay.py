@@ -85,7 +85,8 @@ def replay(files: tuple[Path, ...], out_path: str | None, summary: bool, auth_po
     console = Console(stderr=out_path == "-")
     with _output(out_path) as out:
         try:
-            result = replay_jobs.replay(paths, judge, settings.max_lateness_ms, jobs, out, console)
+            result = replay_jobs.replay(paths, judge, settings.max_lateness_ms, jobs, out, console,
+                                        partitions=settings.partitions)
         except InputError as exc:
             usage_error(str(exc))
     if summary:
@@ -109,7 +110,8 @@ def check_packets(files: tuple[Path, ...], auth_policy: Path | None, max_latenes
     if any is rejected."""
     paths = existing_files(files)
     settings = _settings(auth_policy, max_lateness_ms)
-    replayer = Replayer(pipeline(settings, policy_or_exit(settings.packet_auth_policy)), settings.max_lateness_ms)
+    replayer = Replayer(pipeline(settings, policy_or_exit(settings.packet_auth_policy)), settings.max_lateness_ms,
+                        settings.partitions)
     sink = ReportSink() if report else None
     try:
         for record in read_inputs(paths):

@@ -487,3 +487,20 @@ def test_a_ledger_grown_past_its_changelog_record_by_small_packets_refuses_the_p
     # as the changelog carries it (Faust's json codec: orjson, compact): the last ledger that fit is kept
     stored = len(orjson.dumps(ledger_key)) + len(orjson.dumps(replayer.episodes[ledger_key]))
     assert MAX_TABLE_ENTRY_BYTES - 2_100 < stored <= MAX_TABLE_ENTRY_BYTES
+
+
+@pytest.mark.parametrize(("partitions", "late_episodes"), [
+    (1, {"corr_budget_overrun_0001", "corr_escalation_0001"}),  # one watermark: both trail Dec 28 by hours
+    (4, {"corr_escalation_0001"}),  # budget_overrun is alone on partition 2; escalation trails dangling on 0
+])
+def test_under_a_lateness_replay_keeps_one_watermark_per_packets_partition_as_the_worker_does(
+        pipeline: Pipeline, partitions: int, late_episodes: set[str]) -> None:
+    # dangling (Dec 28, partition 0 of 4), then budget_overrun (Dec 27, partition 2), then escalation (Dec 23, 0)
+    files = [EXAMPLES / "omen" / f"{name}.jsonl" for name in ("dangling_directive", "budget_overrun", "escalation")]
+    replayer = Replayer(pipeline, max_lateness_ms=60_000, partitions=partitions)
+    verdicts = [dict(e.record) for r in read_inputs(files) for e in replayer.feed(r) if e.topic is VERDICTS]
+    verdicts += [dict(e.record) for e in replayer.finish() if e.topic is VERDICTS]
+
+    assert len(verdicts) == 9 + 9 + 5
+    assert {v["correlation_id"] for v in verdicts if v["late"]} == late_episodes
+    assert all(v["late"] for v in verdicts if v["correlation_id"] in late_episodes)

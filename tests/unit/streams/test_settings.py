@@ -120,3 +120,21 @@ def test_min_insync_replicas_is_one_less_than_the_replication_factor_unless_set(
     assert Settings.from_env({"OMEGA_REPLICATION_FACTOR": "3"}).min_insync == 2
     assert Settings.from_env({"OMEGA_REPLICATION_FACTOR": "2"}).min_insync == 1
     assert Settings.from_env({"OMEGA_REPLICATION_FACTOR": "3", "OMEGA_MIN_INSYNC_REPLICAS": "3"}).min_insync == 3
+
+
+def test_under_a_lateness_the_file_commands_read_the_partitions_whose_watermarks_they_keep() -> None:
+    env = {"OMEGA_PARTITIONS": "8"}
+    assert Settings.offline_from_env(env).partitions == 4  # no lateness: the variable is not theirs
+    assert Settings.offline_from_env(env, max_lateness_ms=60_000).partitions == 8
+    assert Settings.offline_from_env({**env, "OMEGA_MAX_LATENESS_MS": "1"}).partitions == 8
+    with pytest.raises(SettingsError) as raised:
+        Settings.offline_from_env({"OMEGA_PARTITIONS": "four"}, max_lateness_ms=60_000)
+    assert str(raised.value) == "OMEGA_PARTITIONS='four': expected a whole number >= 1"
+
+
+def test_the_idle_release_defaults_to_five_seconds_and_zero_turns_it_off() -> None:
+    assert Settings.from_env({}).idle_release_ms == 5_000
+    assert Settings.from_env({"OMEGA_IDLE_RELEASE_MS": "0"}).idle_release_ms == 0
+    with pytest.raises(SettingsError) as raised:
+        Settings.from_env({"OMEGA_IDLE_RELEASE_MS": "-5"})
+    assert str(raised.value) == "OMEGA_IDLE_RELEASE_MS='-5': expected a whole number >= 0"

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from omega.packets.lateness import is_late, ripe
+from omega.packets.lateness import is_late, releasing_watermark, ripe
 
 
 @dataclass(frozen=True)
@@ -38,3 +38,14 @@ def test_an_id_re_used_at_the_same_time_with_other_content_is_ordered_by_content
 
 def test_nothing_is_ripe_without_a_watermark() -> None:
     assert ripe([P(1, "a")], None, 0) == ([], [P(1, "a")])
+
+
+def test_an_idle_release_watermark_releases_everything_up_to_the_newest_packet_and_nothing_after() -> None:
+    # lateness 500 ms, newest packet at 9,000: the watermark must pass 9,000 + 500, i.e. be 9,501
+    mark = releasing_watermark(9_000, 500)
+    waiting = [P(9_000, "b"), P(8_600, "a"), P(9_001, "c")]
+
+    assert mark == 9_501
+    assert ripe(waiting, mark, 500) == ([P(8_600, "a"), P(9_000, "b")], [P(9_001, "c")])
+    assert is_late(9_000, mark, 500)  # after it, a packet at the newest time is late
+    assert not is_late(9_001, mark, 500)
