@@ -13,8 +13,8 @@ the same claim tokens (direction words aside), and then opposite polarity, oppos
 decrease, higher vs lower) or different numbers with the same units. Facts about different populations,
 settings or timeframes (different qualifiers), or that differ in any other word ("silicon-graphite anode" vs
 "graphite anode") or in a number that names rather than measures ("Orrery 5.0" / "Orrery 4.8", "in 2021" / "in
-2022": two things, each with its value), do not conflict: the check is conservative, and a conflict worded differently by two
-sources is not detected.
+2022": two things, each with its value), do not conflict: the check is conservative, and a conflict worded
+differently by two sources is not detected.
 """
 
 from __future__ import annotations

@@ -14,17 +14,20 @@ Qualifier terms are recognised with the lexicon `QUALIFIER_TERMS` (population, s
     adding qualifiers, altering scope, strengthening and generalising populations; §5.2 names the drift it means
     ("timeframe, dosage, setting"). A sentence that names a method must still name the fact's (drift), and
     strength is the scope check's: "associated" stays "associated" without "in an observational cohort".
+A timeframe word that refers back to a time the sentence states ("in 2022 ... that year", "the same year") is
+anaphora, not a timeframe of its own (§5.1 "Restating facts in academic prose"): it is neither added nor drift.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from functools import lru_cache
 
 from omega.grounding.facts import AtomicFact, qualifier_text
 from omega.grounding.model import QUALIFIER_ADDED, QUALIFIER_DRIFT, QUALIFIER_DROPPED, Failure
 from omega.grounding.quantities import unit_named
-from omega.grounding.tokens import Analysis, analyse, lexicon
+from omega.grounding.tokens import Analysis, analyse, lexicon, normal
 from omega.grounding.words import plain
 
 QUALIFIER_TERMS: dict[str, frozenset[str]] = {
@@ -59,8 +62,9 @@ def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact]) -> list[Fa
     stated = frozenset().union(*(f.analysis.tokens for f in facts)) if facts else frozenset()
     failures: list[Failure] = []
     drifted: set[tuple[str, str]] = set()
+    referring = _referring_back(claim)
     for kind, terms in QUALIFIER_TERMS.items():
-        extra = sorted((claim.tokens & terms) - stated)
+        extra = sorted((claim.tokens & terms) - stated - referring)
         if not extra:
             continue
         holders = [f for f in facts if any(category(k) == kind for k in f.qualifiers)]
@@ -83,6 +87,18 @@ def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact]) -> list[Fa
                     QUALIFIER_DROPPED, f"{kind} '{qualifier_text(value)}' of {fact.id} is dropped (G-4)",
                     f"the sentence restating the {kind} '{qualifier_text(value)}', or a fact without it", (fact.id,)))
     return failures
+
+
+_BACK = re.compile(r"\b(?:that|the same|this|those|these)\s+(year|years|month|months|week|weeks|day|days|decade)\b")
+
+
+def _referring_back(claim: Analysis) -> frozenset[str]:
+    """Timeframe words that only refer back to a time the sentence states ("in 2022 ... that year"): they add no
+    timeframe of their own."""
+    back = [m.group(1) for m in _BACK.finditer(claim.lowered)]
+    if not back or not claim.numbers:
+        return frozenset()
+    return frozenset(normal(w) for w in back if len(re.findall(rf"\b{w}\b", claim.lowered)) == 1)
 
 
 def _value(fact: AtomicFact, kind: str) -> str:

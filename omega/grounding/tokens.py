@@ -112,6 +112,10 @@ LIGHT_VERBS = re.compile(
     r"achiev(?:es|ed|ing)|recorded|involv(?:es|ed|ing)|(?:made|make|makes) up|register(?:s|ed)|"
     r"total(?:s|led|ed|ling)|(?:stood|stands|stand) at|underw(?:ent)|undergo(?:es|ne)?|experienc(?:ed|es)|"
     r"attain(?:s|ed)|as a whole|(?:take|takes|took|taken|taking) place)\b")
+# A verb that only reports a measurement ("microscopy gave a roughness of 61 nm", "the membrane exhibited a flux of
+# 4.8 L/m²/h") carries no claim when a number follows it in the clause: the measurement is the claim.
+MEASURING_VERBS = re.compile(r"\b(?:gave|give|gives|giving|exhibit(?:s|ed|ing)?|display(?:s|ed|ing)?)\b"
+                             r"(?=[^.;:\d]{0,60}?\d)")
 PHRASAL_VERBS = (
     (re.compile(r"\b(?:go|goes|went|gone|going) down\b"), "decrease"),
     (re.compile(r"\b(?:go|goes|went|gone|going) up\b"), "increase"),
@@ -272,6 +276,7 @@ def _tokens_of(text: str) -> _Piece:
     spans = [(m.start(), m.end()) for m in NEGATION_IDIOM.finditer(lowered)]
     negated = bool(spans)
     spans += [(m.start(), m.end()) for m in LIGHT_VERBS.finditer(lowered)]
+    spans += [(m.start(), m.end()) for m in MEASURING_VERBS.finditer(lowered)]
     phrasal = [(m.start(), m.end(), verb, m.group(0))
                for pattern, verb in PHRASAL_VERBS for m in pattern.finditer(lowered)]
     spans += [(a, b) for a, b, _v, _t in phrasal]

@@ -116,3 +116,18 @@ def test_units_are_dropped_only_beside_the_facts_numbers_in_that_unit() -> None:
     dropped = judge("Over one season, RV-3 showed an efficacy of 71.6 in adults aged 60 years or older. [E1]",
                     EFFICACY)
     assert any(f.code == QUALIFIER_DROPPED and "units" in f.reason for f in dropped.failures)
+
+
+def test_that_year_refers_back_to_the_year_the_sentence_states_and_adds_no_timeframe() -> None:
+    peak = fact("E7", "In 2022, caterpillar biomass on oak branches peaked on 12 May.", {"timeframe": "2022"})
+    nests = fact("E10", "In 2022, nest-box occupancy by blue tits did not differ between edge and interior sites.",
+                 {"timeframe": "2022"})
+    assert judge("In 2022, caterpillar biomass on oak branches peaked on 12 May, and nest-box occupancy by blue tits "
+                 "did not differ between edge and interior sites that year. [E7][E10]", peak, nests).passed
+    following = judge("In 2022, caterpillar biomass on oak branches peaked on 12 May, and in the following year "
+                      "nest-box occupancy by blue tits did not differ between edge and interior sites. [E7][E10]",
+                      peak, nests)
+    assert QUALIFIER_DRIFT in codes(following)
+    unstated = judge("Caterpillar biomass on oak branches peaked on 12 May, and nest-box occupancy by blue tits did "
+                     "not differ between edge and interior sites that year. [E7][E10]", peak, nests)
+    assert QUALIFIER_DROPPED in codes(unstated)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from omega.grounding.tokens import SYNONYM_GROUPS, analyse, lemma, normal
+from tests.unit.omega.grounding.support import fact, judge
 
 
 @pytest.mark.parametrize(("a", "b"), [("reduced", "reduces"), ("reduce", "reducing"), ("studies", "study"),
@@ -102,3 +103,14 @@ def test_phrasal_and_light_verbs_read_as_their_one_word_verb_or_as_nothing() -> 
     assert normal("participate") in analyse("Forty schools took part in the trial.").tokens
     assert normal("decrease") in analyse("Median latency went down.").tokens
     assert not {"occur", "occurred", "plac", "place"} & analyse("The survey took place in 2023.").tokens
+
+
+def test_a_verb_that_only_reports_a_measurement_carries_no_claim_when_a_number_follows() -> None:
+    measured = fact("M1", "Atomic force microscopy measured a surface roughness of 61 nm for the control membrane.")
+    assert judge("Atomic force microscopy gave a surface roughness of 61 nm for the control membrane. [M1]",
+                 measured).passed
+    # without a number after it, "gave" is a claim of its own
+    assert "'gave'" in judge("Atomic force microscopy gave the control membrane a rough surface. [M1]",
+                             measured).rationale
+    assert "gave" not in analyse("The membrane gave a flux of 4.8 L/m2/h.").content
+    assert "exhibit" not in analyse("The membrane exhibited a flux of 4.8 L/m2/h.").content
