@@ -88,6 +88,12 @@ class WaitingRoom:
                 if self.partition_of(episode) == partition}
         return episodes
 
+    def positions(self, partition: int) -> list[tuple[int, int]]:
+        """(created_ms, input offset) of every packet of `partition` waiting, undecoded (what the worker's idle
+        release and its metrics look at every second)."""
+        return [(item[0], item[5]) for episode in self.in_partition(partition)
+                for item in self.episodes.get(waiting_key(episode)) or []]
+
     def everywhere(self) -> list[str]:
         """Every episode with waiting packets in the table, in key order (the end of a replayed log)."""
         return sorted(episode for episode, _ in self._stored_lists())

@@ -61,6 +61,7 @@ from streams.wire.codec import SchemaRegistry
 from streams.wire.confluent import RegistryFraming, with_registry
 from streams.worker import watchdog
 from streams.worker.guard import Step, log_key, run_guarded
+from streams.worker.idle_release import IdleRelease, PartitionWait
 from streams.worker.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from streams.worker.metrics import WorkerMetrics, look_or_none, readiness
 from streams.worker.wire import ConfluentOut
@@ -216,15 +217,18 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
     )
     steps = EpisodeSteps(pipeline, omega.episodes, partial(partition_of, partitions=settings.partitions),
                          lateness_ms=settings.max_lateness_ms)
-    for spec in _agent_rows(omega, steps):
+    idle = IdleRelease(settings.idle_release_ms, settings.max_lateness_ms)
+    for spec in _agent_rows(omega, steps, idle):
         app.agent(topics[spec.topic.logical], name=f"{settings.topic_prefix}{spec.name}")(_agent_loop(omega, spec))
     _register_ticks(omega, steps)
+    if idle.on:
+        _register_idle_release(omega, steps, idle)
     if omega.spans is not None:
         _register_span_flush(app, omega.spans)
     watch = watchdog.install(app, omega.processed, settings.stall_seconds, every=STALL_CHECK_SECONDS,
                              stored=probe.first_at_or_after)
     if settings.web_port > 0:
-        _register_pages(omega, watch)
+        _register_pages(omega, watch, partial(_waiting, omega, steps, idle), idle)
     log.info("app_created", app_id=settings.app_id, topics=[t.name for t in ALL_TOPICS],
              prefix=settings.topic_prefix, dead_letters=DEAD_LETTERS.name)
     return omega
@@ -237,15 +241,17 @@ def _wire_out(settings: Settings, pipeline: Pipeline, metrics: WorkerMetrics) ->
     return ConfluentOut(remote, on_fallback=lambda topic: metrics.registry_fallbacks.labels(topic).inc())
 
 
-def _agent_rows(omega: OmegaApp, episodes: EpisodeSteps) -> list[AgentSpec]:
-    """Every agent: the topic it reads and the step it runs (the same steps embedded replay runs, over dicts)."""
+def _agent_rows(omega: OmegaApp, episodes: EpisodeSteps, idle: IdleRelease) -> list[AgentSpec]:
+    """Every agent: the topic it reads and the step it runs (the same steps embedded replay runs, over dicts; the
+    validator's, under a lateness, noting when each packet came for the idle release)."""
     pipeline = omega.pipeline
     answers = AnswersStage(pipeline)
     facts_view = FactStoreView(omega.facts)
     grounding = GroundingSteps(GroundingStage(pipeline), omega.grounding_facts, omega.paragraphs)
     return [
         AgentSpec(PACKETS_JSON, "ingress", IngressSteps(pipeline).record),
-        AgentSpec(PACKETS, "validator", episodes.record, log_field="correlation_id"),
+        AgentSpec(PACKETS, "validator", idle.watched(episodes.record, TICK_KEY.encode())
+                  if episodes.lateness_ms > 0 else episodes.record, log_field="correlation_id"),
         AgentSpec(AGENT_MESSAGES_RAW, "monitor", SessionSteps(MonitorStage(pipeline), omega.sessions).record,
                   log_field="session_id"),
         AgentSpec(ORACLE_REQUESTS, "oracle", OracleStage.from_default_config(pipeline).request),
@@ -311,9 +317,10 @@ async def _record(omega: OmegaApp, spec: AgentSpec, event: Any) -> None:
     omega.metrics.observe(spec.topic.name, emits, time.perf_counter() - started)
 
 
-def _register_pages(omega: OmegaApp, watch: watchdog.StallWatch | None) -> None:
-    """/metrics (Prometheus text), /healthz (the loop answers) and /ready (200 once partitions are assigned and
-    tables recovered, else 503 with the reason) on Faust's web server."""
+def _register_pages(omega: OmegaApp, watch: watchdog.StallWatch | None,
+                    waiting: Callable[[], dict[int, PartitionWait] | None], idle: IdleRelease) -> None:
+    """/metrics (Prometheus text), /healthz (the loop answers; what waits under a lateness) and /ready (200 once
+    partitions are assigned and tables recovered, else 503 with the reason) on Faust's web server."""
     app, metrics = omega.app, omega.metrics
     tables = {"episodes": omega.episodes, "sessions": omega.sessions, "facts": omega.facts,
               "grounding_facts": omega.grounding_facts, "paragraphs": omega.paragraphs}
@@ -325,12 +332,17 @@ def _register_pages(omega: OmegaApp, watch: watchdog.StallWatch | None) -> None:
             metrics.progress(progress, readiness(app, progress)[0])
         metrics.order_events(getattr(app.consumer, "order_events", {}))
         metrics.tables(tables)
+        seen = waiting()
+        if seen is not None:
+            metrics.waiting(seen)
         return self.bytes(metrics.text(), content_type=METRICS_CONTENT_TYPE)
 
     @app.page("/healthz")
     async def healthz(self: Any, request: Any) -> Any:
         stall = None if watch is None else watch.state(app.loop.time())  # None: the stall watch is off
-        return self.json({"status": "alive", "stall_watch": stall})
+        seen = waiting()  # None mid-rebalance: the table is not whole yet
+        return self.json({"status": "alive", "stall_watch": stall,
+                          "lateness": None if seen is None else idle.totals(seen)})
 
     @app.page("/ready")
     async def ready(self: Any, request: Any) -> Any:
@@ -359,3 +371,44 @@ def _register_ticks(omega: OmegaApp, steps: EpisodeSteps) -> None:
         for partition, mark in steps.due_ticks(owned):
             await topics[PACKETS.logical].send(key=b"__watermark__", value=omega.pipeline.encode_tick(partition, mark),
                                                partition=partition, timestamp=mark / 1000)
+
+
+def _owned_packets(omega: OmegaApp) -> list[int]:
+    """The packets partitions this worker owns now."""
+    packets_topic = topic_name(PACKETS, omega.settings.topic_prefix)
+    return [tp.partition for tp in omega.app.assignor.assigned_actives() if tp.topic == packets_topic]
+
+
+def _settling(app: Any) -> bool:
+    """Whether a rebalance or a table recovery is under way (Faust sets `rebalancing` until recovery ends)."""
+    return bool(getattr(app, "rebalancing", False) or app.tables.recovery.in_recovery)
+
+
+def _waiting(omega: OmegaApp, steps: EpisodeSteps, idle: IdleRelease) -> dict[int, PartitionWait] | None:
+    """What waits on each owned packets partition ({} without a lateness); None during a rebalance or a table
+    recovery, when looking would index the waiting packets of a table not yet whole (stages/lateness.py)."""
+    if steps.lateness_ms <= 0:
+        return {}
+    if _settling(omega.app):
+        return None
+    return idle.look(_owned_packets(omega), steps.room.positions)
+
+
+def _register_idle_release(omega: OmegaApp, steps: EpisodeSteps, idle: IdleRelease) -> None:
+    """The idle-release timer (worker/idle_release.py): a tick past its newest event time to each owned packets
+    partition whose packets wait while nothing comes."""
+    app, pipeline, topic = omega.app, omega.pipeline, omega.topics[PACKETS.logical]
+    # a few looks per idle time, at most one a second: a release comes at most a fifth of it late
+    every = min(1.0, max(0.1, idle.idle_seconds / 5))
+
+    @app.timer(interval=every)  # type: ignore[untyped-decorator]  # faust is untyped
+    async def idle_release() -> None:
+        """Release the waiting packets of each owned packets partition that received nothing for the idle time."""
+        if _settling(app):
+            return
+        for partition, mark in idle.due(_owned_packets(omega), steps.room.positions, steps.watermarks.get):
+            steps.ticked[partition] = mark  # this tick is the partition's: the watermark timer need not repeat it
+            omega.metrics.idle_releases.labels(str(partition)).inc()
+            log.info("idle_release", partition=partition, watermark_ms=mark)
+            await topic.send(key=TICK_KEY.encode(), value=pipeline.encode_tick(partition, mark), partition=partition,
+                             timestamp=mark / 1000)

@@ -5,7 +5,8 @@ several workers share a host without a port each).
 Counters move in the agent loop (`observe`, one call per input record: its topic, its outputs, the time from
 the record's arrival at the agent to its outputs handed to the producer); what a scrape needs from Faust (lag
 per input partition, table recovery, the input-order rewinds and gaps of streams/kafka/transport.py, table
-sizes) is read when scraped (`refresh`), so the hot path pays a few counter increments and nothing else.
+sizes, the packets waiting under a lateness of worker/idle_release.py) is read when scraped (`refresh`), so the
+hot path pays a few counter increments and nothing else.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, G
 from streams.stages.base import Emit
 from streams.stages.keyed import KeyedTable
 from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, VERDICTS
+from streams.worker.idle_release import PartitionWait
 from streams.worker.watchdog import Progress, input_topics, look
 
 # Prometheus's text format; aiohttp (Faust's web driver) refuses a charset in the content type and adds its own
@@ -55,6 +57,13 @@ class WorkerMetrics:
         self.registry_fallbacks = Counter("omega_registry_fallbacks", "Avro outputs sent in our own framing because "
                                           "the Schema Registry refused or failed their subject (OMEGA_AVRO_WIRE="
                                           "confluent, worker/wire.py)", ["topic"], registry=r)
+        self.waiting_packets = Gauge("omega_waiting_packets", "Packets waiting for their packets partition's "
+                                     "watermark under OMEGA_MAX_LATENESS_MS (worker/idle_release.py)", ["partition"],
+                                     registry=r)
+        self.oldest_wait = Gauge("omega_waiting_oldest_seconds", "Wall time the longest-waiting packet of a packets "
+                                 "partition has waited (0: none waits)", ["partition"], registry=r)
+        self.idle_releases = Counter("omega_idle_releases", "Packets partitions released for receiving nothing "
+                                     "for OMEGA_IDLE_RELEASE_MS", ["partition"], registry=r)
         self._order_seen: dict[str, int] = {}
 
     def observe(self, topic: str, emits: Iterable[Emit], seconds: float) -> None:
@@ -95,6 +104,14 @@ class WorkerMetrics:
         """How many entries each table holds here."""
         for name, table in tables.items():
             self.table_entries.labels(name).set(len(table))
+
+    def waiting(self, seen: Mapping[int, PartitionWait]) -> None:
+        """What waits on each owned packets partition, as a look found it."""
+        self.waiting_packets.clear()
+        self.oldest_wait.clear()
+        for partition, wait in seen.items():
+            self.waiting_packets.labels(str(partition)).set(wait.waiting)
+            self.oldest_wait.labels(str(partition)).set(wait.oldest_wait_seconds or 0.0)
 
     def text(self) -> bytes:
         """The Prometheus text exposition of every metric."""
