@@ -9,7 +9,8 @@ The same word, and nothing more (G-3: a synonym table is language; a mechanism, 
   expansion, so WordNet's hypernyms are not read at all.
 A synonym's synonym is not followed: one step, so "fall" reaches "drop" but not what "drop" reaches.
 
-Never read this way: names (a capitalised word is a name, not a word to translate), numbers, and every word
+Never read this way: names (a capitalised word is a name, not a word to translate, except a sentence's first word
+when it stands alone and WordNet knows it), numbers, and every word
 another check owns (qualifier terms, scope and strength words, units, negations): a rephrased "caused" must
 still meet the causal check as "caused". The claim keeps each word's spelling for its reasons; only the token
 it is compared by changes, and `aligned` says which words it read as which.
@@ -97,7 +98,7 @@ _fact_lemmas: ByObject[AtomicFact, Mapping[str, str]] = ByObject(_lemma_index)
 def aligned(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str]) -> Alignment:
     """The claim with each unstated word that is a fact word in another form read as that fact word."""
     stated = frozenset().union(*(f.analysis.tokens | f.analysis.places for f in facts)) if facts else frozenset()
-    named = frozenset(w for name in claim.names for w in name)
+    named = frozenset(w for name in claim.names for w in name if not _opening_word(claim, name))
     index: dict[str, str] = {}
     for fact in facts:
         for lemma, normal in _fact_lemmas(fact).items():
@@ -115,6 +116,12 @@ def aligned(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str])
     if not mapping:
         return Alignment(claim, (), {})
     return Alignment(renamed(claim, mapping), tuple(readings), mapping)
+
+
+def _opening_word(claim: Analysis, name: tuple[str, ...]) -> bool:
+    """A one-word "name" that is only the sentence's capitalised first word and a word of the language
+    ("Loneliness was reported ..."): a word to read like any other."""
+    return len(name) == 1 and claim.lowered.startswith(name[0]) and name[0] in _tables()[0]
 
 
 def _fact_word(facts: Sequence[AtomicFact], normal: str) -> str:

@@ -50,3 +50,12 @@ def test_the_table_is_generated_with_its_licence_and_holds_wordnet_relations() -
     assert "low" in antonyms("higher")
     assert "high" in antonyms("lower")
     assert "musician" not in related("music")  # a person who holds a role is not the role (noun.person)
+
+
+def test_the_capitalised_first_word_of_a_sentence_is_read_as_a_word_not_a_name() -> None:
+    lonely = fact("L1", "In the 2023 survey, 25% of respondents living alone reported feeling lonely most of the time.")
+    assert judge("Loneliness most of the time was reported by 25% of respondents living alone in the 2023 survey. [L1]",
+                 lonely).passed
+    # a name is still a name: a capitalised word inside the sentence is not translated
+    assert not judge("In the 2023 survey, 25% of respondents living alone reported Loneliness most of the time. [L1]",
+                     lonely).passed
