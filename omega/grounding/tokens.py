@@ -74,7 +74,8 @@ following
 
 # The documented synonym table: each group's words count as the same claim-bearing token.
 SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("decrease", "reduce", "lower", "diminish", "decline", "fall", "drop", "reduction", "decreased"),
+    ("decrease", "reduce", "lower", "diminish", "decline", "fall", "drop", "reduction", "decreased", "lose", "loss",
+     "lost"),
     ("increase", "rise", "elevate", "raise", "grow", "increment"),
     ("participant", "subject", "enrollee"),
     ("associate", "association", "correlate", "correlation", "link", "linked", "related"),

@@ -114,3 +114,14 @@ def test_a_verb_that_only_reports_a_measurement_carries_no_claim_when_a_number_f
                              measured).rationale
     assert "gave" not in analyse("The membrane gave a flux of 4.8 L/m2/h.").content
     assert "exhibit" not in analyse("The membrane exhibited a flux of 4.8 L/m2/h.").content
+
+
+def test_losing_is_decreasing_and_a_loss_is_a_decrease() -> None:
+    flux = fact("W1", "In 24-hour fouling tests, water flux fell by 50% for the control membrane.")
+    assert judge("In 24-hour fouling tests, the control membrane lost half of its water flux. [W1]", flux).passed
+    assert not judge("In 24-hour fouling tests, the control membrane gained half of its water flux. [W1]",
+                     flux).passed
+    follow_up = fact("C7", "Over the follow-up period, 842 participants (6.7%) were lost to follow-up.",
+                     {"timeframe": "follow-up period"})
+    assert judge("Loss to follow-up over the follow-up period amounted to 842 participants, or 6.7%. [C7]",
+                 follow_up).passed
