@@ -28,7 +28,7 @@ _SPELLED_RUN = r"(?:" + "|".join(SPELLED) + r")(?:(?:\s+|-)(?:and\s+)?(?:" + "|"
 _NUMBER = re.compile(
     r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?|\b" + _SPELLED_RUN + r"\b)"
     r"(?:(?:\s*|-)(%|per ?cent\b|percentage points?\b|degrees? celsius\b|°c\b|°f\b|°|"
-    r"[a-zµ]+ per (?:square |cubic )?[a-z]+(?: per [a-z]+)*\b|(?:square |cubic )?[a-zµ]+[23]?(?:/[a-z]+[23]?)?))?"
+    r"[a-zµ]+ per (?:square |cubic )?[a-z]+(?: per [a-z]+)*\b|(?:square |cubic )?[a-zµ]+[23]?(?:/[a-z]+[23]?)*))?"
 )
 _DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fifth": 5,
                  "fifths": 5, "sixth": 6, "eighth": 8, "eighths": 8, "tenth": 10, "tenths": 10}
@@ -120,9 +120,9 @@ def quantity_spans(lowered: str) -> tuple[tuple[int, int, Quantity], ...]:
             places = len(token.partition(".")[2])
         unit, end = None, match.end(1)  # a word the table does not know is not a unit: "two control schools"
         if unit_text is not None:
-            unit = UNITS.get(unit_text.strip())
+            unit = UNITS.get(unit_text.strip()) or compound_unit(unit_text)
             end = match.end() if unit is not None else end
-            if unit is None and " per " in unit_text:  # "mg per day": the unit is the first word
+            if unit is None and " per " in unit_text:  # "mg per fortnight": the unit is the first word
                 first = unit_text.split()[0]
                 unit = UNITS.get(first)
                 end = match.start(2) + len(first) if unit is not None else end
@@ -168,10 +168,34 @@ def _fractions(lowered: str) -> list[tuple[int, int, Quantity]]:
     return out
 
 
+# Compound units (issue 42, "units spelled out and abbreviated"): "litres per square metre per hour per bar",
+# "L/m2/h/bar" and "LMH/bar" are one unit, each part in its canonical form joined by "/"; a compound the table
+# names itself ("g/dl") keeps the table's form.
+_PARTS = {"lmh": "l/m2/hour", "bar": "bar", "s": "second", "sec": "second", "d": "day", "wk": "week",
+          "op": "operation", "ops": "operation", "operation": "operation", "operations": "operation",
+          "request": "request", "requests": "request", "query": "query", "queries": "query"}
+_COMPOUND = re.compile(r"\s+per\s+|\s*/\s*")
+
+
+def compound_unit(written: str) -> str | None:
+    """The canonical form of a unit of two parts or more ("mg per day" = "mg/day"), when every part is a unit."""
+    parts = [p.strip() for p in _COMPOUND.split(written.strip()) if p.strip()]
+    if len(parts) < 2:
+        return None
+    canonical = [_PARTS.get(p) or UNITS.get(p) for p in parts]
+    if any(c is None or c in ("%", "fold") for c in canonical):
+        return None
+    joined = "/".join(c for c in canonical if c is not None)
+    return next((u for u in UNITS.values() if u == joined), joined)
+
+
 def unit_named(written: str) -> str | None:
-    """The canonical unit a written unit names ("µg/L", "LMH/bar (litres per ...)": its first word the table knows)."""
+    """The canonical unit a written unit names ("µg/L"; "LMH/bar (litres per ...)": the unit before the
+    parenthesis, else the first word the table knows)."""
     lowered = written.strip().lower().replace("\u03bc", "\u00b5")  # NFKD's Greek mu is the micro sign
-    return UNITS.get(lowered) or next((UNITS[w] for w in lowered.split() if w in UNITS), None)
+    head = lowered.split("(", 1)[0].strip()
+    return UNITS.get(lowered) or UNITS.get(head) or compound_unit(head) \
+        or next((UNITS[w] for w in lowered.split() if w in UNITS), None)
 
 
 def unit_words() -> frozenset[str]:

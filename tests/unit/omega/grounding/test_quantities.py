@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
-from omega.grounding.quantities import quantities, sample_size, unit_words
+from omega.grounding.quantities import quantities, sample_size, unit_named, unit_words
 
 
 @pytest.mark.parametrize(("text", "size"), [
@@ -23,3 +25,14 @@ def test_the_unit_words_include_the_words_of_multi_word_and_compound_units() -> 
     assert {"per", "cent", "percentage", "point", "points", "dl"} <= unit_words()
     assert {"mg", "kg", "mmhg", "weeks"} <= unit_words()
     assert not any("/" in w or " " in w for w in unit_words())
+
+
+def test_a_compound_unit_spelled_out_abbreviated_or_as_an_acronym_is_one_unit() -> None:
+    spelled = quantities("4.1 litres per square metre per hour per bar")
+    assert [(q.value, q.unit) for q in spelled] == [(Decimal("4.1"), "l/m2/hour/bar")]
+    assert quantities("4.1 lmh/bar")[0].unit == "l/m2/hour/bar"
+    assert quantities("4.1 l/m2/h/bar")[0].unit == "l/m2/hour/bar"
+    assert quantities("20 mg per day")[0].unit == quantities("20 mg/day")[0].unit == "mg/day"
+    assert quantities("3.1 grams per decilitre")[0].unit == "g/dl"  # the table's own form of a compound it names
+    assert quantities("20 mg per fortnight")[0].unit == "mg"  # a part the table does not know: the first word
+    assert unit_named("LMH/bar (litres per square metre per hour per bar)") == "l/m2/hour/bar"
