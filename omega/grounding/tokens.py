@@ -246,6 +246,8 @@ def analyse(text: str, context: Iterable[str] = (), claim: bool = False) -> Anal
     content = tuple(normal for normal, _ in kept)
     lowered = " ; ".join([marked, *context]).lower()  # a qualifier "%" is not the unit of the number before it
     subject, subject_text = _subject(marked, cut)
+    if not claim:
+        subject |= _reduced_relatives(cut)
     return Analysis(
         lowered, frozenset(content), content, quantities(lowered),
         any(p.negated for p in pieces + extra), tuple(kept),
@@ -350,6 +352,21 @@ def _nominal(text: str) -> frozenset[str]:
     main, spans = set_aside(text)
     return frozenset(normal(w.lower) for part in [main, *spans] for region in nominals(part) for w in region
                      if not w.capitalised and w.lower not in FUNCTION_WORDS and w.lower not in NEGATIONS)
+
+
+_REDUCED_RELATIVE = re.compile(r"^\s*(?:[a-z]+ed|[a-z]+en|made|done|taken|seen|kept|held|run)\s+(?:by|with|using|from|"
+                               r"via|through|under|over|across)\b", re.IGNORECASE)
+
+
+def _reduced_relatives(cut: list[str]) -> frozenset[str]:
+    """The words of a fact's clause set off right after its bare subject that only describes how it was obtained
+    ("Thickness, measured by transmission electron microscopy, decreased ..."): it qualifies the subject, so every
+    clause of the fact has it, as it has the subject (issue 42, §5.1 "clauses reordered")."""
+    if len(cut) < 3 or predicate_start(words(cut[0])) is not None:
+        return frozenset()  # only right after a bare subject: "directed by P, written by Q" are two relations
+    second = cut[1]
+    return _tokens_of(second).tokens if _REDUCED_RELATIVE.match(second) and second.rstrip().endswith(",") \
+        else frozenset()
 
 
 def _subject(text: str, first: list[str]) -> tuple[frozenset[str], str]:
