@@ -28,7 +28,8 @@ _SPELLED_RUN = r"(?:" + "|".join(SPELLED) + r")(?:(?:\s+|-)(?:and\s+)?(?:" + "|"
 _NUMBER = re.compile(
     r"(?<![\w.])(\d+(?:,\d{3})*(?:\.\d+)?|\b" + _SPELLED_RUN + r"\b)"
     r"(?:(?:\s*|-)(%|per ?cent\b|percentage points?\b|degrees? celsius\b|°c\b|°f\b|°|"
-    r"[a-zµ]+ per (?:square |cubic )?[a-z]+(?: per [a-z]+)*\b|(?:square |cubic )?[a-zµ]+[23]?(?:/[a-z]+[23]?)*))?"
+    r"[a-zµ]+ per (?:square |cubic )?[a-z]+(?: per [a-z]+)*\b|[a-z]+ an? (?:day|week|month|year|hour)\b|"
+    r"(?:square |cubic )?[a-zµ]+[23]?(?:/[a-z]+[23]?)*))?"
 )
 _DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fifth": 5,
                  "fifths": 5, "sixth": 6, "eighth": 8, "eighths": 8, "tenth": 10, "tenths": 10}
@@ -122,7 +123,7 @@ def quantity_spans(lowered: str) -> tuple[tuple[int, int, Quantity], ...]:
         if unit_text is not None:
             unit = UNITS.get(unit_text.strip()) or compound_unit(unit_text)
             end = match.end() if unit is not None else end
-            if unit is None and " per " in unit_text:  # "mg per fortnight": the unit is the first word
+            if unit is None and re.search(r" (?:per|an?) ", unit_text):  # "mg per fortnight": the first word
                 first = unit_text.split()[0]
                 unit = UNITS.get(first)
                 end = match.start(2) + len(first) if unit is not None else end
@@ -169,12 +170,13 @@ def _fractions(lowered: str) -> list[tuple[int, int, Quantity]]:
 
 
 # Compound units (issue 42, "units spelled out and abbreviated"): "litres per square metre per hour per bar",
+# "hours a day" = "hours per day",
 # "L/m2/h/bar" and "LMH/bar" are one unit, each part in its canonical form joined by "/"; a compound the table
 # names itself ("g/dl") keeps the table's form.
 _PARTS = {"lmh": "l/m2/hour", "bar": "bar", "s": "second", "sec": "second", "d": "day", "wk": "week",
           "op": "operation", "ops": "operation", "operation": "operation", "operations": "operation",
           "request": "request", "requests": "request", "query": "query", "queries": "query"}
-_COMPOUND = re.compile(r"\s+per\s+|\s*/\s*")
+_COMPOUND = re.compile(r"\s+(?:per|a|an)\s+|\s*/\s*")
 
 
 def compound_unit(written: str) -> str | None:

@@ -120,10 +120,10 @@ MEASURING_VERBS = re.compile(r"\b(?:gave|give|gives|giving|exhibit(?:s|ed|ing)?|
 PHRASAL_VERBS = (
     (re.compile(r"\b(?:go|goes|went|gone|going) down\b"), "decrease"),
     (re.compile(r"\b(?:go|goes|went|gone|going) up\b"), "increase"),
-    (re.compile(r"\b(?:bring|brings|brought|bringing) down\b"), "reduce"),
+    (re.compile(r"\b(?:bring|brings|brought|bringing)(?P<object>(?:\s+[\w-]+){0,4}?)\s+down\b"), "reduce"),
     (re.compile(r"\b(?:take|takes|took|taken|taking) over from\b"), "replace"),
     (re.compile(r"\b(?:take|takes|took|taken|taking) part in\b"), "participate"),
-    (re.compile(r"\b(?:carry|carries|carried|carrying) out\b"), "conduct"),
+    (re.compile(r"\b(?:carry|carries|carried|carrying)(?P<object>(?:\s+[\w-]+){0,4}?)\s+out\b"), "conduct"),
     (re.compile(r"\b(?:set|sets|setting) up\b"), "establish"),
 )
 FRONTING = word_set("in on at among during after before for from following since until within across by")
@@ -280,9 +280,10 @@ def _tokens_of(text: str) -> _Piece:
     negated = bool(spans)
     spans += [(m.start(), m.end()) for m in LIGHT_VERBS.finditer(lowered)]
     spans += [(m.start(), m.end()) for m in MEASURING_VERBS.finditer(lowered)]
-    phrasal = [(m.start(), m.end(), verb, m.group(0))
-               for pattern, verb in PHRASAL_VERBS for m in pattern.finditer(lowered)]
-    spans += [(a, b) for a, b, _v, _t in phrasal]
+    phrasal = [(m, verb) for pattern, verb in PHRASAL_VERBS for m in pattern.finditer(lowered)]
+    for m, _verb in phrasal:  # "brought blood pressure down": the verb and its particle, not the object between
+        inner = m.span("object") if "object" in m.re.groupindex and m.group("object") else None
+        spans += [(m.start(), inner[0]), (inner[1], m.end())] if inner else [m.span()]
     numbers = [(a, b) for a, b, _q in quantity_spans(lowered)]
     kept: list[tuple[str, str]] = []
     units: list[str] = []
@@ -305,7 +306,7 @@ def _tokens_of(text: str) -> _Piece:
         if in_number:
             units.append(normal(low))  # "12 weeks", "3.1 grams per decilitre": the numeric check owns the unit
         kept.append((_literal(word, after, text) or normal(low), low))
-    kept += [(normal(verb), written) for _a, _b, verb, written in phrasal]
+    kept += [(normal(verb), m.group(0)) for m, verb in phrasal]
     places = frozenset(place_mark(w.lower) for w, nxt in pairwise(found)
                        if w.lower in DEMONYMS and nxt.surface[:1].islower() and nxt.lower not in FUNCTION_WORDS)
     return _Piece(lowered, tuple(kept), negated, frozenset(units), places)

@@ -46,7 +46,7 @@ def test_dropping_or_adding_a_negation_is_not_entailed() -> None:
 
 
 def test_one_or_two_uncovered_tokens_make_a_sentence_paraphrase_uncertain_but_many_do_not() -> None:
-    near = semantic_entailment(analyse("Drug A brought systolic blood pressure down by 12 mmHg in adults."),
+    near = semantic_entailment(analyse("Drug A knocked systolic blood pressure back by 12 mmHg in adults."),
                                [TRIAL], frozenset())
     far = semantic_entailment(analyse("Vitamin D supplements improved sleep quality in nurses."), [TRIAL], frozenset())
     assert near.paraphrase_uncertain

@@ -14,7 +14,7 @@ from omega.grounding.model import NOT_ENTAILED
 from omega.grounding.verdict import Evidence, Sentence, verify_sentence
 from tests.unit.omega.grounding.support import TRIAL
 
-PARAPHRASE = ("Drug A brought systolic blood pressure down by 12 mmHg over 24 weeks in adults aged 65 or older in a "
+PARAPHRASE = ("Drug A knocked systolic blood pressure back by 12 mmHg over 24 weeks in adults aged 65 or older in a "
               "randomised controlled trial. [F1]")
 
 
@@ -40,7 +40,7 @@ def test_the_judge_can_pass_a_paraphrase_uncertain_sentence() -> None:
     verdict = _judged(PARAPHRASE, judge)
     assert verdict.outcome == "PASS"
     assert "semantic judge fake" in verdict.rationale
-    assert "brought" in verdict.rationale
+    assert "knocked" in verdict.rationale
     assert len(judge.asked) == 1
 
 

@@ -156,7 +156,7 @@ class _YesJudge:
 
 
 def test_evolve_hands_the_semantic_judge_to_the_sentence_checks() -> None:
-    paraphrase = ("Drug A brought systolic blood pressure down by 12 mmHg over 24 weeks in adults aged 65 or older "
+    paraphrase = ("Drug A knocked systolic blood pressure back by 12 mmHg over 24 weeks in adults aged 65 or older "
                   "in a randomised controlled trial. [F1]")
     req = parse_request({"paragraph_id": "p", "sentences": [{"order": 1, "text": paraphrase}]}, {"F1": TRIAL})
     assert not evolve(None, req)[1].verified  # without a judge, the paraphrase is not entailed

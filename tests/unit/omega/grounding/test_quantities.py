@@ -36,3 +36,8 @@ def test_a_compound_unit_spelled_out_abbreviated_or_as_an_acronym_is_one_unit() 
     assert quantities("3.1 grams per decilitre")[0].unit == "g/dl"  # the table's own form of a compound it names
     assert quantities("20 mg per fortnight")[0].unit == "mg"  # a part the table does not know: the first word
     assert unit_named("LMH/bar (litres per square metre per hour per bar)") == "l/m2/hour/bar"
+
+
+def test_hours_a_day_is_hours_per_day_and_times_a_week_stays_a_fold() -> None:
+    assert quantities("three hours a day")[0].unit == quantities("3 hours per day")[0].unit == "hour/day"
+    assert quantities("5 times a week")[0].unit == "fold"

@@ -125,3 +125,10 @@ def test_losing_is_decreasing_and_a_loss_is_a_decrease() -> None:
                      {"timeframe": "follow-up period"})
     assert judge("Loss to follow-up over the follow-up period amounted to 842 participants, or 6.7%. [C7]",
                  follow_up).passed
+
+
+def test_a_phrasal_verb_split_by_its_object_is_its_one_word_verb_and_keeps_the_object() -> None:
+    assert analyse("Drug A brought systolic blood pressure down by 12 mmHg.").content \
+        == ("drug", "entitya", "systolic", "blood", "pressur", "mmhg", normal("reduce"))
+    assert normal("conduct") in analyse("The team carried the survey out in 2022.").content
+    assert "survey" in analyse("The team carried the survey out in 2022.").content

@@ -15,7 +15,7 @@ from tests.unit.omega.grounding.support import TRIAL
 from tests.unit.streams.fake_llm import FakeChatLLM, serving
 from tests.unit.streams.http.support import RecordingSleep, ScriptedServer, chat_response, no_wait
 
-PARAPHRASE = ("Drug A brought systolic blood pressure down by 12 mmHg over 24 weeks in adults aged 65 or older in a "
+PARAPHRASE = ("Drug A knocked systolic blood pressure back by 12 mmHg over 24 weeks in adults aged 65 or older in a "
               "randomised controlled trial. [F1]")
 
 
