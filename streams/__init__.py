@@ -40,6 +40,7 @@
         watchdog        the stall watch: waiting work unmoved too long stops the worker
         gc_pauses       GcPauses: survivors of full collections frozen, so a collection pauses ~20 ms, not ~150
         wire            the Schema Registry edges: registry-framed inputs resolved, outputs framed (OMEGA_AVRO_WIRE)
+        idle_release    IdleRelease: a quiet packets partition's waiting packets released (OMEGA_IDLE_RELEASE_MS)
     http/           OpenAI-compatible HTTP clients (the DS005 extractor's LLM, the grounding judge)
     cli/            the `omega` command, one module per command group
 Dependencies point one way: cli -> worker -> kafka, stages -> wire -> omega; stages/ and wire/ import no Faust or

@@ -59,7 +59,7 @@ from streams.topics import (
 )
 from streams.wire.codec import SchemaRegistry
 from streams.wire.confluent import RegistryFraming, with_registry
-from streams.worker import watchdog
+from streams.worker import idle_release, watchdog
 from streams.worker.guard import Step, log_key, run_guarded
 from streams.worker.idle_release import IdleRelease, PartitionWait
 from streams.worker.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
@@ -221,14 +221,16 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
     for spec in _agent_rows(omega, steps, idle):
         app.agent(topics[spec.topic.logical], name=f"{settings.topic_prefix}{spec.name}")(_agent_loop(omega, spec))
     _register_ticks(omega, steps)
+    packets_topic = topic_name(PACKETS, settings.topic_prefix)
     if idle.on:
-        _register_idle_release(omega, steps, idle)
+        idle_release.install(app, packets_topic, steps, idle, partial(_send_tick, omega),
+                             lambda partition: metrics.idle_releases.labels(str(partition)).inc())
     if omega.spans is not None:
         _register_span_flush(app, omega.spans)
     watch = watchdog.install(app, omega.processed, settings.stall_seconds, every=STALL_CHECK_SECONDS,
                              stored=probe.first_at_or_after)
     if settings.web_port > 0:
-        _register_pages(omega, watch, partial(_waiting, omega, steps, idle), idle)
+        _register_pages(omega, watch, partial(idle_release.waiting, app, packets_topic, steps, idle), idle)
     log.info("app_created", app_id=settings.app_id, topics=[t.name for t in ALL_TOPICS],
              prefix=settings.topic_prefix, dead_letters=DEAD_LETTERS.name)
     return omega
@@ -360,55 +362,19 @@ def _register_span_flush(app: faust.App, spans: SpanSink) -> None:
 
 def _register_ticks(omega: OmegaApp, steps: EpisodeSteps) -> None:
     """The watermark timer, and the rebalance hook that makes the validator look up open episodes again."""
-    app, settings, topics = omega.app, omega.settings, omega.topics
+    app, settings = omega.app, omega.settings
     app.on_partitions_revoked.connect(steps.on_partitions_revoked)  # type: ignore[arg-type]  # mode types it narrowly
 
     @app.timer(interval=settings.tick_interval_seconds)  # type: ignore[untyped-decorator]  # faust is untyped
     async def watermark_ticks() -> None:
         """Append a tick to each owned packets partition whose watermark moved since the last tick."""
-        packets_topic = topic_name(PACKETS, settings.topic_prefix)
-        owned = [tp.partition for tp in app.assignor.assigned_actives() if tp.topic == packets_topic]
+        owned = idle_release.owned(app, topic_name(PACKETS, settings.topic_prefix))
         for partition, mark in steps.due_ticks(owned):
-            await topics[PACKETS.logical].send(key=b"__watermark__", value=omega.pipeline.encode_tick(partition, mark),
-                                               partition=partition, timestamp=mark / 1000)
+            await _send_tick(omega, partition, mark)
 
 
-def _owned_packets(omega: OmegaApp) -> list[int]:
-    """The packets partitions this worker owns now."""
-    packets_topic = topic_name(PACKETS, omega.settings.topic_prefix)
-    return [tp.partition for tp in omega.app.assignor.assigned_actives() if tp.topic == packets_topic]
+async def _send_tick(omega: OmegaApp, partition: int, watermark_ms: int) -> None:
+    """A watermark tick to packets partition `partition`, at `watermark_ms` (its record time too)."""
+    await omega.topics[PACKETS.logical].send(key=TICK_KEY.encode(), value=omega.pipeline.encode_tick(
+        partition, watermark_ms), partition=partition, timestamp=watermark_ms / 1000)
 
-
-def _settling(app: Any) -> bool:
-    """Whether a rebalance or a table recovery is under way (Faust sets `rebalancing` until recovery ends)."""
-    return bool(getattr(app, "rebalancing", False) or app.tables.recovery.in_recovery)
-
-
-def _waiting(omega: OmegaApp, steps: EpisodeSteps, idle: IdleRelease) -> dict[int, PartitionWait] | None:
-    """What waits on each owned packets partition ({} without a lateness); None during a rebalance or a table
-    recovery, when looking would index the waiting packets of a table not yet whole (stages/lateness.py)."""
-    if steps.lateness_ms <= 0:
-        return {}
-    if _settling(omega.app):
-        return None
-    return idle.look(_owned_packets(omega), steps.room.positions)
-
-
-def _register_idle_release(omega: OmegaApp, steps: EpisodeSteps, idle: IdleRelease) -> None:
-    """The idle-release timer (worker/idle_release.py): a tick past its newest event time to each owned packets
-    partition whose packets wait while nothing comes."""
-    app, pipeline, topic = omega.app, omega.pipeline, omega.topics[PACKETS.logical]
-    # a few looks per idle time, at most one a second: a release comes at most a fifth of it late
-    every = min(1.0, max(0.1, idle.idle_seconds / 5))
-
-    @app.timer(interval=every)  # type: ignore[untyped-decorator]  # faust is untyped
-    async def idle_release() -> None:
-        """Release the waiting packets of each owned packets partition that received nothing for the idle time."""
-        if _settling(app):
-            return
-        for partition, mark in idle.due(_owned_packets(omega), steps.room.positions, steps.watermarks.get):
-            steps.ticked[partition] = mark  # this tick is the partition's: the watermark timer need not repeat it
-            omega.metrics.idle_releases.labels(str(partition)).inc()
-            log.info("idle_release", partition=partition, watermark_ms=mark)
-            await topic.send(key=TICK_KEY.encode(), value=pipeline.encode_tick(partition, mark), partition=partition,
-                             timestamp=mark / 1000)

@@ -17,13 +17,17 @@ from the moment it took it).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from omega.packets.lateness import releasing_watermark
+from streams.logs import get_logger
 from streams.stages.base import Emit, Source
+from streams.stages.episodes import EpisodeSteps
 from streams.worker.guard import Step
+
+log = get_logger("omega.worker")
 
 Positions = Callable[[int], list[tuple[int, int]]]  # partition -> (created_ms, offset) of each packet waiting there
 
@@ -121,3 +125,43 @@ class IdleRelease:
                 "waiting": sum(w.waiting for w in seen.values()),
                 "oldest_wait_seconds": round(max(waits), 3) if waits else None,
                 "partitions": {str(p): w.to_dict() for p, w in sorted(seen.items())}}
+
+
+# ------------------------------------------------------------------------------------------ on a Faust worker
+def owned(app: Any, packets_topic: str) -> list[int]:
+    """The partitions of `packets_topic` (its physical name) the Faust `app` owns now."""
+    return [tp.partition for tp in app.assignor.assigned_actives() if tp.topic == packets_topic]
+
+
+def settling(app: Any) -> bool:
+    """Whether a rebalance or a table recovery is under way (Faust sets `rebalancing` until recovery ends)."""
+    return bool(getattr(app, "rebalancing", False) or app.tables.recovery.in_recovery)
+
+
+def waiting(app: Any, packets_topic: str, steps: EpisodeSteps, idle: IdleRelease) -> dict[int, PartitionWait] | None:
+    """What waits on each owned packets partition ({} without a lateness); None during a rebalance or a table
+    recovery, when looking would index the waiting packets of a table not yet whole (stages/lateness.py)."""
+    if steps.lateness_ms <= 0:
+        return {}
+    if settling(app):
+        return None
+    return idle.look(owned(app, packets_topic), steps.room.positions)
+
+
+def install(app: Any, packets_topic: str, steps: EpisodeSteps, idle: IdleRelease,
+            send_tick: Callable[[int, int], Awaitable[None]], on_release: Callable[[int], None]) -> None:
+    """The idle-release timer on the Faust `app`: `send_tick(partition, watermark)` to each owned packets partition
+    due a release (the validator agent then judges it as any tick), `on_release(partition)` counted."""
+    # a few looks per idle time, at most one a second: a release comes at most a fifth of it late
+    every = min(1.0, max(0.1, idle.idle_seconds / 5))
+
+    @app.timer(interval=every)  # type: ignore[untyped-decorator]  # faust is untyped
+    async def idle_release() -> None:
+        """Release the waiting packets of each owned packets partition that received nothing for the idle time."""
+        if settling(app):
+            return
+        for partition, mark in idle.due(owned(app, packets_topic), steps.room.positions, steps.watermarks.get):
+            steps.ticked[partition] = mark  # this tick is the partition's: the watermark timer need not repeat it
+            on_release(partition)
+            log.info("idle_release", partition=partition, watermark_ms=mark)
+            await send_tick(partition, mark)

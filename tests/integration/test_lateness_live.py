@@ -10,26 +10,39 @@ judge every episode in event-time order however its packets reach them, and give
 After each burst, one closing packet per packets partition, two hours later in event time, moves every
 partition's watermark past the burst (what a live stream's later traffic does); a packet then sent for an old
 moment is past the lateness: judged on arrival, `late: true`, live and in replay alike, never lost.
+
+With no later traffic at all (issue 43), the idle release does it: the bundled examples published keyed to a worker
+with a minute's lateness, and nothing after, give every verdict of `omega replay --max-lateness-ms 60000` on the
+same files, the same bytes, within the idle release (5 s) and a few seconds; `/healthz` and `/metrics` then show
+nothing waiting and one release per partition that had packets waiting.
 """
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import json
+import os
 import random
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from aiokafka import AIOKafkaProducer
 
 from streams.kafka.partitioning import partition_of
+from streams.replay import Replayer, json_view
+from streams.replay_inputs import read_inputs
+from streams.stages.packets import Pipeline
 from streams.topics import PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from tests.factories import merged_log, mixed_episode
@@ -189,3 +202,83 @@ def test_two_producers_of_each_episode_interleaved_with_jitter_give_the_verdicts
     _live_equals_replay(workers, kafka_bootstrap, tmp_path, burst, _two_producers,
                         _closers(burst[0], start + timedelta(hours=3), "two"),
                         _late(burst, start + timedelta(minutes=5)))
+
+
+IDLE_LATENESS_MS, IDLE_RELEASE_S = 60_000, 5.0  # the README's lateness for several producers; the default release
+EXAMPLES = sorted((REPO / "examples" / "omen").glob("*.jsonl"))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _omega(*args: str) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run([sys.executable, "-m", "streams.cli.main", *args], cwd=REPO, capture_output=True,
+                          timeout=300, check=False, env={**os.environ, "OMEGA_PARTITIONS": "4"})
+
+
+def test_the_examples_published_with_nothing_after_give_every_verdict_of_replay_once_their_partitions_idle(
+        kafka_bootstrap: str, tmp_path: Path) -> None:
+    out = tmp_path / "replay.jsonl"
+    done = _omega("replay", "--max-lateness-ms", str(IDLE_LATENESS_MS), "--no-summary", "--out", str(out),
+                  *map(str, EXAMPLES))
+    assert done.returncode in (0, 1), done.stderr.decode(errors="replace")
+    replay = {line["value"]["verdict_id"]: line["value"] for line in map(json.loads, out.read_text().splitlines())
+              if line["topic"] == VERDICTS.name}
+    # the bytes behind those lines: the same Replayer, in process (the worker's Avro records)
+    replayer = Replayer(Pipeline(_registry()), IDLE_LATENESS_MS, partitions=4)
+    replay_bytes = {e.record["verdict_id"]: e.value for e in
+                    [*(e for r in read_inputs(EXAMPLES) for e in replayer.feed(r)), *replayer.finish()]
+                    if e.topic is VERDICTS}
+    assert replay_bytes.keys() == replay.keys()
+    assert sum(v["late"] for v in replay.values()) > 0  # files out of event-time order: some packets are late
+
+    port = _free_port()
+    worker = WorkerProcess(kafka_bootstrap, tmp_path / "worker", env={
+        "OMEGA_MAX_LATENESS_MS": str(IDLE_LATENESS_MS), "OMEGA_WEB_PORT": str(port)})  # idle release: its default
+    worker.data_dir.mkdir()
+    worker.start()
+    try:
+        published = _omega("publish", "--topic", "packets_json", "--bootstrap", kafka_bootstrap,
+                           "--prefix", worker.prefix, *map(str, EXAMPLES))
+        assert published.returncode == 0, published.stderr.decode(errors="replace")
+        sent = time.monotonic()
+        verdicts = worker.topic(VERDICTS)
+
+        def complete(found: dict[str, list[Record]]) -> bool:
+            return {_verdict_id(r["value"]) for r in found[verdicts]} >= replay.keys()
+
+        # nothing comes after the examples: without the idle release, the last minute of every partition waits
+        found = asyncio.run(consume_until(kafka_bootstrap, [verdicts], None, complete,
+                                          timeout=IDLE_RELEASE_S + 20))
+        took = time.monotonic() - sent
+        live = {_verdict_id(r["value"]): r["value"] for r in found[verdicts]}
+        missing = replay.keys() - live.keys()
+        assert not missing, f"{len(missing)} of {len(replay)} verdicts missing live after {took:.1f} s\n" \
+                            f"{worker.log_tail()}"
+        assert live.keys() == replay.keys()
+        differing = [k for k in replay if live[k] != replay_bytes[k]]
+        assert not differing, f"{len(differing)} differ, e.g. {replay[differing[0]]}"
+        assert all(json.loads(json.dumps(json_view(_registry().decode(live[k])[1]))) == replay[k] for k in replay)
+        print(f"\n{len(live)} verdicts, the last {took:.1f} s after the examples were published")
+
+        base = f"http://127.0.0.1:{port}"
+        health = httpx.get(f"{base}/healthz", timeout=5).json()["lateness"]
+        assert (health["idle_release_ms"], health["waiting"], health["oldest_wait_seconds"]) == (5_000, 0, None)
+        metrics = httpx.get(f"{base}/metrics", timeout=5).text
+        releases = [line for line in metrics.splitlines() if line.startswith("omega_idle_releases_total")]
+        assert len(releases) == 4, metrics  # every partition had packets of the examples waiting
+        assert "omega_waiting_packets{" in metrics
+    finally:
+        worker.stop()
+
+
+@functools.cache
+def _registry() -> SchemaRegistry:
+    return SchemaRegistry.from_directory()
+
+
+def _verdict_id(value: bytes) -> str:
+    return str(_registry().decode(value)[1]["verdict_id"])

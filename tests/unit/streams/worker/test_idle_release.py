@@ -1,14 +1,15 @@
 """The idle release (streams/worker/idle_release.py) on a fake clock, no sleeps: a packets partition with packets
 waiting that has received no packet for the idle time is due a tick past its newest event time by the lateness;
 a packet restarts the wait, a tick does not; one release per idle time; what waits and for how long (/metrics,
-/healthz). Then the worker's timer (worker/app.py) over the validator's own step: the bundled examples under a
-minute's lateness, published keyed and nothing after, give every verdict of `omega replay --max-lateness-ms 60000`,
-the same bytes, and a packet after the release is late."""
+/healthz). Then the worker's timer (`install`, sending ticks as worker/app.py does) over the validator's own
+step: the bundled examples under a minute's lateness, published keyed and nothing after, give every verdict of
+`omega replay --max-lateness-ms 60000`, the same bytes, and a packet after the release is late."""
 
 from __future__ import annotations
 
 import asyncio
 import copy
+import functools
 import json
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -21,13 +22,12 @@ from faust.types import TP
 from streams.kafka.partitioning import partition_of
 from streams.replay import Replayer
 from streams.replay_inputs import read_inputs
-from streams.settings import Settings
 from streams.stages.base import Emit, Source
 from streams.stages.episodes import TICK_KEY, EpisodeSteps
 from streams.stages.packets import Pipeline
 from streams.topics import PACKETS, VERDICTS, topic_name
 from streams.worker import app as worker_app
-from streams.worker.idle_release import IdleRelease, PartitionWait
+from streams.worker.idle_release import IdleRelease, PartitionWait, install
 from streams.worker.metrics import WorkerMetrics
 
 EXAMPLES = Path(__file__).parents[4] / "examples" / "omen"
@@ -189,9 +189,11 @@ class Worker:
         self.topic = FakeTopic()
         packets = topic_name(PACKETS, "")
         self.app = FakeApp({TP(packets, p) for p in range(4)})
-        self.omega = SimpleNamespace(app=self.app, settings=Settings(max_lateness_ms=LATENESS_MS), pipeline=pipeline,
-                                     topics={PACKETS.logical: self.topic}, metrics=WorkerMetrics())
-        worker_app._register_idle_release(self.omega, self.steps, self.idle)  # type: ignore[arg-type]
+        self.omega = SimpleNamespace(pipeline=pipeline, topics={PACKETS.logical: self.topic})
+        self.metrics = WorkerMetrics()
+        send = functools.partial(worker_app._send_tick, self.omega)  # type: ignore[arg-type]  # what it uses of one
+        install(self.app, packets, self.steps, self.idle, send,
+                lambda partition: self.metrics.idle_releases.labels(str(partition)).inc())
         self.offsets: dict[int, int] = {}
 
     def read(self, partition: int, key: bytes, value: bytes, timestamp_ms: int | None) -> list[Emit]:
@@ -241,7 +243,7 @@ def test_the_examples_published_keyed_and_nothing_after_give_every_verdict_of_re
 
     assert _verdicts(live) == replay  # the same verdicts, the same bytes
     assert worker.steps.room.positions(0) == worker.steps.room.positions(2) == []
-    assert worker.omega.metrics.registry.get_sample_value("omega_idle_releases_total", {"partition": "0"}) == 1
+    assert worker.metrics.registry.get_sample_value("omega_idle_releases_total", {"partition": "0"}) == 1
     assert worker.timer_runs(60.0) == []  # nothing waits: no more ticks
     assert len(worker.topic.sent) == 4  # one release for each partition, as every one had packets waiting
 
