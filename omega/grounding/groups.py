@@ -8,7 +8,10 @@ group's name) with the words of its group, the words after it when the fact atta
 in 2021"), else the words before it back to the previous number ("for the control membrane | 98.2%"). The
 sentence's numbers are read the same way. A sentence number fails when its group words are distinctive of
 another value's group in the fact and of none of its own: "11.5 g/dL in the intravenous arm" moves the oral
-arm's value (§5.2 "Numerical modification", G-4 "alter scope").
+arm's value (§5.2 "Numerical modification", G-4 "alter scope"). A fact whose clauses each give one value
+("41% of nurses in rural hospitals reported burnout, compared with 33% of nurses in urban hospitals") is read
+whole; a group named after its number ends where the predicate starts ("| reported burnout"), and a plain number
+(a year) next to a moved value does not hold it in place.
 
 Two cited facts that each give one value in the same unit and differ only in a short group name (`across_facts`:
 "12.4 g/dL in the intravenous arm" / "11.5 g/dL in the oral arm") are read as one measure for two groups too
@@ -29,7 +32,7 @@ from itertools import combinations
 
 from omega.grounding.facts import AtomicFact, qualifier_text
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
-from omega.grounding.quantities import UNITS, Quantity, quantity_spans, unit_named, unit_words
+from omega.grounding.quantities import SPELLED, UNITS, Quantity, quantity_spans, unit_named, unit_words
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
 from omega.grounding.words import AUXILIARIES, clauses, verb_form, words
 
@@ -48,7 +51,11 @@ def value_groups(text: str, claim: bool = False, unit: str | None = None, measur
     deaths per 1,000 person-years"), else its clause's most frequent unit, stated twice or more; a sentence's
     numbers with a unit are all read."""
     out: list[list[tuple[Decimal, frozenset[str]]]] = []
-    for clause in clauses(marked_text(text)):
+    marked = marked_text(text)
+    pieces = clauses(marked)
+    for clause in pieces + ([marked] if not claim and len(pieces) > 1 else []):
+        if clause is marked and out:
+            break  # a fact's groups within one clause; across its clauses only when no clause has two
         lowered = clause.lower()
         spans = [(start, end, _measure(q, lowered, end, measures)) for start, end, q in quantity_spans(lowered)]
         units = Counter(m for _s, _e, (_q, m) in spans if m is not None)
@@ -62,12 +69,22 @@ def value_groups(text: str, claim: bool = False, unit: str | None = None, measur
         for i, (start, end, quantity) in enumerate(found):
             # a fact names its groups one way throughout; a sentence's numbers are read one by one
             if _follows(clause, end, measures) if claim else fact_follows:
-                span = clause[end:found[i + 1][0] if i + 1 < len(found) else len(clause)]
+                span = _up_to_verb(clause[end:found[i + 1][0] if i + 1 < len(found) else len(clause)])
             else:
                 span = _from_last_preposition(clause[found[i - 1][1] if i else 0:start])
             pairs.append((quantity.value, _group_tokens(span)))
         out.append(pairs)
     return out
+
+
+def _up_to_verb(span: str) -> str:
+    """A group named after its number ends where the clause's predicate starts ("41% | of nurses in rural
+    hospitals | reported burnout"): the predicate is the measure's, shared by every group."""
+    found = words(span)
+    verb = next((w for i, w in enumerate(found) if i and verb_form(w) and w.lower not in AUXILIARIES
+                 and not re.match(r"\s*(?:\d|" + "|".join(SPELLED) + r"\b)", span[w.start + len(w.surface):])),
+                None)  # "aged 18 to 24": a participle before a number describes the group
+    return span if verb is None else span[:verb.start]
 
 
 def _measure(quantity: Quantity, lowered: str, end: int, measures: frozenset[str]) -> tuple[Quantity, str | None]:
@@ -133,7 +150,8 @@ def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list
                 mine = frozenset().union(*own) - frozenset().union(*others)
                 theirs = frozenset().union(*others) - frozenset().union(*own)
                 moved = group & theirs
-                if moved and not group & mine:
+                # a plain number (a year) the fact attaches to its last group is often the whole fact's context
+                if moved and not {t for t in group & mine if not t[:1].isdigit()}:
                     failures.append(Failure(
                         NOT_ENTAILED,
                         f"value moved to another group: {value} is stated for {quoted(sorted(moved))}, but the cited "

@@ -142,3 +142,23 @@ def test_the_micro_sign_and_its_spelling_are_one_unit() -> None:
                     {"units": "\u00b5g/L"})
     assert judge("Mean serum ferritin increased from 9 micrograms per litre at baseline to 21 micrograms per litre "
                  "at 6 weeks. [F9]", ferritin).passed
+
+
+def test_a_value_moved_between_the_clauses_of_one_fact_is_refused() -> None:
+    # the groups in two clauses ("41% of nurses in rural hospitals ..., compared with 33% of nurses in urban
+    # hospitals"), each group's words ending where the predicate starts
+    burnout = fact("B1", "In the 2022 survey, 41% of nurses in rural hospitals reported burnout, compared with 33% "
+                         "of nurses in urban hospitals.", {"timeframe": "2022 survey"})
+    moved = judge("In the 2022 survey, 41% of nurses in urban hospitals reported burnout. [B1]", burnout)
+    assert moved.failures[0].reason.startswith("value moved to another group: 41")
+    assert judge("In the 2022 survey, 41% of nurses in rural hospitals reported burnout. [B1]", burnout).passed
+    assert judge("In the 2022 survey, 33% of nurses in urban hospitals reported burnout. [B1]", burnout).passed
+
+
+def test_a_year_the_fact_attaches_to_its_last_group_does_not_keep_a_moved_value_in_place() -> None:
+    nests = fact("N1", "Nest success was 62% at woodland-edge sites and 48% at interior sites in 2021.",
+                 {"timeframe": "2021"})
+    moved = judge("Nest success was 48% at woodland-edge sites in 2021. [N1]", nests)
+    assert moved.failures[0].reason.startswith("value moved to another group: 48")
+    assert judge("Nest success was 48% at interior sites in 2021. [N1]", nests).passed
+    assert judge("In 2021, nest success was 62% at woodland-edge sites. [N1]", nests).passed
