@@ -224,7 +224,8 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
     packets_topic = topic_name(PACKETS, settings.topic_prefix)
     if idle.on:
         idle_release.install(app, packets_topic, steps, idle, partial(_send_tick, omega),
-                             lambda partition: metrics.idle_releases.labels(str(partition)).inc())
+                             lambda partition: metrics.idle_releases.labels(str(partition)).inc(),
+                             omega.processed, probe.first_at_or_after)
     if omega.spans is not None:
         _register_span_flush(app, omega.spans)
     watch = watchdog.install(app, omega.processed, settings.stall_seconds, every=STALL_CHECK_SECONDS,

@@ -9,6 +9,9 @@ after the packets before it, and releases them in (created_at, packet id) order 
 packet created at or before that newest time is late (judged on arrival, `late: true`). Replay has no wall clock:
 the end of its log releases everything, which gives the same verdicts once every waiting packet was released.
 
+A partition is idle when its last packet reached the validator that long ago and the broker holds no record of it
+still unread here (a worker catching up on a backlog releases nothing early).
+
 Also what waits, for `/metrics` and `/healthz`: per partition, the packets waiting and how long (wall time) the
 oldest of them has waited on this worker (a packet that was waiting before this worker took the partition counts
 from the moment it took it).
@@ -17,15 +20,18 @@ from the moment it took it).
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from faust.types import TP
+
 from omega.packets.lateness import releasing_watermark
-from streams.logs import get_logger
+from streams.logs import error_text, get_logger
 from streams.stages.base import Emit, Source
 from streams.stages.episodes import EpisodeSteps
 from streams.worker.guard import Step
+from streams.worker.watchdog import STORED_TIMEOUT_MS, Stored, next_offsets
 
 log = get_logger("omega.worker")
 
@@ -99,8 +105,8 @@ class IdleRelease:
     def due(self, owned: Iterable[int], positions: Positions,
             watermark_of: Callable[[int], int | None]) -> list[tuple[int, int]]:
         """(partition, watermark to tick it to) for each partition of `owned` with packets waiting that has received
-        no packet, and been sent no release, for the idle time: the watermark passes its newest event time (the
-        newest waiting packet's, or the partition's watermark when higher) by the lateness."""
+        no packet, and been sent no release (`sent`), for the idle time: the watermark passes its newest event time
+        (the newest waiting packet's, or the partition's watermark when higher) by the lateness."""
         if not self.on:
             return []
         now = self.clock()
@@ -114,8 +120,12 @@ class IdleRelease:
             watermark = watermark_of(partition)
             due.append((partition, releasing_watermark(newest if watermark is None else max(newest, watermark),
                                                        self.lateness_ms)))
-            self.released[partition] = now
         return due
+
+    def sent(self, partition: int) -> None:
+        """A release was sent to `partition` now: the next one an idle time later at the earliest, if packets still
+        wait then (the tick may still be on its way, or lost)."""
+        self.released[partition] = self.clock()
 
     def totals(self, seen: dict[int, PartitionWait]) -> dict[str, Any]:
         """`/healthz`'s summary of `seen`: packets waiting over every owned partition, the longest wait, and each
@@ -148,10 +158,25 @@ def waiting(app: Any, packets_topic: str, steps: EpisodeSteps, idle: IdleRelease
     return idle.look(owned(app, packets_topic), steps.room.positions)
 
 
+async def unread(app: Any, processed: Mapping[tuple[str, int], int], stored: Stored, topic: str,
+                 partition: int) -> bool:
+    """Whether records of the partition wait in the broker unread by the Faust `app` (a partition behind is not
+    idle, however long since its last packet); a transactional producer's commit marker is no record."""
+    tp = TP(topic, partition)
+    end = int((await app.consumer.highwaters(tp)).get(tp) or 0)
+    position = next_offsets(processed, app.consumer._committed_offset, [tp])[(topic, partition)]  # noqa: SLF001
+    if position >= end:
+        return False
+    first = await stored(topic, partition, position, STORED_TIMEOUT_MS)
+    return first is not None and first < end
+
+
 def install(app: Any, packets_topic: str, steps: EpisodeSteps, idle: IdleRelease,
-            send_tick: Callable[[int, int], Awaitable[None]], on_release: Callable[[int], None]) -> None:
+            send_tick: Callable[[int, int], Awaitable[None]], on_release: Callable[[int], None],
+            processed: Mapping[tuple[str, int], int], stored: Stored) -> None:
     """The idle-release timer on the Faust `app`: `send_tick(partition, watermark)` to each owned packets partition
-    due a release (the validator agent then judges it as any tick), `on_release(partition)` counted."""
+    due a release and with nothing unread (`processed`: the next offset per partition; `stored`: the broker's first
+    record at or after an offset), which the validator agent then judges as any tick; `on_release(partition)`."""
     # a few looks per idle time, at most one a second: a release comes at most a fifth of it late
     every = min(1.0, max(0.1, idle.idle_seconds / 5))
 
@@ -161,6 +186,13 @@ def install(app: Any, packets_topic: str, steps: EpisodeSteps, idle: IdleRelease
         if settling(app):
             return
         for partition, mark in idle.due(owned(app, packets_topic), steps.room.positions, steps.watermarks.get):
+            try:
+                if await unread(app, processed, stored, packets_topic, partition):
+                    continue  # behind, not idle: what is unread comes first
+            except Exception as exc:  # noqa: BLE001 - mid-rebalance or broker away: no release this round
+                log.info("idle_release_skipped", partition=partition, error=error_text(exc))
+                continue
+            idle.sent(partition)
             steps.ticked[partition] = mark  # this tick is the partition's: the watermark timer need not repeat it
             on_release(partition)
             log.info("idle_release", partition=partition, watermark_ms=mark)

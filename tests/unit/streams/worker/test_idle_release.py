@@ -105,6 +105,7 @@ def test_a_partition_is_released_once_per_idle_time_while_its_tick_is_on_its_way
     idle.received(0, 0)
     clock.now = 5.0
     assert len(idle.due([0], waiting, _no_watermark)) == 1
+    idle.sent(0)
     clock.now = 9.9  # still waiting (the tick not yet judged): not again yet
     assert idle.due([0], waiting, _no_watermark) == []
     clock.now = 10.0  # the tick was lost: once more
@@ -161,13 +162,19 @@ class FakeTopic:
 
 
 class FakeApp:
-    """What the idle-release timer uses of a Faust app: `timer` keeps the function it registers."""
+    """What the idle-release timer uses of a Faust app: `timer` keeps the function it registers; the broker's end
+    offset of each partition is `ends`."""
 
     def __init__(self, owned: set[TP]) -> None:
         self.timers: list[tuple[float, Callable[[], Coroutine[Any, Any, None]]]] = []
         self.rebalancing = False
         self.tables = SimpleNamespace(recovery=SimpleNamespace(in_recovery=False))
         self.assignor = SimpleNamespace(assigned_actives=lambda: owned)
+        self.ends: dict[TP, int] = {}
+        self.consumer = SimpleNamespace(highwaters=self._highwaters, _committed_offset={})
+
+    async def _highwaters(self, *tps: TP) -> dict[TP, int]:
+        return {tp: self.ends.get(tp, 0) for tp in tps}
 
     def timer(self, interval: float) -> Callable[[Callable[[], Coroutine[Any, Any, None]]], Any]:
         def register(fun: Callable[[], Coroutine[Any, Any, None]]) -> Any:
@@ -192,14 +199,21 @@ class Worker:
         self.omega = SimpleNamespace(pipeline=pipeline, topics={PACKETS.logical: self.topic})
         self.metrics = WorkerMetrics()
         send = functools.partial(worker_app._send_tick, self.omega)  # type: ignore[arg-type]  # what it uses of one
+        self.processed: dict[tuple[str, int], int] = {}  # what the agent loop marks: the next offset to process
+        self.first_stored: dict[int, int | None] = {}  # partition -> the broker's first record at or after a position
         install(self.app, packets, self.steps, self.idle, send,
-                lambda partition: self.metrics.idle_releases.labels(str(partition)).inc())
+                lambda partition: self.metrics.idle_releases.labels(str(partition)).inc(), self.processed, self._stored)
         self.offsets: dict[int, int] = {}
+
+    async def _stored(self, topic: str, partition: int, offset: int, timeout_ms: int) -> int | None:
+        return self.first_stored.get(partition, offset)
 
     def read(self, partition: int, key: bytes, value: bytes, timestamp_ms: int | None) -> list[Emit]:
         """The validator agent reads the partition's next record."""
         offset = self.offsets[partition] = self.offsets.get(partition, -1) + 1
-        return self.step(value, Source(topic_name(PACKETS, ""), partition, offset, key, timestamp_ms))
+        topic = topic_name(PACKETS, "")
+        self.app.ends[TP(topic, partition)] = self.processed[topic, partition] = offset + 1
+        return self.step(value, Source(topic, partition, offset, key, timestamp_ms))
 
     def publish(self, lines: list[str]) -> list[Emit]:
         """Packets published keyed: the ingress's packets-topic records, read by the validator."""
@@ -264,3 +278,19 @@ def test_a_packet_after_its_partitions_release_is_late_and_one_newer_than_everyt
     [late] = _verdicts(worker.publish([again("pkt_dd_late", "2025-12-28T21:01:30+00:00")])).values()
     assert worker.publish([again("pkt_dd_next", "2025-12-28T21:01:30.001+00:00")]) == []  # newer: it waits
     assert pipeline.registry.decode(late)[1]["late"] is True
+
+
+def test_a_partition_with_records_unread_is_not_released_however_quiet_but_a_commit_marker_is_no_record(
+        pipeline: Pipeline) -> None:
+    worker = Worker(pipeline)
+    worker.publish(_lines())
+    behind = TP(topic_name(PACKETS, ""), 0)
+    worker.app.ends[behind] += 2  # two more records on partition 0 that the agent has not read yet
+
+    worker.timer_runs(5.0)
+    assert sorted(t["partition"] for t in worker.topic.sent) == [1, 2, 3]
+    assert worker.steps.room.positions(0) != []
+    worker.first_stored[0] = None  # nothing stored there after all: a transactional producer's commit markers
+    worker.timer_runs(6.0)
+    assert sorted(t["partition"] for t in worker.topic.sent) == [0, 1, 2, 3]
+    assert worker.steps.room.positions(0) == []
