@@ -9,8 +9,10 @@
   conflict automatically": adopting one side silently resolves it. The failure names both facts.
 
 Two facts conflict when they make the same claim about the same thing and disagree: identical qualifiers,
-the same claim tokens (direction words aside), and then opposite polarity, opposite direction (increase vs
-decrease, higher vs lower) or different numbers with the same units. Facts about different populations,
+the same claim tokens (direction words aside; a short source phrase before a reporting verb aside: "the national
+registry recorded 1,240 cases" and "a surveillance report recorded 1,310 cases" report one measure), and then
+opposite polarity, opposite direction (increase vs decrease, higher vs lower) or different numbers with the same
+units. Facts about different populations,
 settings or timeframes (different qualifiers), or that differ in any other word ("silicon-graphite anode" vs
 "graphite anode") or in a number that names rather than measures ("Orrery 5.0" / "Orrery 4.8", "in 2021" / "in
 2022": two things, each with its value), do not conflict: the check is conservative, and a conflict worded
@@ -25,10 +27,10 @@ from decimal import Decimal
 from itertools import combinations
 
 from omega.canonical import canonical_json
-from omega.grounding.facts import AtomicFact
+from omega.grounding.facts import AtomicFact, qualifier_text
 from omega.grounding.memo import ByObject
 from omega.grounding.model import CONFLICTING_FACTS, Failure
-from omega.grounding.tokens import Analysis, lexicon
+from omega.grounding.tokens import Analysis, analyse, lexicon
 
 DIRECTIONS = (lexicon("increase higher more greater rise"), lexicon("decrease lower less fewer fall"))
 _DIRECTION_WORDS = DIRECTIONS[0] | DIRECTIONS[1]
@@ -38,7 +40,7 @@ def conflict(a: AtomicFact, b: AtomicFact) -> str | None:
     """Why two facts conflict, or None."""
     if _qualifiers(a) != _qualifiers(b):
         return None
-    ta, tb = a.analysis.tokens - _DIRECTION_WORDS, b.analysis.tokens - _DIRECTION_WORDS
+    ta, tb = _reported(a) - _DIRECTION_WORDS, _reported(b) - _DIRECTION_WORDS
     if not ta or ta != tb:
         return None
     if a.analysis.negated != b.analysis.negated:
@@ -54,6 +56,22 @@ def conflict(a: AtomicFact, b: AtomicFact) -> str | None:
             and sorted(q.value for q in qa) != sorted(q.value for q in qb):
         return "they report different numbers for the same measure"
     return None
+
+
+# "The national registry recorded 1,240 cases" and "a surveillance report recorded 1,310 cases": two sources of one
+# measure. What a fact reports is what follows its reporting verb when a short source phrase opens it.
+_REPORTING = re.compile(r"^\W*(?:[\w-]+\s+){1,4}?(?:recorded|reported|estimated|counted|documented|registered|"
+                        r"logged|found|gave|put)\s+(?P<reported>.+)$", re.IGNORECASE | re.DOTALL)
+
+
+def _reported_tokens(fact: AtomicFact) -> frozenset[str]:
+    match = _REPORTING.match(fact.content)
+    if match is None:
+        return fact.analysis.tokens
+    return analyse(match.group("reported"), [qualifier_text(v) for v in fact.qualifiers.values()]).tokens
+
+
+_reported: ByObject[AtomicFact, frozenset[str]] = ByObject(_reported_tokens)
 
 
 # A number that names rather than measures: after a name ("Orrery 5.0", "Phase 3") or a naming word, or a year

@@ -124,3 +124,13 @@ def test_a_number_that_names_a_version_or_a_year_makes_two_things_not_two_values
     assert conflict(first, second) is None
     same_year = fact("Y3", "The share of households with a smart meter was 27% in 2021.")
     assert conflict(first, same_year) is not None
+
+
+def test_two_sources_reporting_one_measure_with_different_values_conflict() -> None:
+    registry = fact("P1", "The national registry recorded 1,240 cases of measles in 2019.", {"timeframe": "2019"})
+    report = fact("P2", "A surveillance report recorded 1,310 cases of measles in 2019.", {"timeframe": "2019"})
+    assert conflict(registry, report) == "they report different numbers for the same measure"
+    adopted = judge("There were 1,240 cases of measles in 2019. [P1]", registry, report)
+    assert CONFLICTING_FACTS in codes(adopted)
+    other_year = fact("P3", "A surveillance report recorded 1,310 cases of measles in 2020.", {"timeframe": "2020"})
+    assert conflict(registry, other_year) is None
