@@ -31,6 +31,12 @@ def test_a_frequency_modifier_on_the_claimed_predicate_may_not_be_dropped() -> N
     assert judge("Marta Quill mainly paints landscapes in oil. [M2]", MOSTLY).passed
 
 
+def test_a_frequency_modifier_is_dropped_when_the_sentence_uses_any_part_of_its_scope() -> None:
+    # issue 46 fault 3: "mostly | paints landscapes in oil"; the sentence claims part of it, without "mostly"
+    assert codes(judge("Marta Quill paints landscapes. [M2]", MOSTLY)) == {"CLAIM_STRENGTHENED"}
+    assert codes(judge("Marta Quill paints in oil. [M2]", MOSTLY)) == {"CLAIM_STRENGTHENED"}
+
+
 def test_a_modifier_on_other_words_of_the_fact_is_not_dropped_by_leaving_them_out() -> None:
     assert judge("Marta Quill teaches in Lyon. [M2]", MOSTLY).passed
 
