@@ -50,7 +50,8 @@ def _output(path: str | None) -> Iterator[IO[str] | None]:
 lateness_option = click.option(
     "--max-lateness-ms", type=click.IntRange(min=0), default=None,
     help="Judge each episode's packets in event-time order, waiting up to this many ms of event time for late "
-         "ones, as the worker does with the same OMEGA_MAX_LATENESS_MS (default: that variable, else 0: file order).")
+         "ones, as the worker does with the same OMEGA_MAX_LATENESS_MS (default: that variable, else 0: file order) "
+         "and OMEGA_PARTITIONS (one watermark per packets partition).")
 
 
 def _settings(auth_policy: Path | None = None, max_lateness_ms: int | None = None) -> Settings:
