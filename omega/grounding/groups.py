@@ -11,7 +11,11 @@ another value's group in the fact and of none of its own: "11.5 g/dL in the intr
 arm's value (§5.2 "Numerical modification", G-4 "alter scope"). A fact whose clauses each give one value
 ("41% of nurses in rural hospitals reported burnout, compared with 33% of nurses in urban hospitals") is read
 whole; a group named after its number ends where the predicate starts ("| reported burnout"), and a plain number
-(a year) next to a moved value does not hold it in place.
+(a year) next to a moved value does not hold it in place. A decimal without a unit is a score of its group
+("recall was 0.91 on the validation set and 0.84 on the test set"), except beside measured numbers, where it
+names (Orrery 4.8). A fact whose clauses give one measure different values is read clause by clause too
+(`moved_between_clauses`): a value stated with the name another clause gives its value ("emissions fell by 12% in
+the EU, while they rose by 5% in the US": "12% in the US"), or with that clause's direction ("rose by 12%"), moved.
 
 Two cited facts that each give one value in the same unit and differ only in a short group name (`across_facts`:
 "12.4 g/dL in the intravenous arm" / "11.5 g/dL in the oral arm") are read as one measure for two groups too
@@ -32,6 +36,7 @@ from itertools import combinations
 
 from omega.grounding.facts import AtomicFact, qualifier_text
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
+from omega.grounding.numeric import DOWN, UP
 from omega.grounding.quantities import SPELLED, UNITS, Quantity, quantity_spans, unit_named, unit_words
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
 from omega.grounding.words import AUXILIARIES, clauses, verb_form, words
@@ -58,6 +63,8 @@ def value_groups(text: str, claim: bool = False, unit: str | None = None, measur
             break  # a fact's groups within one clause; across its clauses only when no clause has two
         lowered = clause.lower()
         spans = [(start, end, _measure(q, lowered, end, measures)) for start, end, q in quantity_spans(lowered)]
+        if any(m not in (None, "decimal") for _s, _e, (_q, m) in spans):  # beside measured numbers, a bare
+            spans = [(a, b, (q, None if m == "decimal" else m)) for a, b, (q, m) in spans]  # decimal names (4.8)
         units = Counter(m for _s, _e, (_q, m) in spans if m is not None)
         measure = unit if unit is not None and units[unit] > 1 else (units.most_common(1)[0][0] if units else None)
         found = [(start, end, q) for start, end, (q, m) in spans if m is not None
@@ -88,12 +95,15 @@ def _up_to_verb(span: str) -> str:
 
 
 def _measure(quantity: Quantity, lowered: str, end: int, measures: frozenset[str]) -> tuple[Quantity, str | None]:
-    """The quantity and what it measures: its unit, or a measure word right after it ("deaths")."""
+    """The quantity and what it measures: its unit, a measure word right after it ("deaths"), or, for a decimal
+    without either, a score ("recall was 0.91 on the validation set and 0.84 on the test set")."""
     if quantity.unit is not None:
         return quantity, quantity.unit
     after = words(lowered[end:end + 40])
     word = after[0].lower.removesuffix("s") if after else ""
-    return quantity, (f"measure:{word}" if word and word in measures else None)
+    if word and word in measures:
+        return quantity, f"measure:{word}"
+    return quantity, ("decimal" if quantity.places > 0 else None)
 
 
 def _measure_words(fact: AtomicFact) -> frozenset[str]:
@@ -223,3 +233,51 @@ def compared_values(first: frozenset[str], second: frozenset[str], facts: Sequen
 def _named_by(side: frozenset[str], own: list[frozenset[str]]) -> list[int]:
     """The groups whose distinctive words the side names, when it names no other group's."""
     return [i for i, mine in enumerate(own) if mine & side and not any(o & side for j, o in enumerate(own) if j != i)]
+
+
+@lru_cache(maxsize=512)
+def _clause_profiles(text: str) -> tuple[tuple[frozenset[tuple[Decimal, str]], frozenset[str], str | None], ...]:
+    """Per clause of a text: its measured values (value, unit; a decimal without a unit as "decimal"), its names
+    (capitalised words past the first) and its direction (up, down or None)."""
+    out = []
+    for clause in clauses(marked_text(text)):
+        lowered = clause.lower()
+        values = frozenset((q.value, q.unit or "decimal") for _s, _e, q in quantity_spans(lowered)
+                           if q.unit is not None or q.places > 0)
+        named = frozenset(w.lower for w in words(clause)[1:] if w.capitalised)
+        tokens = frozenset(normal(w.lower) for w in words(clause))
+        up, down = bool(tokens & UP), bool(tokens & DOWN)
+        out.append((values, named, "up" if up and not down else "down" if down and not up else None))
+    return tuple(out)
+
+
+def moved_between_clauses(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:
+    """A value one clause of a fact gives, stated with the name or the direction of another clause that gives the
+    same measure another value ("emissions fell by 12% in the EU, while they rose by 5% in the US": "12% in the
+    US", "rose by 12%")."""
+    claim = _clause_profiles(claim_text)
+    stated = [v for values, _n, _d in claim for v in values]
+    names = frozenset().union(*(n for _v, n, _d in claim)) if claim else frozenset()
+    directions = {d for _v, _n, d in claim if d is not None}
+    if len(stated) != 1:
+        return []  # one value, read with the whole sentence's names and direction
+    value, unit = stated[0]
+    for fact in facts:
+        profiles = _clause_profiles(fact.content)
+        own = [p for p in profiles if (value, unit) in p[0]]
+        others = [p for p in profiles if any(u == unit and v != value for v, u in p[0]) and (value, unit) not in p[0]]
+        if len(own) != 1 or not others:
+            continue
+        mine, theirs = own[0][1], frozenset().union(*(n for _v, n, _d in others))
+        moved = names & (theirs - mine)
+        why = None
+        if moved and not names & (mine - theirs):
+            why = f"{value} is stated for {quoted(sorted(moved))}, but {fact.id} gives {value} for " \
+                  f"{quoted(sorted(mine - theirs))}"
+        elif len(directions) == 1 and own[0][2] not in (None, *directions) \
+                and any(d in directions for _v, _n, d in others):
+            why = f"{value} goes {own[0][2]} in {fact.id}; the sentence gives it the direction of another value"
+        if why is not None:
+            return [Failure(NOT_ENTAILED, f"value moved to another group: {why}",
+                            f"an Atomic Fact stating {value} as the sentence does, cited inline", (fact.id,))]
+    return []

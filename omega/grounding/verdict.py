@@ -35,7 +35,7 @@ from omega.grounding.frames import (
     directions_by_the_facts,
     numeric_sides,
 )
-from omega.grounding.groups import values_in_their_groups
+from omega.grounding.groups import moved_between_clauses, values_in_their_groups
 from omega.grounding.judge import EntailmentJudge
 from omega.grounding.model import (
     CLAIM_STRENGTHENED,
@@ -151,7 +151,7 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
         if not coverage.uncovered:
             bound = clause_local_binding(claim, facts, owned, partners) or copula_binding(claim, facts, owned)
             failures += [bound] if bound is not None else framed.failures or from_to_reversed(claim_text, facts) \
-                or values_in_their_groups(claim_text, facts)
+                or values_in_their_groups(claim_text, facts) or moved_between_clauses(claim_text, facts)
     elif coverage.polarity_failure is not None:
         failures.append(coverage.polarity_failure)
     failures += qualifier_integrity(claim, facts)
