@@ -149,3 +149,11 @@ def test_a_value_moved_to_the_group_of_another_cited_fact_is_refused() -> None:
 def test_a_bare_second_side_sharing_the_phrase_after_the_comparative_is_that_phrase_elided() -> None:
     found = frames("Nitrate was higher in the northern plots than the southern plots.")[0]
     assert (found.first, found.second) == (frozenset({"northern", "plot"}), frozenset({"southern", "plot"}))
+
+
+def test_the_baseline_of_a_change_made_its_agent_is_a_role_swap() -> None:
+    coating = fact("J1", "The coating reduced corrosion rates by 30% relative to uncoated steel.")
+    swapped = judge("Uncoated steel reduced corrosion rates by 30% relative to the coating. [J1]", coating)
+    assert swapped.failures[0].reason.startswith("roles swapped")
+    assert judge("The coating reduced corrosion rates by 30% relative to uncoated steel. [J1]", coating).passed
+    assert judge("Relative to uncoated steel, the coating reduced corrosion rates by 30%. [J1]", coating).passed
