@@ -53,7 +53,7 @@ bench-cluster: venv
 
 # Grounding on claims nobody here wrote (issue 19): false support and support recall on FEVER-Symmetric dev, and the
 # per-sentence latency over the same pairs.
-FEVER_DEV ?= ../shared/data/fever-symmetric/dev.grounding.json
+FEVER_DEV ?= tests/data/fever_symmetric/dev.grounding.json
 # Mutation score by module (issue 20; hours for all of omega/ on 2 cores): make mutation MODULES="omega.oracle"
 mutation: venv
 	MODULES="$(MODULES)" bash scripts/mutation.sh

@@ -1,7 +1,7 @@
 """Per-sentence latency of the deterministic grounding checker over a labelled set, and its contract metrics.
 
     python -m tests.bench.bench_grounding [--repeat N] [--data FILE_OR_DIR]
-    python -m tests.bench.bench_grounding --data ../shared/data/fever-symmetric/dev.grounding.json
+    python -m tests.bench.bench_grounding --data tests/data/fever_symmetric/dev.grounding.json
 
 (the second is `make grounding-eval`). Each sentence of tests/data/grounding/*.json (or of `--data`) is judged
 `--repeat` times by `verify_sentence` (citations, conflicts, entailment, qualifiers, scope, numbers; facts

@@ -71,8 +71,8 @@ REBUILD_TARGET = Target("≥ 10,000 events/s", ">=", 10_000)
 GROUNDING_TARGET = Target("< 1 ms per sentence (p99)", "<", 1_000)
 FALSE_SUPPORT_TARGET = Target("≤ 1% (FEVER-Symmetric dev)", "<=", 1.0)  # issue 19
 RECALL_TARGET = Target("≥ 35% (FEVER-Symmetric dev)", ">=", 35.0)  # issue 19
-FEVER_DEV = REPO.parent / "shared" / "data" / "fever-symmetric" / "dev.grounding.json"
-GROUNDING_SETS = (("FEVER-Symmetric dev", FEVER_DEV, "../shared/data/fever-symmetric/dev.grounding.json"),
+FEVER_DEV = REPO / "tests" / "data" / "fever_symmetric" / "dev.grounding.json"
+GROUNDING_SETS = (("FEVER-Symmetric dev", FEVER_DEV, "tests/data/fever_symmetric/dev.grounding.json"),
                   ("own suite (in-sample)", REPO / "tests" / "data" / "grounding", "tests/data/grounding"),
                   ("blind half", REPO / "tests" / "data" / "grounding_blind", "tests/data/grounding_blind"))
 
