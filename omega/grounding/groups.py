@@ -71,6 +71,10 @@ def value_groups(text: str, claim: bool = False, unit: str | None = None, measur
                  and (claim or (m == measure and units[m] > 1))]
         if len(found) < (1 if claim else 2):
             continue
+        side_by_side = _side_by_side(clause, found) if claim else None
+        if side_by_side is not None:
+            out.append(side_by_side)
+            continue
         fact_follows = _follows(clause, found[0][1], measures)
         pairs: list[tuple[Decimal, frozenset[str]]] = []
         for i, (start, end, quantity) in enumerate(found):
@@ -82,6 +86,24 @@ def value_groups(text: str, claim: bool = False, unit: str | None = None, measur
             pairs.append((quantity.value, _group_tokens(span)))
         out.append(pairs)
     return out
+
+
+_THAN_THEN_PAIR = re.compile(r"\bthan\b(?P<second>[^\d]*?)(?P<a>\d[\d.,]*)[^\d]{0,12}?\b(?:versus|vs\.?)\s*"
+                             r"(?P<b>\d[\d.,]*)")
+
+
+def _side_by_side(clause: str, found: list[tuple[int, int, Quantity]]) -> list[tuple[Decimal, frozenset[str]]] | None:
+    """A comparison's two sides with its two numbers after them ("more common among A than among B (6.5% versus
+    4.0%)"): the first number is the first side's, the second the second side's."""
+    match = _THAN_THEN_PAIR.search(clause)
+    if match is None:
+        return None
+    by_start = {start: q for start, _e, q in found}
+    a, b = by_start.get(match.start("a")), by_start.get(match.start("b"))
+    if a is None or b is None:
+        return None
+    first = _from_last_preposition(clause[:match.start()])
+    return [(a.value, _group_tokens(first)), (b.value, _group_tokens(match.group("second")))]
 
 
 def _up_to_verb(span: str) -> str:

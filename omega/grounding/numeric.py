@@ -119,3 +119,14 @@ def from_to_reversed(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failu
                                     f"facts from {b} to {a}", f"an Atomic Fact stating a change from {a} to {b}",
                                     tuple(f.id for f in facts)))
     return failures
+
+
+# "(6.5% versus 4.0%)", "31 vs 12 ms": a marker between two numbers presents two stated values side by side; it
+# claims nothing the numbers do not (§5.1 "Restating facts in academic prose"), and the numbers are still checked.
+_BETWEEN_NUMBERS = re.compile(r"\d[\d.,]*\s*(?:%|[a-zµ/]+)?\s*(?:versus|vs\.?|compared with|against)\s*\(?\s*\d")
+PRESENTING = lexicon("versus vs compared comparison")
+
+
+def presented_side_by_side(claim_text: str) -> frozenset[str]:
+    """The comparison-marker words of a sentence that only set two numbers side by side."""
+    return PRESENTING if _BETWEEN_NUMBERS.search(claim_text.lower()) else frozenset()

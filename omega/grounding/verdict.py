@@ -54,6 +54,7 @@ from omega.grounding.numeric import (
     directions_shown,
     from_to_reversed,
     numerical_accuracy,
+    presented_side_by_side,
 )
 from omega.grounding.qualifiers import OWNED as QUALIFIER_OWNED
 from omega.grounding.qualifiers import qualifier_integrity
@@ -141,7 +142,8 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     failures += reversed_by_numbers
     owned = OWNED_ELSEWHERE | claim.units | (DERIVATION_WORDS if numbers.derivations else frozenset()) \
         | (ATTRIBUTION_WORDS if presented else frozenset()) | (QUANTITY_NOUNS if claim.quantities else frozenset()) \
-        | directions_shown(claim, claim_text, numeric_sides(claim_text)) | by_the_facts
+        | directions_shown(claim, claim_text, numeric_sides(claim_text)) | by_the_facts \
+        | presented_side_by_side(claim_text)
     claim, readings, framed = read_as_facts(claim_text, claim, facts, owned)
     partners = name_partners(claim, [f.analysis for f in facts])
     coverage = semantic_entailment(claim, facts, owned, partners)

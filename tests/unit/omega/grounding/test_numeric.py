@@ -186,3 +186,12 @@ def test_scores_without_a_unit_are_values_of_their_groups_unless_beside_measured
     latency = fact("L9", "Median latency was 1.8 ms with Orrery 5.0 and 2.6 ms with Orrery 4.8.")
     assert judge("Median latency with Orrery 4.8 was 2.6 ms. [L9]", latency).passed
     assert NOT_ENTAILED in codes(judge("Median latency with Orrery 4.8 was 1.8 ms. [L9]", latency))
+
+
+def test_two_numbers_set_side_by_side_after_a_comparison_belong_to_its_sides_in_order() -> None:
+    headache = fact("H2", "Headache was reported by 6.5% of participants receiving drug A and by 4.0% of participants "
+                          "receiving placebo.", {"units": "%"})
+    stem = "Headache was more common among participants receiving drug A than among those receiving placebo"
+    assert judge(f"{stem} (6.5% versus 4.0%). [H2]", headache).passed
+    swapped = judge(f"{stem} (4.0% versus 6.5%). [H2]", headache)
+    assert swapped.failures[0].reason.startswith("value moved to another group: 4.0")
