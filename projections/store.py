@@ -1,6 +1,6 @@
 """Read-model stores of the memory projections: the protocol, and the SQL logic both backends share.
 
-Tracking-record pattern (DESIGN.md, Idempotency): every batch writes its documents, their index rows AND the
+Tracking-record pattern (docs/design.md, Idempotency): every batch writes its documents, their index rows AND the
 new log positions in ONE transaction, so after a crash the read model and the position agree; on restart the
 runner resumes after `position(source, partition)`, and an event at or before the stored position is
 recognised and skipped.

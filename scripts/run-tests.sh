@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `make test`: quality gates, then the whole suite against a real broker, which is stopped even on failure.
-# Broker order (DESIGN.md): KAFKA_BOOTSTRAP_SERVERS if set; else the local KRaft broker from
+# Broker order (docs/design.md, "Real parts in tests"): KAFKA_BOOTSTRAP_SERVERS if set; else the local KRaft broker from
 # deploy/kafka; else a testcontainers Kafka where a Docker engine answers (tests/conftest.py).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,4 +1,4 @@
-"""Shared fixtures. Broker order (DESIGN.md): KAFKA_BOOTSTRAP_SERVERS; the local KRaft broker; testcontainers."""
+"""Shared fixtures. Broker order: KAFKA_BOOTSTRAP_SERVERS; the local KRaft broker; testcontainers."""
 
 from __future__ import annotations
 
@@ -9,12 +9,19 @@ from pathlib import Path
 
 import pytest
 
+from tests.external_data import REQUIRED, SHARED
 from tests.pg_server import postgres_url  # noqa: F401  (a session fixture, for every test that needs PostgreSQL)
 from tests.registry_server import schema_registry_url  # noqa: F401  (the same, for a Schema Registry)
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED = (REPO / ".." / "shared").resolve()
 LOCAL_BROKER = "127.0.0.1:9092"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Under CI the external test data must be there (tests/external_data.py): a missing shelf is a failed run,
+    not a run with its tests skipped."""
+    if REQUIRED and not SHARED.is_dir():
+        pytest.exit(f"CI is set and the external test data {SHARED} is missing", returncode=pytest.ExitCode.USAGE_ERROR)
 
 
 def _answers(bootstrap: str) -> bool:

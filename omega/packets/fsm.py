@@ -4,7 +4,7 @@ the enforcement rules E1-E7 judged on the way.
 `fsm_step(ledger, packet)` is pure and never raises: the packet may be schema-invalid. It returns the
 state the packet WOULD lead to; the validator keeps the old state when the packet is rejected.
 
-Severity policy (DESIGN.md "Errors vs warnings"): E2, E4 and E7 guard safety and are ERRORs, and so is a
+Severity policy (docs/design.md "Errors vs warnings"): E2, E4 and E7 guard safety and are ERRORs, and so is a
 TaskResultPacket that answers no directive (E6, below). A packet the transition table does not list,
 breaking no safety rule, is a WARNING (rule `FSM`) and still moves the episode where its type naturally
 leads (`_deviation_target`). E1, E3, E5 and E6's dangling directives are WARNINGs: their hard parts belong

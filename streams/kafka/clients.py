@@ -139,7 +139,7 @@ async def _seek(consumer: AIOKafkaConsumer, tps: list[TopicPartition], from_end:
         await consumer.seek_to_beginning(*tps)
 
 
-# Record timestamps are event time (`created_at`, DESIGN.md), so the broker's time-based retention (7 days by
+# Record timestamps are event time (`created_at`, docs/design.md), so the broker's time-based retention (7 days by
 # default, checked every 5 minutes) judges records by their event time: packets, verdicts and alerts of any
 # episode older than that are deleted at the next check, judged or not, and a consumer behind them skips
 # ahead. Replays of recorded episodes and backfills would lose events silently. These topics are the event

@@ -4,7 +4,7 @@ beside their stored form, and `put_checked`, which stores a step's entries or yi
 A Faust table and a plain dict both satisfy `KeyedTable`: the worker's agents pass Faust tables, embedded replay
 passes dicts, and both call the same steps (stages/episodes.py, stages/messages.py, stages/answers.py,
 stages/grounding.py), so a record whose state outgrows its changelog record is the same dead letter in replay as
-live (DESIGN.md: "replay gives the same outputs as live").
+live (docs/design.md, Determinism: "live processing gives what replay gives").
 """
 
 from __future__ import annotations

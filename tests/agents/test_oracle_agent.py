@@ -13,12 +13,12 @@ from streams.worker.app import OmegaApp
 from tests.agents.support import agent_of, all_sends, sends, settle
 
 REGISTRY = SchemaRegistry.from_directory()
-DEV = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "phase-q-dev.ndjson"
+CASES = Path(__file__).resolve().parents[2] / "examples" / "oracle" / "cases.ndjson"  # ours, with expectations
 KAFKA_TS = 1_766_400_000.5
 
 
 def _lines() -> list[bytes]:
-    return [line.encode() for line in DEV.read_text(encoding="utf-8").split("\n") if line.strip()]
+    return [line.encode() for line in CASES.read_text(encoding="utf-8").split("\n") if line.strip()]
 
 
 def _decoded(omega: OmegaApp, logical: str) -> list[dict[str, object]]:

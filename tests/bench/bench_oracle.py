@@ -22,11 +22,13 @@ from typing import Any
 
 from omega.oracle.case import parse_case
 from omega.oracle.report import build_report, judge_case
-from streams.stages.oracle import read_config
+from streams.stages.oracle import bundled_config_path, read_config
 from tests.bench.pinning import pin_to_one_core
+from tests.external_data import PHASE_Q_DEV
 
 REPO = Path(__file__).resolve().parents[2]
-DATA = REPO / ".." / "shared" / "data"
+# the 34 public cases when the team's shelf is beside the clone (tests.external_data), else the bundled examples
+CASES = PHASE_Q_DEV if PHASE_Q_DEV.exists() else REPO / "examples" / "oracle" / "cases.ndjson"
 
 
 def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
@@ -36,10 +38,9 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--repeat", type=int, default=300, help="copies of the 34 public cases (default 300)")
     args = parser.parse_args(argv)
     pinned = pin_to_one_core()
-    lines = [json.loads(raw) for raw in (DATA / "phase-q-dev.ndjson").read_text(encoding="utf-8").split("\n")
-             if raw.strip()]
+    lines = [json.loads(raw) for raw in CASES.read_text(encoding="utf-8").split("\n") if raw.strip()]
     workload = [{**line, "id": f"{line['id']}-{n}"} for n in range(args.repeat) for line in lines]
-    config = read_config(DATA / "phase-q-config.json")
+    config = read_config()  # the bundled config
 
     start = time.perf_counter()
     judged = [judge_case(parse_case(line), config) for line in workload]
@@ -51,7 +52,7 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
         path = Path(tmp) / "cases.ndjson"
         path.write_text("\n".join(json.dumps(line) for line in workload) + "\n", encoding="utf-8")
         command = [sys.executable, "-m", "streams.cli.main", "check", "oracle", str(path), "--config",
-                   str(DATA / "phase-q-config.json"), "--report", str(Path(tmp) / "report.json")]
+                   str(bundled_config_path()), "--report", str(Path(tmp) / "report.json")]
         if hasattr(os, "sched_getaffinity") and Path("/usr/bin/taskset").exists():
             command = ["taskset", "-c", str(min(os.sched_getaffinity(0))), *command]
         start = time.perf_counter()

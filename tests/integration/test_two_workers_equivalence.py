@@ -1,5 +1,5 @@
 """Two workers in one consumer group give the verdicts embedded replay gives (bytewax's "same flow, other
-topology" test): keyed state must be partition-safe, and live processing must equal replay (DESIGN.md).
+topology" test): keyed state must be partition-safe, and live processing must equal replay (docs/design.md).
 
 10,000 JSON packets over 200 concurrent episodes built from the bundled examples (accepted, warned and
 rejected packets, re-sent duplicates, re-used ids, dangling directives, a few budget overruns) go to the

@@ -19,9 +19,11 @@ from referencing import Registry, Resource
 from tests.conformance.omen import episodes as ep
 from tests.conformance.omen.mutations import ALL_CASES, Case
 from tests.conformance.omen.packets import Packet, budgets
+from tests.external_data import OMEN_SCHEMAS, needs
 
 REPO = Path(__file__).resolve().parents[3]
-SCHEMA_DIR = (REPO / ".." / "shared" / "spec" / "omen" / "schema-v0.7").resolve()
+SCHEMA_DIR = OMEN_SCHEMAS
+pytestmark = needs(OMEN_SCHEMAS)  # the published schemas: external data
 PUBLISHED = ("ObservationPacket", "BeliefUpdatePacket", "DecisionPacket", "ToolAuthorizationToken",
              "TaskDirectivePacket", "TaskResultPacket", "EscalationPacket")
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -25,6 +24,7 @@ from tests.conformance.omen.episodes import (
 )
 from tests.conformance.omen.judging import assert_no_errors, error_rules, index_of, run, states
 from tests.conformance.omen.packets import Packet
+from tests.external_data import OMEN_MD, needs
 
 S1, S2, S3, S4, S8 = "S1_SENSE", "S2_MODEL", "S3_DECIDE", "S4_VERIFY", "S8_ESCALATED"
 LOOP_STATES = [S1, S2, S4, S4, S4, S4, S2]
@@ -43,7 +43,6 @@ def test_canonical_decision_fixture_is_the_documented_verify_first_packet() -> N
     assert packet == CANONICAL_DECISION_VERBATIM
 
 
-OMEN_MD = (Path(__file__).resolve().parents[3] / ".." / "shared" / "spec" / "omen" / "OMEN.md").resolve()
 
 
 def section_15_2_as_printed() -> Any:
@@ -55,10 +54,12 @@ def section_15_2_as_printed() -> Any:
     return json.loads(block.group(1))
 
 
+@needs(OMEN_MD)  # the spec as printed: external data
 def test_section_15_2_as_printed_is_the_suites_verbatim_copy() -> None:
     assert section_15_2_as_printed() == CANONICAL_DECISION_VERBATIM
 
 
+@needs(OMEN_MD)
 def test_section_15_2_as_printed_is_rejected_by_the_schema_at_payload_constraints_satisfied() -> None:
     """Decision (c): DecisionPacket.schema.json (schema-v0.7) requires payload.constraints_satisfied and the
     published schema is normative; the §15.2 example omits it, a defect of the example, so the packet as printed
@@ -70,6 +71,7 @@ def test_section_15_2_as_printed_is_rejected_by_the_schema_at_payload_constraint
         ("SCHEMA", "ERROR", "payload.constraints_satisfied")]
 
 
+@needs(OMEN_MD)
 def test_section_15_2_as_printed_inside_its_verify_loop_is_rejected_and_leaves_the_episode_modelling() -> None:
     packets: list[Packet] = verify_loop()
     packets[index_of(packets, VL.VERIFY_FIRST)] = section_15_2_as_printed()

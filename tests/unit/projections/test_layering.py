@@ -1,5 +1,5 @@
 """The projections depend on the core only, and the reducers stay pure: no shell, broker, database, clock or
-randomness below the stores (DESIGN.md, "Shape" and "Determinism")."""
+randomness below the stores (docs/design.md, "Shape" and "Determinism")."""
 
 from __future__ import annotations
 

@@ -16,10 +16,12 @@ import fastavro
 import pytest
 from fastavro.schema import load_schema
 
+from tests.external_data import PHASE_Q_DEV, needs
+
 ROOT = Path(__file__).resolve().parents[3]
 SCHEMA_DIR = ROOT / "schemas_avro"
-SHARED = ROOT.parent / "shared"
-PHASE_Q_DEV = SHARED / "data" / "phase-q-dev.ndjson"
+# the bundled examples (ours) stand for one case; the public cases are external data (tests.external_data)
+EXAMPLE_CASES = ROOT / "examples" / "oracle" / "cases.ndjson"
 
 NAMESPACES = ("omega.agents", "omega.oracle", "omega.grounding", "omega.answers")
 DOMAIN_FILES = sorted(
@@ -195,7 +197,7 @@ def termination_report() -> dict[str, Any]:
 
 
 def oracle_case() -> dict[str, Any]:
-    first = json.loads(PHASE_Q_DEV.read_text(encoding="utf-8").splitlines()[0])
+    first = json.loads(EXAMPLE_CASES.read_text(encoding="utf-8").splitlines()[0])
     return case_to_record(first, T0)
 
 
@@ -499,6 +501,7 @@ def test_fact_object_keeps_its_json_scalar_type() -> None:
         assert type(out) is type(value)
 
 
+@needs(PHASE_Q_DEV)
 def test_every_public_phase_q_case_converts_to_an_oracle_case_and_back() -> None:
     lines = [
         json.loads(line) for line in PHASE_Q_DEV.read_text(encoding="utf-8").splitlines() if line.strip()
@@ -514,16 +517,16 @@ def test_every_public_phase_q_case_converts_to_an_oracle_case_and_back() -> None
 
 
 def test_crlf_in_candidate_output_survives_the_contract() -> None:
-    lines = [json.loads(line) for line in PHASE_Q_DEV.read_text(encoding="utf-8").splitlines()]
+    lines = [json.loads(line) for line in EXAMPLE_CASES.read_text(encoding="utf-8").splitlines()]
     crlf = [line for line in lines if "\r\n" in line["candidate_output"]]
-    assert crlf, "the public set has a CRLF case (Q-CASE-0058)"
+    assert crlf, "the bundled examples have a CRLF case (Q-EXAMPLE-0004)"
     for line in crlf:
         out = round_trip("omega.oracle.OracleCase", case_to_record(line, T0))
         assert out["candidate_output"] == line["candidate_output"]
 
 
 def test_unknown_test_set_keys_are_preserved_in_extras() -> None:
-    line = json.loads(PHASE_Q_DEV.read_text(encoding="utf-8").splitlines()[0])
+    line = json.loads(EXAMPLE_CASES.read_text(encoding="utf-8").splitlines()[0])
     line["variant_of"] = "Q-CASE-0039"
     line["input"]["changed_fields"] = ["facts[0]"]
     line["expected"]["max_unsupported_claims"] = 2
@@ -535,14 +538,14 @@ def test_unknown_test_set_keys_are_preserved_in_extras() -> None:
 
 
 def test_case_without_expectations_is_an_oracle_case() -> None:
-    line = json.loads(PHASE_Q_DEV.read_text(encoding="utf-8").splitlines()[0])
+    line = json.loads(EXAMPLE_CASES.read_text(encoding="utf-8").splitlines()[0])
     del line["expected"]
     out = round_trip("omega.oracle.OracleCase", case_to_record(line, T0))
     assert out["expected"] is None
 
 
 def test_absent_expectation_keys_stay_absent_on_the_way_back() -> None:
-    line = json.loads(PHASE_Q_DEV.read_text(encoding="utf-8").splitlines()[0])
+    line = json.loads(EXAMPLE_CASES.read_text(encoding="utf-8").splitlines()[0])
     del line["expected"]["must_not_find"], line["expected"]["notes"]
     out = round_trip("omega.oracle.OracleCase", case_to_record(line, T0))
     assert out["expected"]["must_not_find"] is None

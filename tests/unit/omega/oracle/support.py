@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 from omega.canonical import content_hash
@@ -12,9 +11,11 @@ from omega.oracle.config import OracleConfig, load_config
 from omega.oracle.evidence import EvidenceStep
 from omega.oracle.report import EPOCH
 from omega.oracle.view import CaseView, view_of
+from streams.stages.oracle import bundled_config_path
+from tests.external_data import PHASE_Q_DEV, text_or_empty
 
-SHARED_DATA = Path(__file__).resolve().parents[4] / ".." / "shared" / "data"
-CONFIG_RAW: dict[str, Any] = json.loads((SHARED_DATA / "phase-q-config.json").read_text(encoding="utf-8"))
+# the config the oracle runs on, bundled with the package (equal to the team's copy: test_oracle_config_location)
+CONFIG_RAW: dict[str, Any] = json.loads(bundled_config_path().read_text(encoding="utf-8"))
 CONFIG = load_config(CONFIG_RAW)
 
 
@@ -39,8 +40,8 @@ def view(output: str, facts: list[str], config: OracleConfig = CONFIG, **expecte
 
 
 def dev_lines() -> list[dict[str, Any]]:
-    """The 34 public cases."""
-    text = (SHARED_DATA / "phase-q-dev.ndjson").read_text(encoding="utf-8")
+    """The 34 public cases (external data: `tests.external_data`; empty when absent, its tests skipped)."""
+    text = text_or_empty(PHASE_Q_DEV)
     return [json.loads(raw) for raw in text.split("\n") if raw.strip()]
 
 

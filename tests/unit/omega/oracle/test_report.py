@@ -12,9 +12,8 @@ from omega.oracle.case import parse_case
 from omega.oracle.evidence import verify_chain
 from omega.oracle.model import worst
 from omega.oracle.report import build_report, judge_case, report_text
-from tests.unit.omega.oracle.support import CONFIG, SHARED_DATA, case, dev_lines
-
-SCHEMA = json.loads((SHARED_DATA / "phase-q-report.schema.json").read_text(encoding="utf-8"))
+from tests.external_data import PHASE_Q_DEV, PHASE_Q_REPORT_SCHEMA, needs, text_or_empty
+from tests.unit.omega.oracle.support import CONFIG, case, dev_lines
 
 
 def _report() -> dict[str, object]:
@@ -44,14 +43,17 @@ def test_the_evidence_chain_records_every_step_with_hashes_and_detects_tampering
     assert not verify_chain({**chain, "steps": steps[::-1]})
 
 
+@needs(PHASE_Q_DEV, PHASE_Q_REPORT_SCHEMA)
 def test_the_report_validates_against_the_published_schema() -> None:
     report = _report()
-    jsonschema.Draft7Validator(SCHEMA, format_checker=jsonschema.FormatChecker()).validate(report)
+    schema = json.loads(text_or_empty(PHASE_Q_REPORT_SCHEMA))
+    jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker()).validate(report)
     scores = report["scores"]
     assert isinstance(scores, dict)
     assert (scores["total_cases"], scores["passed"], scores["failed"]) == (34, 17, 17)
 
 
+@needs(PHASE_Q_DEV)
 def test_two_runs_give_byte_identical_reports_with_the_same_hash() -> None:
     first, second = _report(), _report()
     assert report_text(first) == report_text(second)

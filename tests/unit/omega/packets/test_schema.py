@@ -17,6 +17,7 @@ from referencing import Registry, Resource
 from omega.packets.schema import PACKET_TYPES, check_schema
 from omega.violations import Severity
 from tests.conformance.omen.episodes import CANONICAL_DECISION_VERBATIM
+from tests.external_data import OMEN_SCHEMAS, needs
 from tests.omen_spec import DESIGNED_TYPES, PUBLISHED_TYPES
 from tests.omen_spec import PACKET_TYPES as STRATEGY_PACKET_TYPES
 from tests.omen_strategies import (
@@ -33,7 +34,8 @@ from tests.omen_strategies import (
 )
 
 REPO = Path(__file__).resolve().parents[4]
-SCHEMA_DIR = (REPO / ".." / "shared" / "spec" / "omen" / "schema-v0.7").resolve()
+SCHEMA_DIR = OMEN_SCHEMAS
+pytestmark = needs(OMEN_SCHEMAS)  # the published schemas are the oracle: external data
 EXAMPLES = REPO / "examples" / "omen"
 BASE_ID = "https://omen.ace-framework.org/schema/v0.7"
 PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -1,4 +1,4 @@
-"""Properties of the validator over whole logs (DESIGN.md "Determinism" and "Idempotency").
+"""Properties of the validator over whole logs (docs/design.md "Determinism" and "Idempotency").
 
 Logs are generated from the realistic episodes of `examples/omen/` and the factory episodes of
 `tests/factories.py`: each source is re-addressed (its own correlation id, packet and token ids) so it

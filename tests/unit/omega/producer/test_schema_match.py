@@ -26,10 +26,12 @@ from omega.packets.schema import check_schema
 from omega.producer.mcp import Header, Mcp
 from omega.producer.packets import PACKET_MODELS, PacketModel
 from tests import omen_spec
+from tests.external_data import OMEN_SCHEMAS, needs
 from tests.unit.omega.producer.shapes import data_for, model_shape, required_paths, shape, spec_shape
 
 REPO = Path(__file__).resolve().parents[4]
-SCHEMA_DIR = (REPO / ".." / "shared" / "spec" / "omen" / "schema-v0.7").resolve()
+SCHEMA_DIR = OMEN_SCHEMAS
+pytestmark = needs(OMEN_SCHEMAS)  # the published schemas: external data
 PUBLISHED = ("ObservationPacket", "BeliefUpdatePacket", "DecisionPacket", "ToolAuthorizationToken",
              "TaskDirectivePacket", "TaskResultPacket", "EscalationPacket")
 DESIGNED = ("VerificationPlanPacket", "IntegrityAlertPacket", "QueueUpdatePacket")

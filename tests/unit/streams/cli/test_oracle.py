@@ -12,10 +12,12 @@ from click.testing import CliRunner, Result
 
 from streams.cli.main import main
 from streams.cli.options import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from streams.stages.oracle import bundled_config_path
+from tests.external_data import PHASE_Q_DEV, PHASE_Q_REPORT_SCHEMA, needs
 
-SHARED_DATA = Path(__file__).resolve().parents[4] / ".." / "shared" / "data"
-DEV = SHARED_DATA / "phase-q-dev.ndjson"
-CONFIG = SHARED_DATA / "phase-q-config.json"
+DEV = PHASE_Q_DEV
+CONFIG = bundled_config_path()
+pytestmark = needs(PHASE_Q_DEV, PHASE_Q_REPORT_SCHEMA)  # the public cases and report schema: external data
 
 
 def _invoke(*args: str) -> Result:
@@ -40,7 +42,7 @@ def test_the_public_cases_give_one_line_each_full_agreement_and_exit_1(tmp_path:
     assert all(set(line) == {"id", "verdict", "oracles"} for line in lines)
     assert all(set(line["oracles"]) == {"A", "B", "C"} for line in lines)
     assert "agreement with expected.verdict: 34/34" in result.stderr
-    schema = json.loads((SHARED_DATA / "phase-q-report.schema.json").read_text(encoding="utf-8"))
+    schema = json.loads(PHASE_Q_REPORT_SCHEMA.read_text(encoding="utf-8"))
     jsonschema.Draft7Validator(schema).validate(json.loads(report.read_text(encoding="utf-8")))
 
 

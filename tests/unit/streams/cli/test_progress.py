@@ -14,10 +14,11 @@ from rich.console import Console
 from streams.cli import progress
 from streams.cli.main import main
 from streams.cli.progress import CHECK_THRESHOLD, by_input_size, with_progress
+from streams.stages.oracle import bundled_config_path
 
 REPO = Path(__file__).resolve().parents[4]
-ORACLE_CASES = REPO / ".." / "shared" / "data" / "phase-q-dev.ndjson"
-ORACLE_CONFIG = ORACLE_CASES.with_name("phase-q-config.json")
+ORACLE_CASES = REPO / "examples" / "oracle" / "cases.ndjson"  # ours, bundled, with expectations
+ORACLE_CONFIG = bundled_config_path()
 GOOD = "Dizziness was reported by 8.4% of participants receiving drug A. [F1]"
 FACT = {"id": "F1", "content": "Dizziness was reported by 8.4% of participants receiving drug A.",
         "source_type": "MANUAL", "source_span": {"document_id": "manual-entry"}, "qualifiers": {}, "confidence": 1.0}
@@ -115,7 +116,7 @@ def test_check_oracle_draws_its_bar_on_a_terminal_only(monkeypatch: pytest.Monke
     monkeypatch.setattr(progress, "CHECK_THRESHOLD", 1)
     args = ["check", "oracle", str(ORACLE_CASES), "--config", str(ORACLE_CONFIG)]
     plain = CliRunner().invoke(main, args)
-    assert plain.stderr.splitlines()[0] == "agreement with expected.verdict: 34/34"  # and no bar
+    assert plain.stderr.splitlines()[0] == "agreement with expected.verdict: 4/4"  # and no bar
     assert len(plain.stderr.splitlines()) == 1
     console, screen = _terminal()
     monkeypatch.setattr(progress, "stderr_console", lambda: console)

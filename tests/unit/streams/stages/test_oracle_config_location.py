@@ -9,9 +9,10 @@ import pytest
 
 from omega.oracle.config import ConfigError
 from streams.stages.oracle import CONFIG_ENV, bundled_config_path, default_config_path, read_config
+from tests.external_data import PHASE_Q_CONFIG, needs
 
 ROOT = Path(__file__).resolve().parents[4]
-SHARED_CONFIG = ROOT.parent / "shared" / "data" / "phase-q-config.json"
+SHARED_CONFIG = PHASE_Q_CONFIG
 
 
 def test_the_environment_variable_wins(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -30,7 +31,7 @@ def test_the_bundled_copy_is_a_valid_config(monkeypatch: pytest.MonkeyPatch) -> 
     read_config()  # raises ConfigError if the copy were missing or invalid
 
 
-@pytest.mark.skipif(not SHARED_CONFIG.is_file(), reason=f"no shared Phase Q config at {SHARED_CONFIG}")
+@needs(PHASE_Q_CONFIG)
 def test_the_bundled_copy_equals_the_shared_config() -> None:
     bundled = json.loads(bundled_config_path().read_text(encoding="utf-8"))
     shared = json.loads(SHARED_CONFIG.read_text(encoding="utf-8"))
