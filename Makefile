@@ -11,7 +11,9 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	$(BIN)/pip install -q -e '.[dev]'
+	# setuptools prints a notice for every editable install of a package whose folder is mapped (schemas_avro/ ->
+	# streams.wire.schemas): that one notice is silenced, every other warning shows
+	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install -q -e '.[dev]'
 	touch $@
 
 # The bundled examples contain rejected packets and dead letters on purpose, so exit 1 ("something

@@ -46,8 +46,14 @@ def _packages_on_disk() -> set[str]:
     }
 
 
-def test_pyproject_lists_every_package_with_an_init_and_the_schemas_package() -> None:
-    assert set(SETUPTOOLS["packages"]) == _packages_on_disk() | {SCHEMAS_PACKAGE}
+# folders of package data, listed as packages so that setuptools ships them without a warning each (issue 43)
+DATA_PACKAGES = {"omega.grounding.data", "streams.stages.data", "projections.static", "projections.static.vendor",
+                 "projections.static.vendor.redoc"}
+
+
+def test_pyproject_lists_every_package_with_an_init_the_schemas_package_and_the_data_folders() -> None:
+    assert set(SETUPTOOLS["packages"]) == _packages_on_disk() | {SCHEMAS_PACKAGE} | DATA_PACKAGES
+    assert all((ROOT / Path(*p.split("."))).is_dir() for p in DATA_PACKAGES)
 
 
 def test_the_schemas_package_is_schemas_avro_and_carries_its_avsc_files() -> None:
@@ -57,7 +63,7 @@ def test_the_schemas_package_is_schemas_avro_and_carries_its_avsc_files() -> Non
 
 
 def test_the_phase_q_config_is_package_data_of_streams_stages() -> None:
-    assert "data/*.json" in SETUPTOOLS["package-data"]["streams.stages"]
+    assert "*.json" in SETUPTOOLS["package-data"]["streams.stages.data"]
     assert (ROOT / "streams" / "stages" / "data" / "phase-q-config.json").is_file()
 
 
