@@ -8,11 +8,11 @@ STAMP  := $(VENV)/.installed
 
 venv: $(STAMP)
 
+# setuptools prints a notice for every editable install of a package whose folder is mapped (schemas_avro/ ->
+# streams.wire.schemas): that one notice is silenced, every other warning shows
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
-	# setuptools prints a notice for every editable install of a package whose folder is mapped (schemas_avro/ ->
-	# streams.wire.schemas): that one notice is silenced, every other warning shows
 	PYTHONWARNINGS="ignore:Editable installation" $(BIN)/pip install -q -e '.[dev]'
 	touch $@
 
