@@ -35,59 +35,84 @@ from streams.cli.memory import _opened  # the read commands' one way to open a s
 from streams.cli.options import EXIT_OK, prefix_option, read_model_option, usage_error
 
 BAR_WIDTH = 10
+WIDE = 120
+"""Terminal width from which every column is shown; narrower terminals drop the low-priority ones."""
 BURN_HIGH = 0.8  # the read model counts an episode as in trouble from 80 % of a budget
 WATCH_GROUP = "omega-watch"
 """Kafka consumer group of `--bootstrap` (its offsets are a monitoring aid only; kept apart from the projector's)."""
 
 
 # ------------------------------------------------------------------------------------------- rendering
-def budget_bar(name: str, budget: Mapping[str, Any]) -> Text:
+def budget_bar(name: str, budget: Mapping[str, Any], bar_width: int = BAR_WIDTH) -> Text:
     """One budget as `name ██████░░░░ 64%` (red over the limit, yellow from 80 %); without a limit, the usage."""
     used, limit, burn = budget.get("used"), budget.get("limit"), budget.get("burn")
     if limit is None or burn is None:
         return Text(f"{name} {_number(used)} (no limit)", style="dim")
-    filled = math.floor(min(float(burn), 1.0) * BAR_WIDTH + 0.5)  # half up: 25 % is 3 of 10, not banker's 2
+    filled = math.floor(min(float(burn), 1.0) * bar_width + 0.5)  # half up: 25 % is 3 of 10, not banker's 2
     style = "bold red" if burn > 1 else "yellow" if burn >= BURN_HIGH else "green"
     bar = Text(f"{name} ")
     bar.append("█" * filled, style=style)
-    bar.append("░" * (BAR_WIDTH - filled), style="dim")
+    bar.append("░" * (bar_width - filled), style="dim")
     bar.append(f" {round(float(burn) * 100)}%", style=style)
     return bar
 
 
-def episodes_table(items: Sequence[Mapping[str, Any]]) -> Table:
-    """The episodes as the read model orders them (in trouble first)."""
+def episodes_table(items: Sequence[Mapping[str, Any]], *, width: int = WIDE) -> Table:
+    """The episodes as the read model orders them (in trouble first), one line per episode; under `WIDE` columns
+    the last event is dropped and only the worst budget shown."""
+    narrow = width < WIDE
     table = Table(title="Episodes, in trouble first", title_justify="left", expand=True)
-    for column, kwargs in (("episode", {"overflow": "fold", "ratio": 3}), ("state", {}), ("packets a/w/r", {}),
-                           ("budgets", {"ratio": 3}), ("alerts", {}), ("last event", {})):
-        table.add_column(column, **kwargs)
+    columns: list[tuple[str, dict[str, Any]]] = [("episode", {"ratio": 2, "min_width": 8}), ("state", {}),
+                                                 ("a/w/r" if narrow else "packets a/w/r", {}),
+                                                 ("worst budget" if narrow else "budgets", {"ratio": 4}),
+                                                 ("alerts", {})]
+    if not narrow:
+        columns.append(("last event", {}))
+    for column, kwargs in columns:
+        table.add_column(column, no_wrap=True, overflow="ellipsis", **kwargs)
     for ep in items:
         packets = ep.get("packets") or {}
         state = Text(str(ep.get("fsm_state", "")))
         if ep.get("safe_mode"):
-            state.append(" SAFE MODE", style="bold white on red")
+            state.append(" SAFE" if narrow else " SAFE MODE", style="bold white on red")
         counts = Text(f"{packets.get('accepted', 0)}/{packets.get('warnings', 0)}/")
         counts.append(str(packets.get("rejected", 0)), style="bold red" if packets.get("rejected") else "")
-        bars = Text("\n").join(budget_bar(name, b) for name, b in sorted((ep.get("budgets") or {}).items()))
+        # the worst burn first: the budget an ellipsis cuts is the least urgent
+        budgets = sorted((ep.get("budgets") or {}).items(), key=_burn_first)[: 1 if narrow else None]
+        # narrow: a half-length bar, so that the percentage is not the part cut off
+        bars = Text("  ").join(budget_bar(name, b, BAR_WIDTH // 2 if narrow else BAR_WIDTH) for name, b in budgets)
         alerts = Text(str(ep.get("alerts", 0)))
         if ep.get("top_severity"):
             alerts.append(f" {ep['top_severity']}", style=_severity_style(ep["top_severity"]))
-        table.add_row(str(ep.get("episode_id", "")), state, counts, bars, alerts, _time(ep.get("last_event_time")),
-                      style="on grey15" if ep.get("trouble") else None)
+        cells: list[RenderableType] = [str(ep.get("episode_id", "")), state, counts, bars, alerts]
+        if not narrow:
+            cells.append(_time(ep.get("last_event_time")))
+        table.add_row(*cells, style="on grey15" if ep.get("trouble") else None)
     if not items:
         table.caption = "no episodes in the read model yet"
     return table
 
 
-def alerts_table(items: Sequence[Mapping[str, Any]]) -> Table:
-    """The last alerts, newest first."""
+def _burn_first(item: tuple[str, Mapping[str, Any]]) -> tuple[float, str]:
+    """Sort key: the highest burn first, budgets without a limit last, then by name."""
+    burn = item[1].get("burn")
+    return (-float(burn) if burn is not None else math.inf, item[0])
+
+
+def alerts_table(items: Sequence[Mapping[str, Any]], *, width: int = WIDE) -> Table:
+    """The last alerts, newest first, one line each (cut with an ellipsis); under `WIDE` columns the time drops
+    its year."""
+    narrow = width < WIDE
     table = Table(title="Last alerts", title_justify="left", expand=True)
-    for column, kwargs in (("time", {}), ("severity", {}), ("kind", {}), ("episode / subject", {"overflow": "fold"}),
-                           ("summary", {"ratio": 3, "overflow": "fold"})):
-        table.add_column(column, **kwargs)
+    columns: list[tuple[str, dict[str, Any]]] = [("time", {}), ("severity", {}), ("kind", {"ratio": 2}),
+                                                 ("episode / subject", {"ratio": 2, "min_width": 8}),
+                                                 ("summary", {"ratio": 3, "min_width": 8})]
+    for column, kwargs in columns:
+        table.add_column(column, no_wrap=True, overflow="ellipsis", **kwargs)
     for alert in items:
         severity = str(alert.get("severity", ""))
-        table.add_row(_time(alert.get("event_time")), Text(severity, style=_severity_style(severity)),
+        moment = _time(alert.get("event_time"))
+        table.add_row(moment[5:] if narrow else moment, Text(severity, style=_severity_style(severity)),
                       str(alert.get("kind", "")), str(alert.get("episode_id") or alert.get("subject_id") or ""),
                       str(alert.get("summary", "")))
     if not items:
@@ -96,12 +121,12 @@ def alerts_table(items: Sequence[Mapping[str, Any]]) -> Table:
 
 
 def frame(episodes: Sequence[Mapping[str, Any]], alerts: Sequence[Mapping[str, Any]], *, source: str,
-          updated: str | None = None) -> RenderableType:
-    """One screen: a header line, the episodes, the alerts."""
-    header = Text(f"omega watch  {source}", style="bold")
+          updated: str | None = None, width: int = WIDE) -> RenderableType:
+    """One screen of `width` columns: a header line, the episodes, the alerts."""
+    header = Text(f"omega watch  {source}", style="bold", no_wrap=True, overflow="ellipsis")
     if updated:
         header.append(f"  updated {updated}  (Ctrl-C to stop)", style="dim")
-    return Group(header, episodes_table(episodes), alerts_table(alerts))
+    return Group(header, episodes_table(episodes, width=width), alerts_table(alerts, width=width))
 
 
 def _severity_style(severity: str) -> str:
@@ -120,8 +145,8 @@ def _number(value: Any) -> str:
 
 # ------------------------------------------------------------------------------------------- reading
 class AlertFeed:
-    """The last `keep` alerts, newest (highest seq) first: the first read takes the newest page, later reads only
-    what arrived after the highest seq seen."""
+    """The last `keep` alerts, newest event time first (ties: highest seq first): the first read takes the newest
+    page, later reads only what arrived after the highest seq seen."""
 
     def __init__(self, keep: int) -> None:
         self.keep = keep
@@ -145,15 +170,22 @@ class AlertFeed:
                     break
         known = {a["alert_id"] for a in self.items}
         merged = [a for a in fresh if a["alert_id"] not in known] + self.items
-        self.items = sorted(merged, key=lambda a: -int(a["seq"]))[: self.keep]
+        # event time, not seq: a replay or a late producer delivers alerts out of event-time order
+        self.items = sorted(merged, key=_newest_first)[: self.keep]
+
+
+def _newest_first(alert: Mapping[str, Any]) -> tuple[str, int]:
+    """Sort key: the latest event time first, then the highest seq (ISO-8601 UTC strings order as times)."""
+    moment = str(alert.get("event_time") or "")
+    return ("".join(chr(0x10FFFF - ord(c)) for c in moment), -int(alert["seq"]))
 
 
 def read_frame(store: SqlStore, feed: AlertFeed, *, source: str, limit: int, trouble_only: bool,
-               updated: str | None) -> RenderableType:
-    """The current frame of the store."""
+               updated: str | None, width: int = WIDE) -> RenderableType:
+    """The current frame of the store, `width` columns wide."""
     feed.refresh(store)
     episodes = views.episodes(store, trouble_only=trouble_only, limit=limit)["items"]
-    return frame(episodes, feed.items, source=source, updated=updated)
+    return frame(episodes, feed.items, source=source, updated=updated, width=width)
 
 
 def _clock() -> str:
@@ -169,7 +201,7 @@ async def watch_loop(store: SqlStore, console: Console, *, source: str, limit: i
     with Live(console=console, auto_refresh=False, transient=False) as live:
         while frames is None or drawn < frames:
             live.update(read_frame(store, feed, source=source, limit=limit, trouble_only=trouble_only,
-                                   updated=clock()), refresh=True)
+                                   updated=clock(), width=console.width), refresh=True)
             drawn += 1
             if frames is None or drawn < frames:
                 await asyncio.sleep(interval)
@@ -186,7 +218,7 @@ async def watch_projecting(store: SqlStore, source: EventSource, console: Consol
         if once:
             await projecting
             console.print(read_frame(store, AlertFeed(alerts), source=label, limit=limit, trouble_only=trouble_only,
-                                     updated=None))
+                                     updated=None, width=console.width))
             return
         viewing = asyncio.create_task(watch_loop(store, console, source=label, limit=limit, alerts=alerts,
                                                  trouble_only=trouble_only, interval=interval))
@@ -245,7 +277,7 @@ def watch(store_url: str, bootstrap: str | None, prefix: str, interval: float, l
             with _opened(store_url, read_only=True) as store:
                 if once:
                     console.print(read_frame(store, AlertFeed(alert_count), source=store_url, limit=limit,
-                                             trouble_only=trouble_only, updated=None))
+                                             trouble_only=trouble_only, updated=None, width=console.width))
                 else:
                     asyncio.run(watch_loop(store, console, source=store_url, limit=limit, alerts=alert_count,
                                            trouble_only=trouble_only, interval=interval))

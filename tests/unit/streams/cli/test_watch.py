@@ -1,4 +1,4 @@
-"""`omega watch`: one frame of episodes (in trouble first, budget bars) and alerts (newest first) from the read
+"""`omega watch`: one frame of episodes (in trouble first, budget bars) and alerts (newest event time first) from the read
 model, new alerts picked up by seq, Ctrl-C an ordinary end (exit 0), and a broker-less `--bootstrap` path."""
 
 from __future__ import annotations
@@ -205,3 +205,65 @@ def test_bootstrap_projects_into_a_fresh_read_model_then_shows_it(replay_file: P
         assert store.positions()  # the projector ran into this store
     assert "corr_budget_overrun_0001" in buffer.getvalue()
     assert "no alerts yet" in buffer.getvalue()
+
+
+LONG = "a summary long enough to need cutting at eighty columns, and at two hundred once the other columns are in"
+
+
+def _late_alert(seq: int, minute: int) -> dict[str, Any]:
+    """An alert whose event time (16:0`minute`) need not follow its arrival order (`seq`)."""
+    alert = _alert(seq, "CONTRADICTION_CASCADE", episode_id=f"corr_contradiction_cascade_failure_{seq:04d}")
+    return {**alert, "event_time": f"2025-12-27T16:0{minute}:00.000Z", "summary": f"alert {seq}: {LONG}"}
+
+
+@pytest.fixture
+def crowded(monkeypatch: pytest.MonkeyPatch) -> FakeViews:
+    """Long episode ids, three budgets each, and alerts that arrived out of event-time order (seq 3 and 4 tie)."""
+    budgets = {"tokens": {"used": 2640.0, "limit": 2000.0, "burn": 1.32},
+               "tool_calls": {"used": 1.0, "limit": 4.0, "burn": 0.25},
+               "time_ms": {"used": 81400.0, "limit": None, "burn": None}}
+    episodes = [_episode(f"corr_contradiction_cascade_failure_{i:04d}", trouble=1, safe_mode=True, rejected=2,
+                         budgets=budgets, top="CRITICAL", alerts=12) for i in range(7)]
+    fake = FakeViews([_late_alert(1, 5), _late_alert(2, 1), _late_alert(3, 3), _late_alert(4, 3)])
+    monkeypatch.setattr(live_views, "episodes", lambda store, **options: {"items": episodes, "next": None})
+    for name in ("alerts", "alerts_after"):
+        monkeypatch.setattr(live_views, name, getattr(fake, name))
+    return fake
+
+
+@pytest.mark.parametrize("width", [80, 200])
+def test_every_row_is_one_line_that_fits_the_terminal_and_alerts_come_newest_event_time_first(
+        crowded: FakeViews, store_url: str, width: int) -> None:
+    result = CliRunner().invoke(main, ["watch", "--store", store_url, "--once"], env={"COLUMNS": str(width)})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert all(len(line) <= width for line in lines), [line for line in lines if len(line) > width]
+    rows = [line for line in lines if line.startswith("│")]
+    assert len(rows) == 7 + 4  # 7 episodes, 4 alerts: a row is one line, nothing folded onto a second
+    alert_rows = rows[7:]
+    # by event time, newest first: 16:05 (seq 1), then the 16:03 tie with the later arrival first (seq 4, 3), 16:01
+    assert [row.split("│")[5].strip().split(":")[0] for row in alert_rows] == ["alert 1", "alert 4", "alert 3",
+                                                                              "alert 2"]
+    assert "12-27 16:05:00" in alert_rows[0]
+
+
+def test_a_narrow_terminal_drops_the_last_event_and_shows_only_the_worst_budget(crowded: FakeViews,
+                                                                                store_url: str) -> None:
+    narrow = CliRunner().invoke(main, ["watch", "--store", store_url, "--once"], env={"COLUMNS": "80"}).output
+    wide = CliRunner().invoke(main, ["watch", "--store", store_url, "--once"], env={"COLUMNS": "200"}).output
+    assert "last event" not in narrow
+    assert "last event" in wide
+    assert "tokens ██████████ 132%" in wide
+    assert "tool_calls ███░░░░░░░ 25%" in wide
+    assert "tokens █████ 132%" in narrow  # the worst burn, on a half-length bar
+    assert "tool_calls" not in narrow
+
+
+def test_the_alert_feed_orders_by_event_time_whatever_the_arrival_order(crowded: FakeViews) -> None:
+    feed = AlertFeed(keep=3)
+    store: Any = object()
+    crowded.stored = [_late_alert(1, 1)]
+    feed.refresh(store)
+    crowded.stored += [_late_alert(2, 5), _late_alert(3, 3), _late_alert(4, 3)]
+    feed.refresh(store)
+    assert [a["seq"] for a in feed.items] == [2, 4, 3]  # 16:05, then the 16:03 tie by seq; 16:01 falls off
