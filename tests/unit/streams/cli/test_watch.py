@@ -1,5 +1,6 @@
-"""`omega watch`: one frame of episodes (in trouble first, budget bars) and alerts (newest event time first) from the read
-model, new alerts picked up by seq, Ctrl-C an ordinary end (exit 0), and a broker-less `--bootstrap` path."""
+"""`omega watch`: one frame of episodes (in trouble first, budget bars) and alerts (newest event time first) from
+the read model, one line per row at any width, new alerts picked up by seq, Ctrl-C an ordinary end (exit 0), and a
+broker-less `--bootstrap` path."""
 
 from __future__ import annotations
 
