@@ -9,14 +9,33 @@ each message template through, drops its repeats for a window, and then says how
 from __future__ import annotations
 
 import logging
+import re
 import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, MutableMapping
+from typing import Any
 
 import structlog
 
 REPEAT_WINDOW_SECONDS = 10.0
 THINNED_LOGGERS = ("aiokafka", "faust", "mode")  # third-party client and framework loggers; ours stay whole
+
+
+# user:password@ in a URL (postgresql://u:p@host/db, https://u:p@registry): the password is never printed or logged
+_URL_SECRET = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)(?P<user>[^:/@\s]*):(?P<secret>[^@/\s]+)@")
+
+
+def masked(text: str) -> str:
+    """The text with every password of a URL replaced by `***` (the user name kept: it says which account)."""
+    return _URL_SECRET.sub(lambda m: f"{m.group('scheme')}{m.group('user')}:***@", text)
+
+
+def _mask_secrets(_logger: object, _method: str, event: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    """structlog processor: URL passwords masked in every string value of a log line."""
+    for key, value in event.items():
+        if isinstance(value, str):
+            event[key] = masked(value)
+    return event
 
 
 def configure_logging(level: str = "INFO") -> None:
@@ -31,6 +50,7 @@ def configure_logging(level: str = "INFO") -> None:
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
             structlog.processors.format_exc_info,
+            _mask_secrets,
             structlog.processors.JSONRenderer(sort_keys=True),
         ],
         wrapper_class=structlog.make_filtering_bound_logger(numeric),

@@ -10,6 +10,7 @@ import asyncio
 import gzip
 import json
 import signal
+import socket
 import sys
 import zlib
 from collections.abc import Iterable, Iterator, Mapping
@@ -36,11 +37,13 @@ from streams.cli.options import (
     EXIT_REJECTED,
     bootstrap_option,
     existing_files,
+    input_failed,
     prefix_option,
     read_model_option,
     usage_error,
 )
 from streams.cli.progress import with_progress
+from streams.logs import masked
 from streams.replay_inputs import STDIN, InputError, directory_inputs, input_suffix, open_input
 from streams.settings import SettingsError, kafka_client_options
 
@@ -158,13 +161,14 @@ def project(files: tuple[Path, ...], bootstrap: str, prefix: str, store_url: str
                 metrics.serve(metrics_port)
             except OSError as exc:
                 usage_error(f"cannot serve metrics on port {metrics_port}: {exc}")
+            click.echo(f"omega: metrics on http://0.0.0.0:{metrics_port}/metrics", err=True)
         broker: AbstractContextManager[None] = nullcontext() if paths else kafka_errors(bootstrap)
         try:
             with broker:
                 stats = asyncio.run(_run_until_signalled(runner, rebuild))
             metrics.observe(stats)  # the undecodable count is final only at the end
         except (OSError, InputError) as exc:
-            usage_error(str(exc))
+            input_failed(exc)
     click.echo(canonical_json(stats.as_dict()))
     sys.exit(EXIT_REJECTED if stats.undecodable else EXIT_OK)
 
@@ -277,7 +281,7 @@ def memory_hash(store_url: str) -> None:
 @memory.command("serve")
 @read_model_option
 @click.option("--host", default="127.0.0.1", show_default=True)
-@click.option("--port", type=int, default=8080, show_default=True)
+@click.option("--port", type=click.IntRange(1, 65535), default=8080, show_default=True)
 @click.option("--bootstrap", envvar="KAFKA_BOOTSTRAP_SERVERS", default=None,
               help="Broker to report the projector's lag from in /health [env KAFKA_BOOTSTRAP_SERVERS].")
 @prefix_option
@@ -300,7 +304,20 @@ def memory_serve(store_url: str, host: str, port: int, bootstrap: str | None, pr
 
         probe = probe_lag
     with _opened(store_url, read_only=True) as store:
+        _port_free_or_exit(host, port)
+        url = f"http://{host}:{port}/"
+        click.echo(f"omega: serving {masked(store_url)} on {url} (API docs {url}docs); Ctrl-C stops", err=True)
         uvicorn.run(create_app(store, lag=probe), host=host, port=port, log_level="warning")
+
+
+def _port_free_or_exit(host: str, port: int) -> None:
+    """A port another process holds (or a host this machine does not have) is exit 2 with one line, before the
+    server starts: uvicorn would log its own error and exit 3."""
+    try:
+        with socket.create_server((host, port)):
+            pass
+    except OSError as exc:
+        usage_error(f"cannot serve on {host}:{port}: {exc.strerror or exc}")
 
 
 # ------------------------------------------------------------------------------------------- check memories

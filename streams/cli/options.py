@@ -12,6 +12,7 @@ import click
 from omega.packets.authenticity import AuthPolicy
 from projections.runner import DEFAULT_STORE as DEFAULT_READ_MODEL
 from streams.auth_policy import PolicyError, policy_for
+from streams.logs import masked
 from streams.replay_inputs import INPUT_SUFFIXES, STDIN, InputError, directory_inputs, open_input
 from streams.settings import Settings, SettingsError
 from streams.stages.packets import Pipeline
@@ -55,9 +56,22 @@ files_argument = click.argument("files", nargs=-1, required=True, type=click.Pat
 
 
 def usage_error(message: str) -> NoReturn:
-    """End the command with `omega: message` on stderr and exit 2."""
-    click.echo(f"omega: {message}", err=True)
+    """End the command with `omega: message` on stderr, one line with URL passwords masked, and exit 2."""
+    click.echo(f"omega: {one_line(message)}", err=True)
     sys.exit(EXIT_USAGE)
+
+
+def one_line(message: str) -> str:
+    """A message as the CLI prints it: one line (a driver's multi-line error folded), URL passwords masked."""
+    return masked(" ".join(message.split()))
+
+
+def input_failed(exc: OSError | InputError) -> NoReturn:
+    """An input that could not be read ends the command with exit 2; a reader that stopped reading our output (a
+    broken pipe: `| head`) is not an input error and goes up to end the command quietly."""
+    if isinstance(exc, BrokenPipeError):
+        raise exc
+    usage_error(str(exc))
 
 
 def existing_files(files: tuple[Path, ...]) -> list[Path]:

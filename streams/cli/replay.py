@@ -22,6 +22,7 @@ from streams.cli.options import (
     auth_policy_option,
     existing_files,
     files_argument,
+    input_failed,
     pipeline,
     policy_or_exit,
     usage_error,
@@ -119,7 +120,7 @@ def check_packets(files: tuple[Path, ...], auth_policy: Path | None, max_latenes
             _check_out(replayer.feed(record), sink, record)
         _check_out(replayer.finish(), sink)
     except (OSError, InputError) as exc:
-        usage_error(str(exc))
+        input_failed(exc)
     if sink is not None:
         click.echo(sink.render(report_format), nl=False)
     _say_when_empty(replayer.summary.events_in)
@@ -177,7 +178,7 @@ def check_messages(files: tuple[Path, ...], session_id: str | None, session_per_
         try:
             raw = read_input_bytes(path)
         except (OSError, InputError) as exc:
-            usage_error(str(exc))
+            input_failed(exc)
         if not raw.strip():  # an empty file holds no message, not one empty (rejected) message
             continue
         session = input_stem(path) if session_per_file else (session_id or input_stem(paths[0]))

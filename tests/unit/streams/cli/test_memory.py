@@ -73,7 +73,7 @@ def test_an_unknown_session_exits_1(replay_file: Path, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("command", [["memory", "show", "clean_success"], ["memory", "hash"], ["check", "memories"],
-                                     ["memory", "serve", "--port", "0"]])
+                                     ["memory", "serve", "--port", "18123"]])
 def test_a_read_command_on_a_store_that_does_not_exist_exits_2_and_creates_nothing(tmp_path: Path,
                                                                                   command: list[str]) -> None:
     missing = tmp_path / "typo" / "memories.sqlite"
