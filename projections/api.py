@@ -217,14 +217,15 @@ def create_app(store: SqlStore, *, lag: LagProbe | None = None, title: str = "OM
     def failures(pattern: PatternQuery = None, type: FailureTypeQuery = None) -> Entries:
         """Session failures across sessions, by pattern and/or failure type."""
         with reading() as s:
-            found = s.failures(pattern=pattern, failure_type=type)
+            # an empty parameter (`?pattern=&type=`, a form left blank) filters nothing, as if absent
+            found = s.failures(pattern=pattern or None, failure_type=type or None)
         return Entries(count=len(found), entries=found)
 
     @app.get("/successes", response_model=Entries, tags=["queries"])
     def successes(pattern: PatternQuery = None, type: SuccessTypeQuery = None) -> Entries:
         """Session successes and brilliant ideas across sessions, by pattern and/or type."""
         with reading() as s:
-            found = s.successes(pattern=pattern, success_type=type)
+            found = s.successes(pattern=pattern or None, success_type=type or None)
         return Entries(count=len(found), entries=found)
 
     @app.get("/consistency", response_model=Consistency, tags=["queries"])

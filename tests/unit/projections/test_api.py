@@ -64,6 +64,15 @@ def test_failures_and_successes_by_pattern_and_type(client: TestClient, store: S
     assert client.get("/successes", params={"type": "NO_SUCH_TYPE"}).json() == {"count": 0, "entries": []}
 
 
+def test_empty_pattern_and_type_filter_nothing_as_the_readme_writes_the_route(client: TestClient,
+                                                                              store: SqliteStore) -> None:
+    """README: `/failures?pattern=&type=`: left empty, the parameters mean every entry, not entries named ''."""
+    assert client.get("/failures?pattern=&type=").json()["count"] == len(store.failures()) > 0
+    assert client.get("/successes?pattern=&type=").json()["count"] == len(store.successes()) > 0
+    assert client.get("/failures?pattern=&type=REASONING").json()["count"] == len(
+        store.failures(failure_type="REASONING"))
+
+
 def test_consistency_and_health(client: TestClient, store: SqliteStore) -> None:
     assert client.get("/consistency").json() == {"consistent": True, "sessions_checked": 3, "violations": []}
     health = client.get("/health").json()
