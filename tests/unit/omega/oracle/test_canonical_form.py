@@ -117,3 +117,43 @@ def test_the_form_is_a_lower_case_key_without_trailing_punctuation_or_extra_spac
 def test_an_all_capital_an_is_an_acronym_and_stays_while_other_articles_go() -> None:
     assert canonical_form("Valve AN open.") == "valve an open"
     assert canonical_form("The AN unit is An option, the end.") == "an unit option, end"
+
+
+# Issue 46, fault 2: the table checked by its spellings, not only its abbreviations. Written by hand from issue 18's
+# list (the module docstring, steps 6-7): each spelling and the abbreviation it becomes; "m", "mg", "mb" and "g"
+# name two units once lower-cased and are rewritten to nothing.
+HAND_REWRITES = {
+    "percent": "%", "pct": "%",
+    "second": "s", "seconds": "s", "sec": "s", "secs": "s",
+    "millisecond": "ms", "milliseconds": "ms", "msec": "ms", "msecs": "ms",
+    "minute": "min", "minutes": "min", "mins": "min",
+    "hour": "h", "hours": "h", "hr": "h", "hrs": "h",
+    "request": "req", "requests": "req", "reqs": "req",
+    "degree": "deg", "degrees": "deg",
+}
+AMBIGUOUS = {"m", "mg", "mb", "g"}  # metre or minute, milligram or milli-g, megabyte or millibar, gram or g-force
+
+
+def test_every_spelling_is_rewritten_to_the_abbreviation_of_its_own_unit() -> None:
+    rewrites = {spelling: unit for unit, spellings in UNIT_SPELLINGS.items() for spelling in spellings}
+    assert rewrites == HAND_REWRITES
+    for spelling, unit in HAND_REWRITES.items():
+        expected = "timeout 5%" if unit == "%" else f"timeout 5 {unit}"
+        assert canonical_form(f"Timeout is 5 {spelling}") == expected, spelling
+
+
+def test_no_ambiguous_abbreviation_is_a_spelling_and_no_spelling_is_another_units_abbreviation() -> None:
+    for unit, spellings in UNIT_SPELLINGS.items():
+        assert not AMBIGUOUS & set(spellings), unit
+        assert not (set(UNIT_SPELLINGS) - {unit}) & set(spellings), unit
+
+
+@pytest.mark.parametrize(("text", "form"), [
+    ("The pipe is 5 m long", "pipe 5 m long"),  # metre or minute: left as written
+    ("The dose is 5 mg", "dose 5 mg"),
+    ("The file is 5 mb", "file 5 mb"),
+    ("Pressure is 5 mb", "pressure 5 mb"),
+])
+def test_an_ambiguous_abbreviation_is_never_rewritten_so_5_m_is_not_sourced_by_5_minutes(text: str, form: str) -> None:
+    assert canonical_form(text) == form
+    assert canonical_form("The pipe is 5 m long") != canonical_form("The pipe is 5 minutes long")
