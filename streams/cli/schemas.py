@@ -99,15 +99,28 @@ def registry_api(config: dict[str, str]) -> RegistryApi:
 @contextmanager
 def registry_errors(url: str) -> Iterator[None]:
     """An unreachable registry or an unexpected answer ends the command with one line and exit 2."""
-    import httpx
     from confluent_kafka.schema_registry.error import SchemaRegistryError
 
     try:
         yield
     except SchemaRegistryError as exc:
         usage_error(f"schema registry {url}: {exc}")
-    except httpx.HTTPError as exc:  # refused, timed out, TLS, DNS
+    except _http_errors() as exc:  # refused, timed out, TLS, DNS
         usage_error(f"schema registry {url} unreachable: {exc!r}")
+
+
+def _http_errors() -> tuple[type[Exception], ...]:
+    """httpx's error base class, and httpx2's: recent confluent-kafka clients send through httpx2, a fork whose
+    errors are not httpx's (an unreachable registry escaped as an unexpected ConnectError)."""
+    import importlib
+
+    found: list[type[Exception]] = []
+    for name in ("httpx", "httpx2"):
+        try:
+            found.append(importlib.import_module(name).HTTPError)
+        except ImportError:
+            continue
+    return tuple(found)
 
 
 url_option = click.option("--url", envvar="OMEGA_SCHEMA_REGISTRY_URL", default=None,

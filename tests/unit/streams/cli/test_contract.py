@@ -125,3 +125,13 @@ def test_a_reader_that_stops_reading_ends_the_command_quietly(command: list[str]
     assert done.stdout.count("\n") == 1
     assert done.stderr == ""
     assert status.returncode == EXIT_OK, status.stderr
+
+
+@pytest.mark.parametrize("command", [["schemas", "check"], ["schemas", "export", "OUT_DIR"]])
+def test_an_unreachable_registry_is_named_as_such_not_as_an_unexpected_error(command: list[str],
+                                                                            tmp_path: Path) -> None:
+    # the client sends through httpx2, whose errors are not httpx's: they once escaped as "ConnectError: ..."
+    result = CliRunner().invoke(main, [*_placeholders(command, tmp_path), "--url", REGISTRY_WITH_PASSWORD])
+    assert result.exit_code == EXIT_USAGE
+    assert result.stderr.startswith("omega: schema registry http://reader:***@127.0.0.1:1 unreachable: ")
+    assert "OMEGA_LOG_LEVEL" not in result.stderr
