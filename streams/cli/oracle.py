@@ -2,8 +2,8 @@
 
 One JSON line per case on stdout `{id, verdict, oracles: {A, B, C: {verdict, violations, metrics}}}`; a
 malformed line is reported on stderr with its line number and the other lines are still judged; when
-cases carry `expected.verdict`, the agreement with it is summarised on stderr. Exit 0 when every case
-passes, 1 when any fails, 2 on bad input (a malformed line, an unreadable file or config).
+cases carry `expected.verdict`, the agreement with it is summarised on stderr. Exit 1 when a verdict disagrees with
+its `expected.verdict` (or, with none given, when a case fails), 0 otherwise, 2 on bad or empty input.
 """
 
 from __future__ import annotations
@@ -31,7 +31,8 @@ from streams.stages.oracle import CONFIG_ENV, read_config
 @click.option("--report", "report_path", type=click.Path(path_type=Path), default=None,
               help="Write the Phase Q report (key-sorted JSON, schema phase-q-report.schema.json) here.")
 def check_oracle(file: Path, config_path: Path | None, report_path: Path | None) -> None:
-    """Judge Phase Q cases (NDJSON test-set lines) with Oracle-A, -B and -C; exit 1 if any case fails."""
+    """Judge Phase Q cases (NDJSON test-set lines) with Oracle-A, -B and -C; exit 1 on a disagreement with the
+    expected verdicts (without them: on a FAIL), 2 on an empty input."""
     try:
         config = read_config(config_path)
         data = file.read_bytes()
@@ -59,22 +60,28 @@ def check_oracle(file: Path, config_path: Path | None, report_path: Path | None)
             continue
         malformed += 1
         click.echo(f"omega: {file}:{number}: malformed line, not judged: {reason}", err=True)
-    _agreement(judged)
+    disagree = _agreement(judged)
     if report_path is not None:
         report_path.parent.mkdir(parents=True, exist_ok=True)
         report_path.write_text(report_text(build_report(judged, config)), encoding="utf-8", newline="\n")
     if malformed:
         sys.exit(EXIT_USAGE)
-    sys.exit(EXIT_FAILED if any(j.verdict != "PASS" for j in judged) else EXIT_OK)
+    if not judged:
+        usage_error(f"empty input: no cases found in {file}")
+    # with expected verdicts the gate is agreement (a FAIL expected is a success); without, any FAIL fails
+    failed = disagree if disagree is not None else any(j.verdict != "PASS" for j in judged)
+    sys.exit(EXIT_FAILED if failed else EXIT_OK)
 
 
-def _agreement(judged: list[CaseJudgement]) -> None:
-    """Print how many verdicts agree with `expected.verdict`, and which do not, on stderr."""
+def _agreement(judged: list[CaseJudgement]) -> bool | None:
+    """Print how many verdicts agree with `expected.verdict`, and which do not, on stderr; whether any disagrees
+    (None when no case gives one)."""
     expected = [(j, j.case.expected.verdict) for j in judged if j.case.expected and j.case.expected.verdict]
     if not expected:
-        return
+        return None
     agree = sum(j.verdict == verdict for j, verdict in expected)
     click.echo(f"agreement with expected.verdict: {agree}/{len(expected)}", err=True)
     for j, verdict in expected:
         if j.verdict != verdict:
             click.echo(f"  {j.case.id}: expected {verdict}, got {j.verdict}", err=True)
+    return agree != len(expected)

@@ -13,8 +13,8 @@ from rich.console import Console
 
 from omega.agents.model import MessageRejected, SessionEvent
 from omega.agents.session import SessionState
-from omega.canonical import canonical_json
 from streams import replay_jobs
+from streams.cli.checking import Tally, check_options
 from streams.cli.conformance_report import FORMATS, ReportSink
 from streams.cli.options import (
     EXIT_OK,
@@ -29,7 +29,15 @@ from streams.cli.options import (
 )
 from streams.cli.summary import render_summary
 from streams.replay import Replayer, ReplaySummary, json_view
-from streams.replay_inputs import InputError, InputRecord, input_stem, read_input_bytes, read_inputs
+from streams.replay_inputs import (
+    MESSAGE_SUFFIXES,
+    InputError,
+    InputRecord,
+    input_stem,
+    input_suffix,
+    read_input_bytes,
+    read_inputs,
+)
 from streams.settings import Settings, SettingsError
 from streams.stages.base import Emit, Source
 from streams.stages.messages import MonitorStage
@@ -106,34 +114,57 @@ def replay(files: tuple[Path, ...], out_path: str | None, summary: bool, auth_po
                    "the fix that turns the most packets ACCEPTED first, then warnings and dead letters.")
 @click.option("--report-format", type=click.Choice(FORMATS), default="text", show_default=True,
               help="The report's format (json: docs/conformance-report.md).")
+@check_options
 def check_packets(files: tuple[Path, ...], auth_policy: Path | None, max_lateness_ms: int | None, report: bool,
-                  report_format: str) -> None:
-    """Check OMEN packets (JSON/JSONL/Avro; directories, gzip, `-` for JSONL on stdin) against the validator; exit 1
-    if any is rejected."""
+                  report_format: str, output_format: str, fail_on: str) -> None:
+    """Check OMEN packets (JSON/JSONL/Avro; directories, gzip, `-` for stdin) against the validator; a summary on
+    stderr; exit 1 if any is rejected (or `--fail-on` is crossed), 2 on an empty input or a YAML session."""
     paths = existing_files(files)
+    yaml = [str(p) for p in paths if input_suffix(p) in MESSAGE_SUFFIXES]
+    if yaml:
+        usage_error(f"{yaml[0]}: an OMEGA-57 session (YAML); judge it with `omega check messages`")
     settings = _settings(auth_policy, max_lateness_ms)
     replayer = Replayer(pipeline(settings, policy_or_exit(settings.packet_auth_policy)), settings.max_lateness_ms,
                         settings.partitions)
     sink = ReportSink() if report else None
+    tally = Tally(fail_on, output_format)
     try:
         for record in read_inputs(paths):
-            _check_out(replayer.feed(record), sink, record)
-        _check_out(replayer.finish(), sink)
+            if record.stage == "message" and record.topic is None:
+                usage_error(f"{record.source.topic}: an OMEGA-57 session (YAML); judge it with "
+                            "`omega check messages`")
+            _check_out(replayer.feed(record), sink, tally, record)
+        _check_out(replayer.finish(), sink, tally)
     except (OSError, InputError) as exc:
         input_failed(exc)
     if sink is not None:
         click.echo(sink.render(report_format), nl=False)
-    _say_when_empty(replayer.summary.events_in)
-    sys.exit(EXIT_REJECTED if _has_rejects(replayer.summary) else EXIT_OK)
+        if not replayer.summary.events_in:
+            usage_error("empty input: no packets found")
+        sys.exit(EXIT_REJECTED if _has_rejects(replayer.summary) else EXIT_OK)
+    tally.finish("packets")
 
 
-def _check_out(emits: list[Emit], sink: ReportSink | None, record: InputRecord | None = None) -> None:
-    """`check packets`' outputs: to the report when there is one, else one JSON line each."""
+def _check_out(emits: list[Emit], sink: ReportSink | None, tally: Tally, record: InputRecord | None = None) -> None:
+    """`check packets`' outputs: to the report when there is one, else one line each, counted."""
     if sink is not None:
         sink.take(emits, record)
         return
+    # a verdict's file and line go to the summary, not into the line: the line stays the live record's view
+    where = f"{record.source.topic.removeprefix('file:')}:{record.source.offset}" if record else ""
     for emit in emits:
-        click.echo(canonical_json(check_line(emit)))
+        line = check_line(emit)
+        status = str(line["status"]) if line["kind"] == "verdict" else None
+        rule = _rule(line)
+        tally.line(line, status=status, rule=rule, where=where)
+
+
+def _rule(line: dict[str, Any]) -> str:
+    """The rule a rejection broke: the first violation's rule, a dead letter's error class."""
+    violations = line.get("violations") or []
+    if violations and isinstance(violations[0], dict):
+        return str(violations[0].get("rule") or violations[0].get("code") or "")
+    return str(line.get("error_class", ""))
 
 
 def _say_when_empty(events: int) -> None:
@@ -160,39 +191,42 @@ def check_line(emit: Emit) -> dict[str, Any]:
 @click.command("messages")
 @files_argument
 @click.option("--session-id", default=None,
-              help="Session id of the messages (default: the first file's name up to its first dot, `stdin` for -).")
-@click.option("--session-per-file", is_flag=True, help="Judge each file as its own session (id: its stem).")
-def check_messages(files: tuple[Path, ...], session_id: str | None, session_per_file: bool) -> None:
+              help="Session id of all the messages, as one session (default: each file's stem, `stdin` for -).")
+@click.option("--session-per-file/--one-session", "session_per_file", default=True, show_default=True,
+              help="Judge each file as its own session (id: its stem; the default), or all files as one session "
+                   "in the order given.")
+@check_options
+def check_messages(files: tuple[Path, ...], session_id: str | None, session_per_file: bool, output_format: str,
+                   fail_on: str) -> None:
     """Check OMEGA-57 agent messages (YAML or JSON, gzipped or not, directories, `-` for stdin; one or many per
-    file; a session's messages in order).
+    file; a session's messages in order; one session per file unless --one-session).
 
-    One JSON line per message {file, agent_id, status, reasons, notes}, then any alert, escalation or
-    termination report as it fires; `notes` says what the reader normalised in an accepted message (a batch
-    reference, bare-id dependencies, ...). Exit 1 if any message is rejected."""
+    One JSON line per message {kind, file, session_id, message_id, agent_id, status, reasons, notes}, then any
+    alert, escalation or termination report as it fires; a summary on stderr. Exit 1 if any message is rejected
+    (or `--fail-on` is crossed), 2 on an empty input."""
     paths = existing_files(files)
     stage = MonitorStage(pipeline(_settings()))
     states: dict[str, SessionState | None] = {}
-    rejected = False
-    judged = 0
+    tally = Tally(fail_on, output_format)
     for number, path in enumerate(paths):
         try:
-            raw = read_input_bytes(path)
+            raw = read_input_bytes(path).removeprefix(b"\xef\xbb\xbf")
         except (OSError, InputError) as exc:
             input_failed(exc)
         if not raw.strip():  # an empty file holds no message, not one empty (rejected) message
             continue
-        session = input_stem(path) if session_per_file else (session_id or input_stem(paths[0]))
+        # a session id given names the one session all files form
+        session = session_id or (input_stem(path) if session_per_file else input_stem(paths[0]))
         step = stage.messages(states.get(session), raw, Source(f"file:{path}", 0, number), session)
         states[session] = step.state
-        judged += len(step.events)
         for event in step.events:
-            rejected = rejected or isinstance(event, MessageRejected)
-            click.echo(canonical_json(message_line(path, event)))
+            line = message_line(path, event)
+            tally.line(line, status=str(line["status"]), rule=", ".join(map(str, line["reasons"]))[:200],
+                       where=str(path))
         for emit in step.emits:
             if emit.topic is not AGENT_MESSAGES and emit.topic is not DEAD_LETTERS:
-                click.echo(canonical_json(check_line(emit)))
-    _say_when_empty(judged)
-    sys.exit(EXIT_REJECTED if rejected else EXIT_OK)
+                tally.line(check_line(emit))
+    tally.finish("messages")
 
 
 def message_line(path: Path, event: SessionEvent) -> dict[str, Any]:

@@ -196,14 +196,14 @@ def test_check_messages_exits_1_and_names_the_reasons_when_a_message_is_rejected
     assert {a["alert_kind"] for a in alerts} == {"AGENT_FAILURE"}
 
 
-def test_check_messages_treats_several_files_as_one_session_in_order(tmp_path: Path) -> None:
+def test_check_messages_one_session_merges_several_files_in_order(tmp_path: Path) -> None:
     docs = [d for d in yaml.safe_load_all((SESSIONS / "clean_success.yaml").read_text()) if d]
     paths = []
     for n, doc in enumerate(docs):
         path = tmp_path / f"m{n:03d}.json"
         path.write_text(json.dumps(doc))  # JSON is accepted as well as YAML
         paths.append(str(path))
-    result = _invoke("check", "messages", *paths)
+    result = _invoke("check", "messages", "--one-session", *paths)
     lines = _lines(result)
     assert result.exit_code == EXIT_OK
     assert {line["session_id"] for line in lines if line["kind"] == "message"} == {"m000"}
@@ -325,11 +325,12 @@ def test_a_binary_input_is_refused_in_one_line_and_nothing_is_judged(tmp_path: P
         EXIT_USAGE, "omega: -: binary file (not gzip, an Avro container or UTF-8 text)\n", "")
 
 
-def test_an_empty_input_prints_0_events_and_exits_0(tmp_path: Path) -> None:
+def test_an_empty_input_replays_0_events_and_is_an_input_error_to_check(tmp_path: Path) -> None:
     empty = tmp_path / "empty.jsonl"
     empty.write_bytes(b"")
     checked = _invoke("check", "packets", str(empty))
-    assert (checked.exit_code, checked.stdout, checked.stderr) == (EXIT_OK, "", "0 events\n")
+    assert (checked.exit_code, checked.stdout, checked.stderr) == (
+        EXIT_USAGE, "", "omega: empty input: no packets found\n")
     plain = _invoke("replay", str(empty), "--no-summary")
     assert (plain.exit_code, plain.stdout, plain.stderr) == (EXIT_OK, "", "0 events\n")
     summarised = _invoke("replay", str(empty), "--out", "-")
@@ -340,4 +341,5 @@ def test_an_empty_input_prints_0_events_and_exits_0(tmp_path: Path) -> None:
     assert ("events in", "", "0") in _summary_rows(table.stdout)
     assert (table.exit_code, table.stderr) == (EXIT_OK, "0 events\n")
     piped = _invoke_with(b"", "check", "messages", "-")
-    assert (piped.exit_code, piped.stdout, piped.stderr) == (EXIT_OK, "", "0 events\n")
+    assert (piped.exit_code, piped.stdout, piped.stderr) == (
+        EXIT_USAGE, "", "omega: empty input: no messages found\n")
