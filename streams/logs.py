@@ -38,12 +38,26 @@ def _mask_secrets(_logger: object, _method: str, event: MutableMapping[str, Any]
     return event
 
 
+class SecretMask(logging.Filter):
+    """stdlib logging filter: URL passwords masked in the record's message (its arguments folded in first)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        """Always passes the record, its message masked."""
+        message = record.getMessage()
+        if masked(message) != message:
+            record.msg, record.args = masked(message), None
+        return True
+
+
 def configure_logging(level: str = "INFO") -> None:
     """JSON lines with ISO timestamps; ids are bound per event by the callers."""
     numeric = logging.getLevelName(level.upper())
     if not isinstance(numeric, int):
         numeric = logging.INFO
     logging.basicConfig(stream=sys.stderr, level=numeric, format="%(message)s")
+    for handler in logging.getLogger().handlers:  # the clients' stdlib records (aiokafka, faust) are masked too
+        if not any(isinstance(f, SecretMask) for f in handler.filters):
+            handler.addFilter(SecretMask())
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 
+import pytest
 from aiokafka.errors import KafkaConnectionError
 
 from streams.logs import RepeatFilter, error_text, thin_repeats
@@ -73,3 +74,23 @@ def test_an_aiokafka_error_that_names_itself_is_not_named_twice() -> None:
 
 def test_an_exception_without_a_message_is_just_its_type() -> None:
     assert error_text(TimeoutError()) == "TimeoutError"
+
+
+def test_a_url_password_is_masked_in_stdlib_log_records_and_the_user_kept() -> None:
+    from streams.logs import SecretMask
+
+    rec = record("cannot reach %s", "postgresql://reader:s3cr3t@db:5432/x", level=logging.WARNING)
+    assert SecretMask().filter(rec)
+    assert rec.getMessage() == "cannot reach postgresql://reader:***@db:5432/x"
+
+
+def test_a_url_password_is_masked_in_structlog_lines(capsys: pytest.CaptureFixture[str]) -> None:
+    import structlog
+
+    from streams.logs import configure_logging
+
+    configure_logging("INFO")
+    structlog.get_logger("t").warning("store_failed", url="https://u:pw-123@registry:8081/apis")
+    err = capsys.readouterr().err
+    assert "pw-123" not in err
+    assert '"url": "https://u:***@registry:8081/apis"' in err
