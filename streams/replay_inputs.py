@@ -38,6 +38,7 @@ MESSAGE_SUFFIXES = {".yaml", ".yml"}
 INPUT_SUFFIXES = JSON_SUFFIXES | AVRO_SUFFIXES | MESSAGE_SUFFIXES | {".jsonl"}  # what a directory contributes
 STDIN = Path("-")
 GZIP_MAGIC = b"\x1f\x8b"
+UTF8_BOM = b"\xef\xbb\xbf"
 AVRO_MAGIC = b"Obj\x01"
 SNIFF_BYTES = 8192
 _GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
@@ -93,9 +94,32 @@ def open_input(path: Path) -> Iterator[tuple[IO[bytes], str]]:
             handle.seek(0)
             head = handle.read(SNIFF_BYTES)
             handle.seek(0)
+            if head.startswith(UTF8_BOM):  # an editor's BOM is not part of the first record
+                handle = io.BytesIO(handle.read()[len(UTF8_BOM):])
+                head = head[len(UTF8_BOM):]
+            kind = _input_format(path, head)
+            if path == STDIN and kind == "jsonl":
+                kind = _stdin_format(handle)
         except _GZIP_ERRORS as exc:
             raise InputError(f"{path}: not a readable gzip file ({exc})") from exc
-        yield handle, _input_format(path, head)
+        yield handle, kind
+
+
+def _stdin_format(handle: IO[bytes]) -> str:
+    """Stdin has no extension: one JSON document (a pretty-printed packet, an array) is `json`, text that does not
+    start as JSON is an OMEGA-57 YAML session (`message`), anything else JSONL."""
+    raw = handle.read()
+    handle.seek(0)
+    start = raw.lstrip()[:1]
+    if not start:
+        return "jsonl"
+    if start not in (b"{", b"["):
+        return "message"
+    try:
+        strictjson.loads(raw)
+    except (ValueError, UnicodeDecodeError, RecursionError):
+        return "jsonl"
+    return "json"
 
 
 def _input_format(path: Path, head: bytes) -> str:
@@ -135,7 +159,8 @@ def read_input_bytes(path: Path) -> bytes:
 
 def read_inputs(paths: Iterable[Path]) -> Iterator[InputRecord]:
     """Events of JSON (one packet or an array), JSONL, or Avro object container files, and OMEGA-57 sessions
-    (.yaml/.yml), gzipped or not, `-` for JSONL on stdin, in log order; InputError on a binary input."""
+    (.yaml/.yml), gzipped or not, `-` for stdin (JSONL, one JSON document or a YAML session, detected), in log order;
+    InputError on a binary input."""
     for path in paths:
         topic = "stdin" if path == STDIN else f"file:{path}"
         with open_input(path) as (handle, kind):
