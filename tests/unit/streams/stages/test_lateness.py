@@ -141,3 +141,41 @@ def test_a_tick_releases_first_and_times_directives_out_at_its_watermark_less_th
     got = tick(steps, base + 105 * SECOND)  # releases all six, then times out at 105 - 60 = 45 s
 
     assert [e.value for e in got] == [e.value for e in expected]
+
+
+def test_packets_at_the_same_instant_are_released_in_packet_id_order_not_content_order(pipeline: Pipeline) -> None:
+    # issue 46, fault 1: the README and omega/packets/lateness.py promise (created_at, packet id); a decision and
+    # the directive after it, given the same created_at and arriving directive first, must still be judged
+    # decision first (judged the other way round, the directive is refused by the state machine)
+    lines = (EXAMPLES / "write_act.jsonl").read_text().splitlines()
+    packets = [json.loads(line) for line in lines]
+    types = [p["header"]["packet_type"] for p in packets]
+    at = next(i for i in range(len(types) - 1) if types[i] == "DecisionPacket")
+    packets[at + 1]["header"]["created_at"] = packets[at]["header"]["created_at"]
+    decision = _avro(pipeline, json.dumps(packets[at]))
+
+    def digest(timed: tuple[str, int, bytes]) -> str:
+        found = pipeline.packet_time(timed[2])
+        assert found is not None
+        return found[2]
+
+    # underscore metadata (accepted, judged by nothing) varied until the directive's content hash sorts before the
+    # decision's: content order and packet-id order then disagree, as in the fault
+    for nonce in range(64):
+        directive = _avro(pipeline, json.dumps({**packets[at + 1], "_nonce": nonce}))
+        if digest(directive) < digest(decision):
+            break
+    assert digest(directive) < digest(decision)
+    assert _packet_id(pipeline, decision[2]) < _packet_id(pipeline, directive[2])
+    timed = [_avro(pipeline, json.dumps(p)) for p in packets]
+    timed[at], timed[at + 1] = decision, directive
+    first, second = decision, directive
+    plain = EpisodeSteps(pipeline, {})
+    expected = _feed(plain, timed, partitions=1)
+
+    arrived = [*timed[:at], second, first, *timed[at + 2:]]
+    steps = EpisodeSteps(pipeline, {}, lateness_ms=60 * SECOND)
+    got = _feed(steps, arrived, partitions=1) + steps.finish(None)
+
+    assert [e.value for e in got if e.topic is VERDICTS] == [e.value for e in expected if e.topic is VERDICTS]
+    assert all(v["status"] != "REJECTED" for v in _verdicts(got).values())

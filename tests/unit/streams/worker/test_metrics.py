@@ -49,3 +49,35 @@ def test_ready_only_when_assigned_not_rebalancing_and_recovered() -> None:
     assert readiness(_app({"tp"}), _progress(in_recovery=True, remaining=3)) == (
         False, "recovering tables (3 changelog records left)")
     assert readiness(_app({"tp"}), None)[0] is False
+
+
+def _sample(metrics: WorkerMetrics, name: str, **labels: str) -> float | None:
+    return metrics.registry.get_sample_value(name, labels)
+
+
+def test_every_verdict_status_alert_kind_escalation_level_and_dead_letter_class_is_counted_under_its_own_label(
+) -> None:
+    # issue 46, fault 4 and its class: each label value is the record's own, never folded into another
+    # (ACCEPTED_WITH_WARNINGS is not ACCEPTED; a WARNING alert is not a CRITICAL one)
+    from streams.stages.base import Emit
+    from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, VERDICTS
+
+    def emit(topic: Any, record: dict[str, Any]) -> Emit:
+        return Emit(topic, "k", b"", None, record)
+
+    metrics = WorkerMetrics()
+    metrics.observe("omen.packets", [
+        emit(VERDICTS, {"status": "ACCEPTED"}), emit(VERDICTS, {"status": "ACCEPTED_WITH_WARNINGS"}),
+        emit(VERDICTS, {"status": "ACCEPTED_WITH_WARNINGS"}), emit(VERDICTS, {"status": "REJECTED"}),
+        emit(ALERTS, {"kind": "TASK_TIMEOUT", "severity": "WARNING"}),
+        emit(ALERTS, {"kind": "TASK_TIMEOUT", "severity": "CRITICAL"}),
+        emit(ESCALATIONS, {"level": "LAYER1"}), emit(DEAD_LETTERS, {"error_class": "JSON_SYNTAX"}),
+    ], 0.001)
+
+    assert _sample(metrics, "omega_verdicts_total", status="ACCEPTED") == 1
+    assert _sample(metrics, "omega_verdicts_total", status="ACCEPTED_WITH_WARNINGS") == 2
+    assert _sample(metrics, "omega_verdicts_total", status="REJECTED") == 1
+    assert _sample(metrics, "omega_alerts_total", kind="TASK_TIMEOUT", severity="WARNING") == 1
+    assert _sample(metrics, "omega_alerts_total", kind="TASK_TIMEOUT", severity="CRITICAL") == 1
+    assert _sample(metrics, "omega_escalations_total", level="LAYER1") == 1
+    assert _sample(metrics, "omega_dead_letters_total", error_class="JSON_SYNTAX") == 1
