@@ -157,3 +157,13 @@ def test_the_baseline_of_a_change_made_its_agent_is_a_role_swap() -> None:
     assert swapped.failures[0].reason.startswith("roles swapped")
     assert judge("The coating reduced corrosion rates by 30% relative to uncoated steel. [J1]", coating).passed
     assert judge("Relative to uncoated steel, the coating reduced corrosion rates by 30%. [J1]", coating).passed
+
+
+def test_a_side_naming_part_of_its_groups_name_still_picks_that_group() -> None:
+    # issue 46 (fault 3's class): a side names a group when it shares any of its distinctive words ("the ferric arm"
+    # for "the ferric carboxymaltose arm"), not only all of them
+    arms = fact("G1", "Mean haemoglobin at 6 weeks was 12.4 g/dL in the ferric carboxymaltose arm and 11.5 g/dL in the "
+                      "oral ferrous sulfate arm.")
+    assert judge("At 6 weeks, mean haemoglobin was higher in the ferric arm than in the oral arm. [G1]", arms).passed
+    reversed_ = judge("At 6 weeks, mean haemoglobin was lower in the ferric arm than in the oral arm. [G1]", arms)
+    assert "12.4 and 11.5" in reversed_.failures[0].reason
