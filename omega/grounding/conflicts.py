@@ -80,8 +80,9 @@ _IDENTITY = re.compile(r"(?:\b[A-Z][\w-]*|\b(?:version|release|v|phase|wave|roun
                        r"|\b(?:in|since|during|until|by|from|to|of)\s+((?:18|19|20)\d\d)\b")
 
 
-def _identity_numbers(fact: AtomicFact) -> frozenset[str]:
-    return frozenset(m.group(1) or m.group(2) for m in _IDENTITY.finditer(fact.content))
+# once per fact: `conflict` compares every cited fact with every allowed one, sentence after sentence
+_identity_numbers: ByObject[AtomicFact, frozenset[str]] = ByObject(
+    lambda fact: frozenset(m.group(1) or m.group(2) for m in _IDENTITY.finditer(fact.content)))
 
 
 # a fact's qualifiers as canonical JSON, once per fact: every sentence compares a cited fact with every allowed one

@@ -35,6 +35,7 @@ from functools import lru_cache
 from itertools import combinations
 
 from omega.grounding.facts import AtomicFact, qualifier_text
+from omega.grounding.memo import ByObject
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
 from omega.grounding.numeric import DOWN, UP
 from omega.grounding.quantities import SPELLED, UNITS, Quantity, quantity_spans, unit_named, unit_words
@@ -106,12 +107,15 @@ def _side_by_side(clause: str, found: list[tuple[int, int, Quantity]]) -> list[t
     return [(a.value, _group_tokens(first)), (b.value, _group_tokens(match.group("second")))]
 
 
+_NUMBER_NEXT = re.compile(r"\s*(?:\d|(?:" + "|".join(SPELLED) + r")\b)")
+
+
 def _up_to_verb(span: str) -> str:
     """A group named after its number ends where the clause's predicate starts ("41% | of nurses in rural
     hospitals | reported burnout"): the predicate is the measure's, shared by every group."""
     found = words(span)
     verb = next((w for i, w in enumerate(found) if i and verb_form(w) and w.lower not in AUXILIARIES
-                 and not re.match(r"\s*(?:\d|" + "|".join(SPELLED) + r"\b)", span[w.start + len(w.surface):])),
+                 and not _NUMBER_NEXT.match(span, w.start + len(w.surface))),
                 None)  # "aged 18 to 24": a participle before a number describes the group
     return span if verb is None else span[:verb.start]
 
@@ -202,8 +206,12 @@ def fact_value_groups(facts: Sequence[AtomicFact], measures: frozenset[str]
                       ) -> list[list[tuple[Decimal, frozenset[str]]]]:
     """The cited facts' clauses that give one measure for two groups or more, then the cited facts that each give
     one value of a shared measure (`across_facts`)."""
+    return _within_facts(facts, measures) + across_facts(facts)
+
+
+def _within_facts(facts: Sequence[AtomicFact], measures: frozenset[str]) -> list[list[tuple[Decimal, frozenset[str]]]]:
     return [pairs for f in facts for pairs in value_groups(f.content, unit=_unit_of(f), measures=measures)
-            if len(pairs) > 1] + across_facts(facts)
+            if len(pairs) > 1]
 
 
 def across_facts(facts: Sequence[AtomicFact]) -> list[list[tuple[Decimal, frozenset[str]]]]:
@@ -225,19 +233,21 @@ def across_facts(facts: Sequence[AtomicFact]) -> list[list[tuple[Decimal, frozen
     return out
 
 
-def _whole_fact(fact: AtomicFact) -> frozenset[str]:
+def _whole_fact_words(fact: AtomicFact) -> frozenset[str]:
     measured = {q.value for q in fact.analysis.quantities if q.unit is not None}
     plain = {raw for m in _NUMBER.finditer(fact.content) if Decimal(raw := m.group(0).replace(",", "")) not in measured}
     return fact.analysis.tokens | fact.analysis.context | frozenset(plain)
+
+
+# once per fact: every sentence citing it asks again (compared_values and values_in_their_groups both read them)
+_whole_fact: ByObject[AtomicFact, frozenset[str]] = ByObject(_whole_fact_words)
 
 
 def compared_values(first: frozenset[str], second: frozenset[str], facts: Sequence[AtomicFact]
                     ) -> tuple[Decimal, Decimal] | None:
     """The values the cited facts give the two sides of a comparison: each side must name words distinctive of one
     group of a fact clause (and no other group's), the two groups different. None when the facts do not say."""
-    measures = _measures(facts)
-    within = [pairs for f in facts for pairs in value_groups(f.content, unit=_unit_of(f), measures=measures)
-              if len(pairs) > 1]
+    within = _within_facts(facts, _measures(facts))
     for pairs in within + across_facts(facts):
         own = [g - frozenset().union(*(h for j, (_v, h) in enumerate(pairs) if j != i))
                for i, (_v, g) in enumerate(pairs)]

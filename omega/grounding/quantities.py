@@ -170,9 +170,8 @@ def _fractions(lowered: str) -> list[tuple[int, int, Quantity]]:
 
 
 # Compound units (issue 42, "units spelled out and abbreviated"): "litres per square metre per hour per bar",
-# "hours a day" = "hours per day",
-# "L/m2/h/bar" and "LMH/bar" are one unit, each part in its canonical form joined by "/"; a compound the table
-# names itself ("g/dl") keeps the table's form.
+# "L/m2/h/bar" and "LMH/bar" are one unit, each part in its canonical form joined by "/" ("hours a day" = "hours per
+# day"); a compound the table names itself ("grams per decilitre" = "g/dl") is looked up there first.
 _PARTS = {"lmh": "l/m2/hour", "bar": "bar", "s": "second", "sec": "second", "d": "day", "wk": "week",
           "op": "operation", "ops": "operation", "operation": "operation", "operations": "operation",
           "request": "request", "requests": "request", "query": "query", "queries": "query"}
@@ -187,8 +186,7 @@ def compound_unit(written: str) -> str | None:
     canonical = [_PARTS.get(p) or UNITS.get(p) for p in parts]
     if any(c is None or c in ("%", "fold") for c in canonical):
         return None
-    joined = "/".join(c for c in canonical if c is not None)
-    return next((u for u in UNITS.values() if u == joined), joined)
+    return "/".join(c for c in canonical if c is not None)
 
 
 def unit_named(written: str) -> str | None:
