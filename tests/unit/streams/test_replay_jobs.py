@@ -162,3 +162,36 @@ def test_an_episodes_packets_all_go_to_one_job() -> None:
         by_episode.setdefault(key, set()).add(replay_jobs.job_of(record, position, 4))
     assert len(by_episode) == 2
     assert all(len(jobs) == 1 for jobs in by_episode.values())
+
+
+def test_merged_lines_follow_positions_and_a_tied_position_keeps_its_jobs_order(tmp_path: Path) -> None:
+    """`_merged`: "the jobs' lines of a phase in position order (each job's are in order; a tie is one job's, kept
+    in order)". A record's outputs share its position: here a verdict, then its alert, as the job wrote them,
+    whose text sorts the other way ("omega.alerts" < "omen.verdicts"), so only the job's order puts them so."""
+    verdict, alert = '{"topic":"omen.verdicts"}\n', '{"topic":"omega.alerts"}\n'
+    (tmp_path / "finish.0").write_text(f"0\tzero\n3\t{verdict}3\t{alert}7\tseven\n", encoding="utf-8")
+    (tmp_path / "finish.1").write_text(f"1\tone\n5\t{verdict}5\t{alert}5\tlast of five\n", encoding="utf-8")
+    # job 2 wrote nothing: no file
+    assert list(replay_jobs._merged(tmp_path, 3, "finish")) == [
+        "zero\n", "one\n", verdict, alert, verdict, alert, "last of five\n", "seven\n"]
+
+
+def test_a_records_outputs_keep_their_order_through_the_merge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The record at position 6 of budget_overrun.jsonl (job 0 of 2; verify_loop's episode is job 1's) gives four
+    outputs at one position: its verdict, two alerts and an escalation, in that order as one job writes them, which
+    is not their text order ("omega.alerts" < "omega.escalations" < "omen.verdicts"). The merge keeps them so."""
+    inputs = [EXAMPLES / "omen" / "budget_overrun.jsonl", EXAMPLES / "omen" / "verify_loop.jsonl"]
+    assert [replay_jobs.job_of(next(read_inputs([path])), 0, 2) for path in inputs] == [0, 1]
+
+    def no_single_job(*_args: Any) -> ReplaySummary:
+        raise AssertionError("replayed as one job")
+
+    monkeypatch.setattr(replay_jobs, "_one_job", no_single_job)
+    with (tmp_path / "two.jsonl").open("w", encoding="utf-8") as out:
+        replay_jobs.replay(inputs, Pipeline(REGISTRY), 0, 2, out)
+    lines = [json.loads(line) for line in (tmp_path / "two.jsonl").read_text(encoding="utf-8").splitlines()]
+    overrun = [(line["topic"], line["value"].get("status") or line["value"].get("kind") or line["value"]["level"])
+               for line in lines if "pkt_bo_0007" in (line["value"].get("packet_id"),
+                                                      line["value"].get("source_event_id"))]
+    assert overrun == [("omen.verdicts", "REJECTED"), ("omega.alerts", "BUDGET_OVERRUN"),
+                       ("omega.alerts", "SAFE_MODE_ENTERED"), ("omega.escalations", "LAYER1")]
