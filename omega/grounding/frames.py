@@ -28,7 +28,7 @@ from functools import lru_cache
 from omega.grounding.facts import AtomicFact
 from omega.grounding.groups import compared_values
 from omega.grounding.memo import ByObject
-from omega.grounding.model import CLAIM_STRENGTHENED, NOT_ENTAILED, Failure, quoted
+from omega.grounding.model import CLAIM_STRENGTHENED, NOT_ENTAILED, NUMERIC_MISMATCH, Failure, quoted
 from omega.grounding.quantities import SPELLED, quantity_spans
 from omega.grounding.rephrasing import antonyms, lemmas, related
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
@@ -68,6 +68,7 @@ class Frame:
     first: frozenset[str]
     second: frozenset[str]
     baseline: frozenset[str] = frozenset()  # a role frame's "relative to X": what its change is set against
+    relative: bool = False  # a comparison by a ratio ("14% higher", "twice as", "3-fold higher")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +98,18 @@ def comparisons_and_roles(claim_text: str, facts: Sequence[AtomicFact], mapping:
         judged = [(v, f) for f in fact_frames
                   if (v := _agrees(frame.kind, frame.predicate, first, second, f)) is not None]
         agreeing = [f for (ok, _), f in judged if ok]
+        # "A was 14% higher than B" does not give "B was 14% lower than A": a ratio is relative to its baseline,
+        # so a sentence that states one may not swap the sides (the direction alone may)
+        swapped = next((f for f in agreeing if _relation(frame.predicate, f.predicate) == "opposite"), None)
+        if frame.relative and swapped is not None:
+            failures.append(Failure(
+                NUMERIC_MISMATCH,
+                f"a ratio read from the other side: the cited facts state '{swapped.predicate}' than "
+                f"{quoted(sorted(swapped.second))}, and a ratio does not hold with the sides swapped "
+                f"('{frame.predicate}' than {quoted(sorted(second))})", f"an Atomic Fact stating the difference "
+                f"relative to {quoted(sorted(second))}, cited inline", tuple(f.id for f in facts)))
+            covered[normal(frame.predicate.split()[-1])] = normal(swapped.predicate.split()[-1])  # the word is
+            continue  # the facts' (so the reason is the ratio, not an unstated word)
         if agreeing:
             if frame.kind == "comparison" and not agreeing[0].predicate.startswith("not "):
                 fact_word = agreeing[0].predicate
@@ -142,11 +155,23 @@ def _agrees(kind: str, predicate: str, first: frozenset[str], second: frozenset[
     landed = (second & own_second) | (first & own_first)
     if not moved and not landed:
         return None  # the sides share nothing with this fact frame: it is about other things
+    if moved and _elided(moved, landed, own_first, own_second) and kind == "comparison":
+        return True, frozenset()
     if not moved and kind == "role" and first & fact.baseline and not first & fact.first:
         # the fact's baseline made the agent: "uncoated steel reduced corrosion relative to the coating" against
         # "the coating reduced corrosion relative to uncoated steel"
         return False, first & fact.baseline
     return not moved, moved
+
+
+def _elided(moved: frozenset[str], landed: frozenset[str], own_first: frozenset[str], own_second: frozenset[str]
+            ) -> bool:
+    """Words a side carries that the other side leaves unsaid ("longer among children in the lowest quartile of NO2
+    exposure than among those in the highest quartile"): when each side's own words land where the fact puts them,
+    words of one fact side that appear on the other side of the sentence are a modifier stated once, not a swap.
+    A number never moves this way: a value on the other side is a value moved (§5.2)."""
+    return bool(landed & own_first and landed & own_second and (moved <= own_first or moved <= own_second)
+                and not any(word[:1].isdigit() for word in moved))
 
 
 def _relation(a: str, b: str, table: bool = True) -> str | None:
@@ -188,7 +213,7 @@ def frames(text: str) -> tuple[Frame, ...]:
     out: list[Frame] = []
     for clause in clauses(marked_text(text), claim=False):
         found = _items(clause)
-        comparison = _comparison(found)
+        comparison = _comparison(found, clause)
         if comparison is not None:
             out.append(comparison)
             continue
@@ -197,6 +222,8 @@ def frames(text: str) -> tuple[Frame, ...]:
 
 
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+# A ratio right before the comparative: "14% higher", "14 per cent more", "3.2 times", "3-fold higher"
+_RATIO = re.compile(r"(?:%|\bper ?cent|\btimes|\bfold)\s*(?:as\s+)?$", re.IGNORECASE)
 
 
 def _items(text: str) -> tuple[Word, ...]:
@@ -210,7 +237,7 @@ def _tokens(found: Sequence[Word]) -> frozenset[str]:
                      if w.lower not in FUNCTION_WORDS and w.lower not in NEGATIONS)
 
 
-def _comparison(found: Sequence[Word]) -> Frame | None:
+def _comparison(found: Sequence[Word], text: str) -> Frame | None:
     for at in range(len(found)):
         marker = _marker_length(found, at)
         if not marker:
@@ -235,10 +262,33 @@ def _comparison(found: Sequence[Word]) -> Frame | None:
         if second and second[0].lower not in _SIDE_PREPOSITIONS and not _THOSE.match(" ".join(
                 w.lower for w in second[:2])):
             side = _bare_side(before[:comparative], between, side, second)
-        first = between[side:] if side is not None else before[:comparative]
+        second = _up_to_respect(second)
+        first = between[side:] if side is not None else _subject(before[:comparative], text)
+        if second[:2] and second[0].lower in ("that", "those") and second[1].lower == "of":
+            # "peak memory of A was higher than that of B": the sides are what follows each "of"
+            of = next((i for i, w in enumerate(first) if w.lower == "of"), None)
+            first = first[of + 1:] if of is not None else first
         return Frame("comparison", f"not {predicate}" if negated else predicate, _tokens(first),
-                     _tokens(second))
+                     _tokens(second), relative=bool(_RATIO.search(text[:before[comparative].start])))
     return _comparing_verb(found)
+
+
+def _up_to_respect(side: Sequence[Word]) -> Sequence[Word]:
+    """A second side ends where the respect in which the sides compare starts ("than B | under the batch
+    workload"): the scene both sides share."""
+    return side[:next((i for i, w in enumerate(side) if i and w.lower in _RESPECT), len(side))]
+
+
+def _subject(before: Sequence[Word], text: str) -> Sequence[Word]:
+    """The first side when it is the subject: the words before the clause's last verb form, from the last comma
+    before them ("Under workload W, | A | sustained a higher throughput than B"): a fronted adverbial is the
+    scene both sides share, and the verb and its object are the compared quantity, not a side."""
+    verb = next((i for i in range(len(before) - 1, 0, -1) if verb_form(before[i])), None)
+    if verb is None:
+        return before
+    start = next((i for i in range(verb - 1, 0, -1)
+                  if "," in text[before[i - 1].start + len(before[i - 1].surface):before[i].start]), 0)
+    return before[start:verb] if _tokens(before[start:verb]) else before
 
 
 def _bare_side(subject: Sequence[Word], between: Sequence[Word], side: int | None, second: Sequence[Word]

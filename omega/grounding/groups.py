@@ -126,7 +126,8 @@ def _measure(quantity: Quantity, lowered: str, end: int, measures: frozenset[str
     if quantity.unit is not None:
         return quantity, quantity.unit
     after = words(lowered[end:end + 40])
-    word = after[0].lower.removesuffix("s") if after else ""
+    # the measure word follows the number itself: "3.2 (39,500 transactions" names a version, not transactions
+    word = after[0].lower.removesuffix("s") if after and not lowered[end:end + after[0].start].strip(" -") else ""
     if word and word in measures:
         return quantity, f"measure:{word}"
     return quantity, ("decimal" if quantity.places > 0 else None)
@@ -158,8 +159,15 @@ def _from_last_preposition(span: str) -> str:
     any comma or "than": the words before it are the measure, shared by every group."""
     span = re.split(r",(?!\d)|\bthan\b|\bversus\b|\bcompared with\b", span)[-1]
     found = words(span)
-    last = next((w for w in reversed(found) if w.lower in _ATTACHING), None)
-    return span if last is None else span[last.start:]
+    # "in the highest quartile | of traffic noise": an "of" phrase belongs to the group its preposition opens
+    last = next((w for w in reversed(found) if w.lower in _ATTACHING and w.lower != "of"),
+                next((w for w in reversed(found) if w.lower == "of"), None))
+    if last is not None:
+        return span[last.start:]
+    # no preposition: the subject names the group, its verb and object are the measure ("Heron 1.5 | sustained a
+    # lower median throughput | (7,300 requests per second)")
+    verb = next((w for i, w in reversed(list(enumerate(found))) if i and verb_form(w)), None)
+    return span if verb is None else span[:verb.start]
 
 
 def _group_tokens(span: str) -> frozenset[str]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from omega.grounding.frames import frames
-from omega.grounding.model import CLAIM_STRENGTHENED, NOT_ENTAILED
+from omega.grounding.model import CLAIM_STRENGTHENED, NOT_ENTAILED, NUMERIC_MISMATCH
 from tests.unit.omega.grounding.support import codes, fact, judge
 
 LATENCY = fact("C1", "Median latency was lower in version 2.4 than in version 2.3.")
@@ -167,3 +167,40 @@ def test_a_side_naming_part_of_its_groups_name_still_picks_that_group() -> None:
     assert judge("At 6 weeks, mean haemoglobin was higher in the ferric arm than in the oral arm. [G1]", arms).passed
     reversed_ = judge("At 6 weeks, mean haemoglobin was lower in the ferric arm than in the oral arm. [G1]", arms)
     assert "12.4 and 11.5" in reversed_.failures[0].reason
+
+
+# Hand-written facts of the shape the contract's manuscripts use (§5.1: the same comparison told from the other side).
+THROUGHPUT = fact("T1", "Under the batch workload with 64 clients, Heron 2.0 sustained a higher median throughput "
+                        "(9,100 requests per second) than Heron 1.5 (7,300 requests per second).")
+SLEEP = fact("S1", "Mean sleep duration was shorter among children in the highest quartile of traffic noise "
+                   "(9.1 hours) than among children in the lowest quartile (9.4 hours).")
+MEMORY = fact("M1", "Peak memory of Heron 2.0 was 14% higher than that of Heron 1.5 under the batch workload.")
+
+
+def test_the_converse_told_from_the_subject_keeps_the_scene_and_the_verb_out_of_the_sides() -> None:
+    # "Under the batch workload," is the scene of both sides and "sustained ... throughput" the compared quantity
+    claim = ("Under the batch workload with 64 clients, Heron 1.5 sustained a lower median throughput "
+             "(7,300 requests per second) than Heron 2.0 (9,100 requests per second). [T1]")
+    assert judge(claim, THROUGHPUT).passed
+    [frame] = frames(claim.removesuffix(" [T1]"))
+    assert frame.first == {"heron", "1.5"}
+    reversed_claim = ("Under the batch workload with 64 clients, Heron 2.0 sustained a lower median throughput "
+                      "than Heron 1.5. [T1]")
+    assert not judge(reversed_claim, THROUGHPUT).passed
+
+
+def test_a_modifier_stated_on_one_side_and_elided_on_the_other_is_not_a_swap() -> None:
+    # "those in the highest quartile" leaves "of traffic noise" unsaid: the quartiles land where the fact puts them
+    assert judge("Mean sleep duration was longer among children in the lowest quartile of traffic noise (9.4 hours) "
+                 "than among those in the highest quartile (9.1 hours). [S1]", SLEEP).passed
+    assert not judge("Mean sleep duration was longer among children in the highest quartile of traffic noise "
+                     "than among those in the lowest quartile. [S1]", SLEEP).passed
+
+
+def test_a_ratio_does_not_hold_with_its_sides_swapped_but_the_direction_does() -> None:
+    # 14% higher than 1.5 makes 1.5 about 12.3% lower than 2.0, not 14%
+    verdict = judge("Peak memory of Heron 1.5 was 14% lower than that of Heron 2.0 under the batch workload. [M1]",
+                    MEMORY)
+    assert NUMERIC_MISMATCH in codes(verdict)
+    assert judge("Peak memory of Heron 1.5 was lower than that of Heron 2.0 under the batch workload. [M1]",
+                 MEMORY).passed
