@@ -102,7 +102,7 @@ class ReadModelStore(Protocol):
 
     def failures(self, *, pattern: str | None = None, failure_type: str | None = None) -> list[JSONObject]:
         """Session failures across sessions (each with its `session_id`), by pattern name or id and/or type,
-        in time order."""
+        in time order (untimed last), then by session id and entry id."""
 
     def successes(self, *, pattern: str | None = None, success_type: str | None = None) -> list[JSONObject]:
         """Session successes and brilliant ideas (type BRILLIANT_IDEA) across sessions, likewise."""
