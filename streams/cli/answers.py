@@ -4,13 +4,21 @@ Where `ask` gets its corpus: a local fact-store file (JSON lines, one fact in th
 `ingest` appends to — `.omega-data/facts.jsonl` by default, `--store` or `OMEGA_FACT_STORE` to change it.
 Re-ingesting the same document version appends nothing (fact ids are derived from their content).
 Extraction is rule-based by default; `--llm-url` switches to an OpenAI-compatible endpoint.
-Exit codes: 0 ok, 1 an expectation not met (or extraction unreliable), 2 bad input.
+
+The two checks are on the contract every `omega check` shares (`streams.cli.checking`: `--format json|table`,
+`--fail-on`, a summary on stderr with the first rejections). `check answers` prints one line per question
+{kind: "answer", id, question, status, text, verdict, chunks_used, fact_chain, support_scores, conflicts, reason}
+(the §7 contract with snake_case keys; `status` PASS when every expectation of the question is met, else FAIL, a
+rejection), the scores on stderr. `check extraction` prints one line per chunk {kind: "chunk", chunk_id, runs,
+mean_jaccard, fact_counts, reliable, status} (`status` RELIABLE, or UNRELIABLE below a mean Jaccard of 0.8, a
+rejection). Exit codes: 0 ok, 1 an expectation not met (or extraction unreliable, or `--fail-on` crossed), 2 bad
+or empty input.
 """
 
 from __future__ import annotations
 
 import json
-import sys
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +35,8 @@ from omega.answers.store import FactStore
 from omega.answers.suite import SuiteError, answer_question, build_store, parse_suite, passed, score
 from omega.answers.vocabulary import DEFAULT_VOCABULARY, Vocabulary, VocabularyError, vocabulary_from_dict
 from omega.canonical import canonical_json
-from streams.cli.options import EXIT_FAILED, EXIT_OK, fact_store_option, usage_error
+from streams.cli.checking import Tally, check_options
+from streams.cli.options import fact_store_option, usage_error
 from streams.cli.progress import with_progress
 from streams.http.llm import LLMError, OpenAICompatibleClient
 
@@ -38,6 +47,26 @@ llm_options = [
                  "default: the rule-based extractor."),
     click.option("--llm-model", default="gpt-4o-mini", show_default=True, help="Model name for --llm-url."),
 ]
+
+
+PASS, FAIL = "PASS", "FAIL"
+RELIABLE, UNRELIABLE = "RELIABLE", "UNRELIABLE"
+_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_KEYED_BY_DATA = frozenset({"qualifiers", "support_scores"})  # qualifier names, fact ids: kept as written
+
+
+def snake_keys(value: Any) -> Any:
+    """`value` with every camelCase key in snake_case (`factChain` -> `fact_chain`), the values kept; maps keyed
+    by data (qualifiers, support scores by fact id) keep their keys."""
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            name = _HUMP.sub("_", str(key)).lower()
+            out[name] = item if name in _KEYED_BY_DATA else snake_keys(item)
+        return out
+    if isinstance(value, list):
+        return [snake_keys(item) for item in value]
+    return value
 
 
 def _vocabulary(path: Path | None) -> Vocabulary:
@@ -122,8 +151,10 @@ def ask_command(question: str, plan_json: str | None, store_path: Path, vocabula
 
 @click.command("answers")
 @click.argument("suite_path", metavar="SUITE.json", type=click.Path(path_type=Path))
-def check_answers(suite_path: Path) -> None:
-    """Answer every suite question (one contract per JSON line); exit 1 if any expectation is not met."""
+@check_options
+def check_answers(suite_path: Path, output_format: str, fail_on: str) -> None:
+    """Answer every suite question (one contract per line, snake_case keys, `status` PASS or FAIL); the scores and
+    a summary on stderr; exit 1 if any expectation is not met (or `--fail-on` is crossed), 2 on bad input."""
     try:
         suite = parse_suite(json.loads(_read_text(suite_path)))
     except (ValueError, SuiteError) as exc:
@@ -132,17 +163,18 @@ def check_answers(suite_path: Path) -> None:
     for rejection in rejections:
         click.echo(f"omega: rejected: {canonical_json(rejection.to_dict())}", err=True)
     results = []
+    tally = Tally(fail_on, output_format)
     for question in with_progress(suite.questions, len(suite.questions), "answering questions"):
         got = answer_question(question, store, suite.vocabulary)
         results.append((question, got))
-        click.echo(canonical_json({"id": question.id, "question": question.text, **got.to_dict()}))
-    summary = score(results)
-    click.echo(f"omega: answers: {canonical_json(summary)}", err=True)
-    failed = [(q, a) for q, a in results if not passed(q, a)]
-    for q, a in failed:
-        click.echo(f"  {q.id}: expected {q.expected_verdict} {q.expected_answer!r}, got {a.verdict} {a.text!r}",
-                   err=True)
-    sys.exit(EXIT_FAILED if failed else EXIT_OK)
+        ok = passed(question, got)
+        tally.line({"kind": "answer", "id": question.id, "question": question.text, "status": PASS if ok else FAIL,
+                    **snake_keys(got.to_dict())}, status=PASS if ok else FAIL, where=question.id,
+                   rule=f"expected {question.expected_verdict} {question.expected_answer!r}, "
+                        f"got {got.verdict} {got.text!r}")
+    if results:
+        click.echo(f"omega: answers: {canonical_json(snake_keys(score(results)))}", err=True)
+    tally.finish("answers")
 
 
 @click.command("extraction")
@@ -152,24 +184,26 @@ def check_answers(suite_path: Path) -> None:
 @vocabulary_option
 @llm_options[0]
 @llm_options[1]
+@check_options
 def check_extraction(file: Path, runs: int, doc_id: str, vocabulary_path: Path | None, llm_url: str | None,
-                     llm_model: str) -> None:
-    """§8: extract every chunk R times, mean Jaccard per chunk; exit 1 if any chunk is below 0.8."""
+                     llm_model: str, output_format: str, fail_on: str) -> None:
+    """§8: extract every chunk R times, mean Jaccard per chunk (`status` RELIABLE, or UNRELIABLE below 0.8); a
+    summary on stderr; exit 1 if any chunk is unreliable (or `--fail-on` is crossed), 2 on bad or empty input."""
     text = _read_text(file)
     vocabulary = _vocabulary(vocabulary_path)
     extractor = _extractor(llm_url, llm_model)
     lines: list[dict[str, Any]] = []
-    try:
+    try:  # every chunk extracted before any line is printed: an endpoint failing half-way prints nothing
         pieces = chunk(text, doc_id)
         for piece in with_progress(pieces, len(pieces), "extracting chunks"):
             result = extraction_consistency(piece, extractor, vocabulary, runs)
-            lines.append({"chunkId": piece.chunk_id, "runs": runs, "meanJaccard": result.mean_jaccard,
-                          "factCounts": list(result.fact_counts), "reliable": result.reliable})
+            lines.append({"kind": "chunk", "chunk_id": piece.chunk_id, "runs": runs,
+                          "mean_jaccard": result.mean_jaccard, "fact_counts": list(result.fact_counts),
+                          "reliable": result.reliable, "status": RELIABLE if result.reliable else UNRELIABLE})
     except LLMError as exc:
         usage_error(str(exc))
+    tally = Tally(fail_on, output_format)
     for line in lines:
-        click.echo(canonical_json(line))
-    unreliable = [line["chunkId"] for line in lines if not line["reliable"]]
-    if unreliable:
-        click.echo(f"omega: extraction unreliable (mean Jaccard < {RELIABLE_AT}): {', '.join(unreliable)}", err=True)
-    sys.exit(EXIT_FAILED if unreliable else EXIT_OK)
+        tally.line(line, status=str(line["status"]), where=str(line["chunk_id"]),
+                   rule=f"extraction unreliable (mean Jaccard {line['mean_jaccard']:.4g} < {RELIABLE_AT})")
+    tally.finish("chunks")

@@ -70,7 +70,9 @@ class Tally:
 
 
 def _level(kind: str, status: str | None) -> str:
-    if status in ("REJECTED", "FAIL", "DISAGREE") or kind == "dead_letter":
+    # UNRELIABLE: `check extraction`'s chunk below the §8 threshold; a `violation` line (`check memories`) is a
+    # rejection counted by kind, as a dead letter is
+    if status in ("REJECTED", "FAIL", "DISAGREE", "UNRELIABLE") or kind in ("dead_letter", "violation"):
         return "rejected"
     if status in ("WARNING", "ACCEPTED_WITH_WARNINGS"):
         return "warning"

@@ -1,7 +1,9 @@
 """The memory commands of the `omega` CLI: `project`, `memory show|serve|hash`, `check memories`.
 
 Exit codes as in `streams.cli.options`: 0 ok, 1 something rejected (undecodable records skipped, an unknown session,
-consistency violations), 2 usage or I/O error.
+consistency violations), 2 usage or I/O error. `check memories` is on the contract every `omega check` shares
+(`streams.cli.checking`: `--format json|table`, `--fail-on`, `N sessions judged: ...` on stderr); a read model
+with no session is an empty input (exit 2).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from projections.metrics import ProjectorMetrics
 from projections.projector import DEFAULT_BATCH, REBUILD_BATCH, Projector
 from projections.runner import EventSource, FileSource, ProgressLog, Runner, RunStats, open_store
 from projections.store import SqlStore
+from streams.cli.checking import Tally, check_options
 from streams.cli.options import (
     EXIT_OK,
     EXIT_REJECTED,
@@ -323,14 +326,20 @@ def _port_free_or_exit(host: str, port: int) -> None:
 # ------------------------------------------------------------------------------------------- check memories
 @click.command("memories")
 @read_model_option
-def check_memories(store_url: str) -> None:
-    """Check §3.5.5 cross-memory consistency of every session: one JSON line per violation; exit 1 if any."""
+@check_options
+def check_memories(store_url: str, output_format: str, fail_on: str) -> None:
+    """Check §3.5.5 cross-memory consistency of every session: one line per violation {kind: "violation",
+    session_id, violation}; a summary on stderr (sessions CONSISTENT or INCONSISTENT); exit 1 if any violation (or
+    `--fail-on` is crossed), 2 when the read model has no session."""
+    tally = Tally(fail_on, output_format)
     with _opened(store_url, read_only=True) as store:
         sessions = store.sessions()
-        found = 0
         for sid in with_progress(sessions, len(sessions), "checking sessions"):
-            for violation in check_consistency(store.session(sid)):
-                found += 1
-                click.echo(canonical_json({"session_id": sid, "violation": violation}))
-    click.echo(f"{len(sessions)} session(s) checked, {found} violation(s)", err=True)
-    sys.exit(EXIT_REJECTED if found else EXIT_OK)
+            violations = check_consistency(store.session(sid))
+            for violation in violations:
+                tally.line({"kind": "violation", "session_id": sid, "violation": violation}, rule=violation[:200],
+                           where=sid)
+            # the session is the judged item; it has no line of its own (its violations are its lines)
+            tally.statuses["INCONSISTENT" if violations else "CONSISTENT"] += 1
+            tally.judged += 1
+    tally.finish("sessions")

@@ -50,5 +50,5 @@ def test_the_answers_example_meets_every_expectation() -> None:
 
 def test_the_extraction_example_is_extracted_consistently() -> None:
     result = _run("check", "extraction", str(EXAMPLES / "answers" / "guide.txt"), "--runs", "3", "--doc-id", "guide")
-    assert [line["reliable"] for line in _lines(result) if "chunkId" in line] == [True, True]
+    assert [line["reliable"] for line in _lines(result) if "chunk_id" in line] == [True, True]
     assert result.exit_code == 0

@@ -25,14 +25,14 @@ def test_check_answers_meets_every_expectation_of_the_suite() -> None:
     assert len(lines) == len(json.loads(SUITE.read_text())["questions"]) >= 25
     verdicts = {line["verdict"] for line in lines}
     assert verdicts == {"supported", "conflicting", "unsupported"}
-    assert '"verdictAccuracy":1.0' in result.stderr
+    assert '"verdict_accuracy":1.0' in result.stderr
 
 
 def test_check_answers_meets_the_version_spellings_suite() -> None:
     result = CliRunner().invoke(main, ["check", "answers", str(SPELLINGS)])
     assert result.exit_code == 0, result.output
     assert "rejected" not in result.stderr
-    assert '"verdictAccuracy":1.0' in result.stderr
+    assert '"verdict_accuracy":1.0' in result.stderr
 
 
 def test_check_answers_exits_1_when_an_expectation_is_not_met(tmp_path: Path) -> None:
@@ -82,7 +82,7 @@ def test_check_extraction_reports_mean_jaccard_per_chunk(tmp_path: Path) -> None
     doc.write_text("Session tokens expire after 15 minutes.\n\nAdmin accounts require MFA.\n")
     result = CliRunner().invoke(main, ["check", "extraction", str(doc), "--runs", "3"])
     assert result.exit_code == 0
-    assert [json.loads(line)["meanJaccard"] for line in result.stdout.splitlines()] == [1.0, 1.0]
+    assert [json.loads(line)["mean_jaccard"] for line in result.stdout.splitlines()] == [1.0, 1.0]
     assert CliRunner().invoke(main, ["check", "extraction", str(doc), "--runs", "0"]).exit_code == 2
 
 
@@ -114,8 +114,8 @@ def test_check_extraction_exits_1_when_the_mean_jaccard_is_below_0_8(
     result = CliRunner().invoke(main, ["check", "extraction", str(doc), "--runs", "2", "--llm-url", llm.url])
     assert len(llm.requests) == 2
     [line] = [json.loads(out) for out in result.stdout.splitlines()]
-    assert (line["chunkId"], line["factCounts"]) == ("doc/c0", list(counts))
-    assert line["meanJaccard"] == pytest.approx(mean)
+    assert (line["chunk_id"], line["fact_counts"]) == ("doc/c0", list(counts))
+    assert line["mean_jaccard"] == pytest.approx(mean)
     assert line["reliable"] is (exit_code == 0)
     assert result.exit_code == exit_code, result.output
     assert ("extraction unreliable" in result.stderr) is (exit_code == 1)

@@ -45,9 +45,10 @@ def test_a_verified_paragraph_gives_sentence_and_paragraph_lines_and_exit_0(tmp_
     result = _invoke(_file(tmp_path, [{"paragraph_id": "p", "sentences": [{"order": 1, "text": GOOD}]}]))
     sentence, paragraph = _lines(result)
     assert result.exit_code == EXIT_OK
-    assert sentence == {"paragraph_id": "p", "version": 1, "order": 1, "verdict": "PASS", "failure_modes": [],
-                        "reasons": [], "evidence_required": [], "cited_fact_ids": ["F1"]}
-    assert paragraph == {"paragraph_id": "p", "version": 1, "verified": True, "display_text": GOOD}
+    assert sentence == {"kind": "sentence", "paragraph_id": "p", "version": 1, "order": 1, "verdict": "PASS",
+                        "failure_modes": [], "reasons": [], "evidence_required": [], "cited_fact_ids": ["F1"]}
+    assert paragraph == {"kind": "paragraph", "paragraph_id": "p", "version": 1, "verified": True,
+                         "display_text": GOOD}
 
 
 def test_a_failed_sentence_is_explained_suppressed_from_display_and_exits_1(tmp_path: Path) -> None:

@@ -273,7 +273,7 @@ def test_check_memories_draws_no_bar_when_stderr_is_not_a_terminal(replay_file: 
     _project(replay_file, store)
     result = CliRunner().invoke(main, ["check", "memories", "--store", store])
     assert result.exit_code == 0
-    assert result.stderr == "1 session(s) checked, 0 violation(s)\n"
+    assert result.stderr == "1 sessions judged: CONSISTENT 1\n"
 
 
 def test_check_memories_draws_a_bar_on_a_terminal_stderr(replay_file: Path, tmp_path: Path,
