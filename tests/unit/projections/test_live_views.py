@@ -24,6 +24,7 @@ from projections.sqlite_store import SqliteStore
 from projections.store import SqlStore
 from streams.cli.main import main
 from streams.kafka.projection_source import projected_topics
+from tests.unit.projections.factories import alert, escalation
 from tests.unit.projections.live_log import BUDGET_ALERT_ID, live_log, packet_verdict, replayed, usage
 
 REPO = Path(__file__).resolve().parents[3]
@@ -161,6 +162,29 @@ def test_paging_the_feed_visits_every_alert_once(projected: SqlStore) -> None:
         if (cursor := page["next"]) is None:
             break
     assert seen == [5, 4, 2, 3, 1]
+
+
+def test_alerts_of_one_instant_come_by_alert_id_in_the_feed_and_by_arrival_in_seq(store: SqlStore) -> None:
+    """A tie on event_time (issue 46). The feed is "newest first (event_time desc, alert_id)"; `seq` is "assigned
+    at insert, in arrival order" and `alerts_after` reads "in arrival order". Here an escalation arrives before
+    the alert it escalates, at one instant, and "alr_..." sorts before "esc_...": seq 6 is the escalation, 7 the
+    alert; the feed (and every page of one row) shows the alert first; the stream gives the escalation first."""
+    log = live_log()
+    log.add("escalations", escalation("ep-hot", "LAYER2", "write without token", source_event_id="h6", at=200))
+    log.add("alerts", alert("ep-hot", "TOKEN_MISUSE", "HIGH", "write without token", source_event_id="h6", at=200))
+    Projector(store).rebuild(log.events)  # one batch: the seq of the batch's rows follow its arrival order
+    head = [(a["seq"], a["kind"], a["alert_id"][:4]) for a in live_views.alerts(store, limit=3)["items"]]
+    assert head == [(7, "TOKEN_MISUSE", "alr_"), (6, "ESCALATION", "esc_"), (5, "TERMINATION", "term")]
+    seen, cursor = [], None
+    while True:
+        page = live_views.alerts(store, limit=1, cursor=cursor)
+        seen += [a["seq"] for a in page["items"]]
+        if (cursor := page["next"]) is None:
+            break
+    assert seen == [7, 6, 5, 4, 2, 3, 1]
+    assert [(a["seq"], a["kind"]) for a in live_views.alerts_after(store, 5)] == [(6, "ESCALATION"),
+                                                                                (7, "TOKEN_MISUSE")]
+    assert live_views.last_seq(store) == 7
 
 
 def test_a_replayed_record_changes_no_view(store: SqlStore) -> None:
