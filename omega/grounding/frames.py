@@ -40,9 +40,9 @@ TWO_WORD_MARKERS = frozenset({("compared", "with"), ("compared", "to"), ("relati
 COMPARATIVES = frozenset({"more", "less", "fewer", "exceed", "exceeded", "exceeds", "outperform", "outperformed",
                           "outperforms", "surpass", "surpassed", "above", "below", "short"})
 _OPPOSITES = (frozenset({"more", "exceed", "outperform", "surpass", "above", "high", "great", "large", "long", "fast",
-                         "heavy", "big", "strong"}),
+                         "heavy", "big", "strong", "good", "well"}),
               frozenset({"less", "fewer", "few", "little", "short", "below", "low", "small", "slow", "light",
-                         "weak"}))
+                         "weak", "bad", "badly", "poor", "poorly"}))
 _BOUNDARY = frozenset({"as", "in", "on", "at", "among", "during", "after", "before", "for", "from", "with", "within",
                        "over", "under", "across", "between", "since", "until", "to", "into", "of", "by", "per",
                        "than", "versus", "vs", "compared", "relative", "while", "whereas", "and", "but", "which",
@@ -211,7 +211,7 @@ _fact_frames: ByObject[AtomicFact, tuple[Frame, ...]] = ByObject(_frames_of)  # 
 def frames(text: str) -> tuple[Frame, ...]:
     """The comparison and role frames of each clause of a text (citations already removed)."""
     out: list[Frame] = []
-    for clause in clauses(marked_text(text), claim=False):
+    for clause in clauses(_BRACKETED.sub(_no_comparative, marked_text(text)), claim=False):
         found = _items(clause)
         comparison = _comparison(found, clause)
         if comparison is not None:
@@ -221,7 +221,20 @@ def frames(text: str) -> tuple[Frame, ...]:
     return tuple(out)
 
 
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_BRACKETED = re.compile(r"\(([^()]*)\)")
+
+
+def _no_comparative(match: re.Match[str]) -> str:
+    """A bracketed span without its comparatives: "(2.9 minutes shorter per 10 µg/m³) than" measures a side, the
+    comparison is the one outside the brackets."""
+    inner = match.group(1)
+    for word in reversed(words(inner)):
+        if _comparative(word):
+            inner = inner[:word.start] + inner[word.start + len(word.surface):]
+    return f"({inner})"
+
+
+_NUMBER = re.compile(r"(?<![^\W\d_])\d+(?:[.,]\d+)*")  # "NO2", "PbI3": a name's digits are no number
 # A ratio right before the comparative: "14% higher", "14 per cent more", "3.2 times", "3-fold higher"
 _RATIO = re.compile(r"(?:%|\bper ?cent|\btimes|\bfold)\s*(?:as\s+)?$", re.IGNORECASE)
 

@@ -19,7 +19,7 @@ from itertools import combinations
 
 from omega.grounding.facts import AtomicFact
 from omega.grounding.model import NOT_ENTAILED, NUMERIC_MISMATCH, Failure
-from omega.grounding.quantities import Quantity, quantities, same_quantity
+from omega.grounding.quantities import Quantity, as_rates, quantities, quantity_spans, same_quantity
 from omega.grounding.tokens import Analysis, lexicon, normal
 
 DERIVATION_WORDS = lexicon("difference differences differ differed differs gap")
@@ -45,7 +45,7 @@ def numerical_accuracy(claim: Analysis, facts: Sequence[AtomicFact]) -> NumericR
     unmatched: list[Quantity] = []
     derivations: list[str] = []
     for quantity in claim.quantities:
-        if any(same_quantity(quantity, s) for s in stated):
+        if any(same_quantity(q, s) for q in (quantity, *as_rates(quantity, claim.lowered)) for s in stated):
             continue
         derived = _difference(quantity, stated)
         if derived is not None:
@@ -55,6 +55,18 @@ def numerical_accuracy(claim: Analysis, facts: Sequence[AtomicFact]) -> NumericR
         failures.append(Failure(NUMERIC_MISMATCH, f"'{quantity.show()}' is {_how(quantity, stated)}",
                                 f"a cited fact stating '{quantity.show()}' exactly", ids))
     return NumericResult(tuple(failures), tuple(unmatched), tuple(derivations))
+
+
+_DIFFERENCE_AFTER = re.compile(r"\s*(?:[a-zµ°%/²³-]+\s+){0,3}?(?:more|less|fewer|higher|lower|greater|smaller|larger|"
+                               r"longer|shorter)\b")
+
+
+def difference_stated(claim: Analysis, facts: Sequence[AtomicFact]) -> bool:
+    """A sentence number a cited fact states as a difference ("5.8 more minutes per day ... than"): "the mean
+    difference was 5.8 minutes" names it with a neutral word (§5.1), as a computed difference may be."""
+    values = {q.value for q in claim.quantities}
+    return any(q.value in values and _DIFFERENCE_AFTER.match(f.content.lower(), end)
+               for f in facts for _start, end, q in quantity_spans(f.content.lower()))
 
 
 def _difference(quantity: Quantity, stated: list[Quantity]) -> str | None:

@@ -26,7 +26,8 @@ from functools import lru_cache
 
 from omega.grounding.facts import AtomicFact, qualifier_text
 from omega.grounding.model import QUALIFIER_ADDED, QUALIFIER_DRIFT, QUALIFIER_DROPPED, Failure
-from omega.grounding.quantities import unit_named
+from omega.grounding.quantities import as_rates, unit_named
+from omega.grounding.rephrasing import related
 from omega.grounding.tokens import Analysis, analyse, lexicon, normal
 from omega.grounding.words import plain
 
@@ -64,7 +65,7 @@ def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact]) -> list[Fa
     drifted: set[tuple[str, str]] = set()
     referring = _referring_back(claim)
     for kind, terms in QUALIFIER_TERMS.items():
-        extra = sorted((claim.tokens & terms) - stated - referring)
+        extra = sorted(t for t in (claim.tokens & terms) - stated - referring if not _restated(claim, t, stated))
         if not extra:
             continue
         holders = [f for f in facts if any(category(k) == kind for k in f.qualifiers)]
@@ -101,6 +102,11 @@ def _referring_back(claim: Analysis) -> frozenset[str]:
     return frozenset(normal(w) for w in back if len(re.findall(rf"\b{w}\b", claim.lowered)) == 1)
 
 
+def _restated(claim: Analysis, token: str, stated: frozenset[str]) -> bool:
+    """A qualifier word the facts state in another form (§5.1): "daily" for "per day" (WordNet's derived form)."""
+    return any(normal(w) in stated for w in related(claim.spoken([token])[0].lower()))
+
+
 def _value(fact: AtomicFact, kind: str) -> str:
     return next(qualifier_text(v) for k, v in fact.qualifiers.items() if category(k) == kind)
 
@@ -114,7 +120,8 @@ def _carried(claim: Analysis, kind: str, value: str, fact: AtomicFact) -> bool:
         unit = unit_named(written)
         in_unit = {q.value for q in fact.analysis.quantities if unit is not None and q.unit == unit}
         if in_unit:
-            return not any(q.value in in_unit and q.unit != unit for q in claim.quantities)
+            return not any(q.value in in_unit and q.unit != unit
+                           and unit not in {r.unit for r in as_rates(q, claim.lowered)} for q in claim.quantities)
         return written in claim.lowered or any(q.unit == unit for q in claim.quantities if unit) \
             or _half_stated(claim, written)
     return _half_stated(claim, value)

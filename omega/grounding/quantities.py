@@ -203,6 +203,22 @@ def unit_words() -> frozenset[str]:
     return frozenset(w for key in UNITS for w in re.split(r"[\s/]+", key) if w.isalpha())
 
 
+_RATE_ADVERBS = {"daily": "day", "nightly": "night", "weekly": "week", "monthly": "month", "yearly": "year",
+                 "annually": "year", "annual": "year", "hourly": "hour"}
+_RATE_ADVERB = re.compile(r"\b(?:(" + "|".join(_RATE_ADVERBS) + r")|(?:per|a|an|each) (day|night|week|month|year|hour))"
+                          r"\b")
+
+
+def as_rates(quantity: Quantity, lowered: str) -> tuple[Quantity, ...]:
+    """The quantity read per the period its sentence names apart from it ("mean daily activity ... 46.1 minutes",
+    "52.4 minutes of activity per day" = minutes per day, §5.1): the rate is said once, not at the number."""
+    if quantity.unit is None or "/" in quantity.unit:
+        return ()
+    periods = {_RATE_ADVERBS.get(adverb, period) for adverb, period in _RATE_ADVERB.findall(lowered)}
+    return tuple(Quantity(quantity.text, quantity.value, f"{quantity.unit}/{period}", quantity.places)
+                 for period in sorted(periods))
+
+
 def same_quantity(a: Quantity, b: Quantity) -> bool:
     """Equal values, and equal units when both state one."""
     return a.value == b.value and (a.unit is None or b.unit is None or a.unit == b.unit)

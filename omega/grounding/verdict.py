@@ -51,6 +51,7 @@ from omega.grounding.names import name_partners
 from omega.grounding.numeric import (
     DERIVATION_WORDS,
     QUANTITY_NOUNS,
+    difference_stated,
     directions_shown,
     from_to_reversed,
     numerical_accuracy,
@@ -140,7 +141,8 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     numbers = numerical_accuracy(claim, facts)
     by_the_facts, reversed_by_numbers = directions_by_the_facts(claim_text, facts)
     failures += reversed_by_numbers
-    owned = OWNED_ELSEWHERE | claim.units | (DERIVATION_WORDS if numbers.derivations else frozenset()) \
+    differences = numbers.derivations or difference_stated(claim, facts)
+    owned = OWNED_ELSEWHERE | claim.units | (DERIVATION_WORDS if differences else frozenset()) \
         | (ATTRIBUTION_WORDS if presented else frozenset()) | (QUANTITY_NOUNS if claim.quantities else frozenset()) \
         | directions_shown(claim, claim_text, numeric_sides(claim_text)) | by_the_facts \
         | presented_side_by_side(claim_text)

@@ -204,3 +204,34 @@ def test_a_ratio_does_not_hold_with_its_sides_swapped_but_the_direction_does() -
     assert NUMERIC_MISMATCH in codes(verdict)
     assert judge("Peak memory of Heron 1.5 was lower than that of Heron 2.0 under the batch workload. [M1]",
                  MEMORY).passed
+
+
+STREET = fact("S2", "The association between traffic noise and shorter sleep was stronger among children whose bedroom "
+                    "faced a street (8.7 minutes shorter per 10 dB) than among children whose bedroom faced a "
+                    "courtyard (2.9 minutes shorter per 10 dB).")
+MODELS = fact("S3", "In predicting NO2 concentrations at 40 sites, the regression model outperformed the dispersion "
+                    "model.")
+
+
+def test_a_comparative_inside_brackets_measures_a_side_and_is_not_the_comparison() -> None:
+    claim = ("The association between traffic noise and shorter sleep was weaker among children whose bedroom faced "
+             "a courtyard (2.9 minutes shorter per 10 dB) than among those whose bedroom faced a street (8.7 minutes "
+             "shorter per 10 dB). [S2]")
+    [frame] = frames(claim.removesuffix(" [S2]"))
+    assert frame.predicate == "weaker"
+    assert judge(claim, STREET).passed
+    assert not judge(claim.replace("weaker", "stronger"), STREET).passed
+
+
+def test_the_digits_of_a_name_are_no_value_on_a_side() -> None:
+    # "NO2" names a pollutant: its 2 is not a number moved between the sides
+    [frame] = frames("Sleep was longer among children in the lowest quartile of NO2 exposure than among those in the "
+                     "highest quartile.")
+    assert "2" not in frame.first
+
+
+def test_better_is_the_comparative_of_outperformed() -> None:
+    assert judge("In predicting NO2 concentrations at 40 sites, the regression model did better than the dispersion "
+                 "model. [S3]", MODELS).passed
+    assert not judge("In predicting NO2 concentrations at 40 sites, the dispersion model did better than the "
+                     "regression model. [S3]", MODELS).passed

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from omega.grounding.model import NOT_ENTAILED, NUMERIC_MISMATCH
+from omega.grounding.model import NOT_ENTAILED, NUMERIC_MISMATCH, QUALIFIER_DROPPED
 from omega.grounding.numeric import numerical_accuracy
 from omega.grounding.quantities import quantities, sample_size
 from omega.grounding.tokens import analyse
@@ -195,3 +195,33 @@ def test_two_numbers_set_side_by_side_after_a_comparison_belong_to_its_sides_in_
     assert judge(f"{stem} (6.5% versus 4.0%). [H2]", headache).passed
     swapped = judge(f"{stem} (4.0% versus 6.5%). [H2]", headache)
     assert swapped.failures[0].reason.startswith("value moved to another group: 4.0")
+
+
+# §5.1 restating in academic prose: a rate said once, a stated difference named as one (facts written by hand).
+ACTIVITY = fact("A1", "At 12 months, pupils in programme schools accumulated a mean of 5.8 more minutes per day of "
+                      "physical activity than pupils in control schools.",
+                {"timeframe": "12 months", "units": "minutes per day"})
+
+
+def test_a_rate_said_once_in_the_sentence_is_the_facts_unit() -> None:
+    # "daily ... 5.8 minutes" and "5.8 minutes of activity per day" both say minutes per day
+    assert judge("At 12 months, daily physical activity was 5.8 minutes higher among pupils in programme schools "
+                 "than among pupils in control schools. [A1]", ACTIVITY).passed
+    assert judge("At 12 months, pupils in programme schools accumulated 5.8 more minutes of physical activity per "
+                 "day than pupils in control schools. [A1]", ACTIVITY).passed
+
+
+def test_a_rate_never_reads_a_number_in_another_unit() -> None:
+    # the period is read onto the number's own unit only: 5.8 hours a day is not 5.8 minutes per day
+    verdict = judge("At 12 months, daily physical activity was 5.8 hours higher among pupils in programme schools "
+                    "than among pupils in control schools. [A1]", ACTIVITY)
+    assert not verdict.passed
+    assert QUALIFIER_DROPPED in codes(verdict)  # the fact's minutes per day are not what the sentence states
+
+
+def test_a_difference_the_fact_states_may_be_called_the_difference() -> None:
+    assert judge("At 12 months, the mean difference in physical activity between pupils in programme schools and "
+                 "pupils in control schools was 5.8 minutes per day. [A1]", ACTIVITY).passed
+    # a number the fact does not state as a difference is not one
+    assert not judge("At 12 months, the mean difference in physical activity between pupils in programme schools "
+                     "and pupils in control schools was 12 minutes per day. [A1]", ACTIVITY).passed
