@@ -5,7 +5,11 @@ A fact that gives one measure for several groups ("12.4 g/dL in the intravenous 
 arm", "from 23% in 2021 to 9% in 2022") is read as value/group pairs: each measured number (in the unit of
 the fact's `units` qualifier, or its clause's most frequent unit; a year, an age, a version or a count is a
 group's name) with the words of its group, the words after it when the fact attaches groups after its numbers ("23% |
-in 2021"), else the words before it back to the previous number ("for the control membrane | 98.2%"). The
+in 2021"), else the words before it back to the previous number ("for the control membrane | 98.2%"; an "of"
+right before the number introduces the value, and with no preposition the subject before the verb names the
+group: "Heron 1.5 | sustained a throughput of | 7,300"), or, with nothing before it, the words after it ("compared
+with 46.1 minutes | among pupils in control schools"); "of" after a unit other than % opens the measure ("52.4
+minutes per day | of physical activity"), not a group. The
 sentence's numbers are read the same way. A sentence number fails when its group words are distinctive of
 another value's group in the fact and of none of its own: "11.5 g/dL in the intravenous arm" moves the oral
 arm's value (§5.2 "Numerical modification", G-4 "alter scope"). A fact whose clauses each give one value
@@ -80,11 +84,14 @@ def value_groups(text: str, claim: bool = False, unit: str | None = None, measur
         pairs: list[tuple[Decimal, frozenset[str]]] = []
         for i, (start, end, quantity) in enumerate(found):
             # a fact names its groups one way throughout; a sentence's numbers are read one by one
+            after = _up_to_verb(clause[end:found[i + 1][0] if i + 1 < len(found) else len(clause)])
             if _follows(clause, end, measures) if claim else fact_follows:
-                span = _up_to_verb(clause[end:found[i + 1][0] if i + 1 < len(found) else len(clause)])
+                group = _group_tokens(after)
             else:
-                span = _from_last_preposition(clause[found[i - 1][1] if i else 0:start])
-            pairs.append((quantity.value, _group_tokens(span)))
+                # "A did 52.4, compared with 46.1 | among B": a number with nothing before it is named after it
+                group = _group_tokens(_from_last_preposition(clause[found[i - 1][1] if i else 0:start])) \
+                    or (_group_tokens(after) if _follows(clause, end, measures) else frozenset())
+            pairs.append((quantity.value, group))
         out.append(pairs)
     return out
 
@@ -151,6 +158,13 @@ def _follows(clause: str, end: int, measures: frozenset[str]) -> bool:
     while len(after) > 1 and (after[0].lower.removesuffix("s") in measures
                               or (verb_form(after[0]) and after[0].lower not in AUXILIARIES)):
         after = after[1:]
+    if after and after[0].lower == "of" and not re.search(r"(?:%|per ?cent)\s*$", clause[:end]):
+        # "41% | of nurses" names a group; "52.4 minutes per day | of physical activity" names the measure, and a
+        # group may follow it ("... of activity | in the programme arm")
+        comma = clause.find(",", end)
+        after = [w for w in after[1:] if comma < 0 or w.start + end < comma]
+        after = after[next((i for i, w in enumerate(after) if w.lower in _ATTACHING and w.lower != "of"),
+                           len(after)):]
     return bool(after) and after[0].lower in _ATTACHING
 
 
@@ -159,11 +173,13 @@ def _from_last_preposition(span: str) -> str:
     any comma or "than": the words before it are the measure, shared by every group."""
     span = re.split(r",(?!\d)|\bthan\b|\bversus\b|\bcompared with\b", span)[-1]
     found = words(span)
-    # "in the highest quartile | of traffic noise": an "of" phrase belongs to the group its preposition opens
-    last = next((w for w in reversed(found) if w.lower in _ATTACHING and w.lower != "of"),
-                next((w for w in reversed(found) if w.lower == "of"), None))
+    # "in the highest quartile | of traffic noise": an "of" phrase belongs to the group its preposition opens; "a
+    # median throughput of | 48,200": an "of" right before the number introduces the value, not a group
+    named = [w for i, w in enumerate(found) if any(v.lower not in FUNCTION_WORDS for v in found[i + 1:])]
+    last = next((w for w in reversed(named) if w.lower in _ATTACHING and w.lower != "of"),
+                next((w for w in reversed(named) if w.lower == "of"), None))
     if last is not None:
-        return span[last.start:]
+        return _up_to_verb(span[last.start:])  # "in intervention schools | accumulated a mean of": the measure
     # no preposition: the subject names the group, its verb and object are the measure ("Heron 1.5 | sustained a
     # lower median throughput | (7,300 requests per second)")
     verb = next((w for i, w in reversed(list(enumerate(found))) if i and verb_form(w)), None)

@@ -1,0 +1,40 @@
+"""Values bound to their groups (issue 42, §5.2 "Hallucination"): a number keeps the group its fact states it for,
+however the fact or the sentence orders group and number. Facts and sentences written by hand."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from omega.grounding.groups import value_groups
+from omega.grounding.model import NOT_ENTAILED
+from tests.unit.omega.grounding.support import codes, fact, judge
+
+VERSIONS = fact("V1", "Under the batch workload, Heron 2.0 sustained a higher median throughput (9,100 requests per "
+                      "second) than Heron 1.5 (7,300 requests per second).", {"units": "requests per second"})
+ARMS = fact("V2", "At 12 months, pupils in programme schools accumulated a mean of 52.4 minutes per day of physical "
+                  "activity, compared with 46.1 minutes per day among pupils in control schools.",
+            {"units": "minutes per day"})
+
+
+def test_an_of_right_before_the_number_introduces_the_value_and_the_subject_names_the_group() -> None:
+    # "Heron 1.5 sustained a median throughput of | 9,100": the group is Heron 1.5, which the fact gives 7,300
+    verdict = judge("Under the batch workload, Heron 1.5 sustained a median throughput of 9,100 requests per "
+                    "second. [V1]", VERSIONS)
+    assert codes(verdict) == {NOT_ENTAILED}
+    assert "value moved to another group" in verdict.rationale
+    assert judge("Under the batch workload, Heron 2.0 sustained a median throughput of 9,100 requests per "
+                 "second. [V1]", VERSIONS).passed
+
+
+def test_a_fact_naming_one_group_before_its_number_and_the_other_after_keeps_both() -> None:
+    [pairs] = value_groups(ARMS.content, unit="minute/day")
+    assert pairs == [(Decimal("52.4"), frozenset({"program", "school"})),
+                     (Decimal("46.1"), frozenset({"pupil", "control", "school"}))]
+
+
+def test_a_value_moved_to_the_group_named_after_the_other_number_is_refused() -> None:
+    verdict = judge("At 12 months, pupils in control schools accumulated a mean of 52.4 minutes per day of physical "
+                    "activity. [V2]", ARMS)
+    assert "value moved to another group" in verdict.rationale
+    assert judge("At 12 months, pupils in programme schools accumulated a mean of 52.4 minutes per day of physical "
+                 "activity. [V2]", ARMS).passed
