@@ -63,7 +63,7 @@ def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact]) -> list[Fa
     stated = frozenset().union(*(f.analysis.tokens for f in facts)) if facts else frozenset()
     failures: list[Failure] = []
     drifted: set[tuple[str, str]] = set()
-    referring = _referring_back(claim)
+    referring = referring_back(claim)
     for kind, terms in QUALIFIER_TERMS.items():
         extra = sorted(t for t in (claim.tokens & terms) - stated - referring if not _restated(claim, t, stated))
         if not extra:
@@ -90,12 +90,13 @@ def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact]) -> list[Fa
     return failures
 
 
-_BACK = re.compile(r"\b(?:that|the same|this|those|these)\s+(year|years|month|months|week|weeks|day|days|decade)\b")
+_BACK = re.compile(r"\b(?:that|the same|this|those|these)\s+(year|years|month|months|week|weeks|day|days|decade|period|"
+                   r"periods|interval)\b")
 
 
-def _referring_back(claim: Analysis) -> frozenset[str]:
-    """Timeframe words that only refer back to a time the sentence states ("in 2022 ... that year"): they add no
-    timeframe of their own."""
+def referring_back(claim: Analysis) -> frozenset[str]:
+    """Timeframe words that only refer back to a time the sentence states ("in 2022 ... that year", "between 2022
+    and 2023 ... over the same period"): they add no timeframe, and no claim, of their own."""
     back = [m.group(1) for m in _BACK.finditer(claim.lowered)]
     if not back or not claim.numbers:
         return frozenset()

@@ -58,7 +58,7 @@ from omega.grounding.numeric import (
     presented_side_by_side,
 )
 from omega.grounding.qualifiers import OWNED as QUALIFIER_OWNED
-from omega.grounding.qualifiers import qualifier_integrity
+from omega.grounding.qualifiers import qualifier_integrity, referring_back
 from omega.grounding.quantities import unit_words
 from omega.grounding.rephrasing import aligned, renamed
 from omega.grounding.scope import OWNED as SCOPE_OWNED
@@ -142,7 +142,7 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     by_the_facts, reversed_by_numbers = directions_by_the_facts(claim_text, facts)
     failures += reversed_by_numbers
     differences = numbers.derivations or difference_stated(claim, facts)
-    owned = OWNED_ELSEWHERE | claim.units | (DERIVATION_WORDS if differences else frozenset()) \
+    owned = OWNED_ELSEWHERE | claim.units | referring_back(claim) | (DERIVATION_WORDS if differences else frozenset()) \
         | (ATTRIBUTION_WORDS if presented else frozenset()) | (QUANTITY_NOUNS if claim.quantities else frozenset()) \
         | directions_shown(claim, claim_text, numeric_sides(claim_text)) | by_the_facts \
         | presented_side_by_side(claim_text)

@@ -131,3 +131,20 @@ def test_that_year_refers_back_to_the_year_the_sentence_states_and_adds_no_timef
     unstated = judge("Caterpillar biomass on oak branches peaked on 12 May, and nest-box occupancy by blue tits did "
                      "not differ between edge and interior sites that year. [E7][E10]", peak, nests)
     assert QUALIFIER_DROPPED in codes(unstated)
+
+
+def test_the_same_period_refers_back_to_the_years_the_sentence_states() -> None:
+    wages = fact("W1", "Median weekly earnings in Eastdale rose by 3.8% between 2022 and 2023.",
+                 {"setting": "Eastdale", "timeframe": "2022 to 2023"})
+    prices = fact("W2", "Consumer prices in Eastdale rose by 5.2% between 2022 and 2023.",
+                  {"setting": "Eastdale", "timeframe": "2022 to 2023"})
+    assert judge("Median weekly earnings in Eastdale rose by 3.8% between 2022 and 2023, and consumer prices in "
+                 "Eastdale rose by 5.2% over the same period. [W1][W2]", wages, prices).passed
+    # without a time of its own in the sentence, "the same period" refers to nothing the facts state
+    assert not judge("Consumer prices in Eastdale rose by 5.2% over the same period. [W2]", prices).passed
+
+
+def test_daily_is_the_per_day_of_the_facts_unit() -> None:
+    steps = fact("D1", "Participants walked a mean of 6,200 steps per day at 12 months.",
+                 {"timeframe": "12 months", "units": "steps per day"})
+    assert judge("At 12 months, participants' mean daily step count was 6,200 steps. [D1]", steps).passed
