@@ -1,9 +1,14 @@
-"""`omega check oracle FILE.ndjson [--config FILE] [--report OUT.json]`: the Phase Q oracles over a test set.
+"""`omega check oracle FILE... [--config FILE] [--report OUT.json]`: the Phase Q oracles over test sets.
 
-One JSON line per case on stdout `{id, verdict, oracles: {A, B, C: {verdict, violations, metrics}}}`; a
-malformed line is reported on stderr with its line number and the other lines are still judged; when
-cases carry `expected.verdict`, the agreement with it is summarised on stderr. Exit 1 when a verdict disagrees with
-its `expected.verdict` (or, with none given, when a case fails), 0 otherwise, 2 on bad or empty input.
+FILES are NDJSON test-set files, directories (their *.ndjson and *.jsonl files, gzipped or not, recursively, by
+name) or `-` for stdin, judged in the order given. On the contract every `omega check` shares
+(`streams.cli.checking`: `--format json|table`, `--fail-on`, the summary on stderr, the exit code): one line per
+case `{kind: "case", id, verdict, oracles: {A, B, C: {verdict, violations, metrics}}, status}`, its `status` AGREE
+or DISAGREE (a rejection) when the case carries `expected.verdict`, else its verdict PASS or FAIL (a FAIL is a
+rejection). When cases carry `expected.verdict`, the agreement with it (`agreement with expected.verdict: A/N`)
+and each disagreement are printed on stderr before the summary `N cases judged: ...`. A malformed line is reported
+on stderr as FILE:LINE and the other lines are still judged. Exit 1 when a case is rejected, 0 otherwise, 2 on bad
+or empty input or when a line was malformed.
 """
 
 from __future__ import annotations
@@ -13,39 +18,56 @@ from pathlib import Path
 
 import click
 
-from omega.canonical import canonical_json
 from omega.oracle.case import CaseError, parse_case
 from omega.oracle.config import ConfigError
 from omega.oracle.report import CaseJudgement, build_report, judge_case, report_text
-from streams.cli.options import EXIT_FAILED, EXIT_OK, EXIT_USAGE, usage_error
+from streams.cli.checking import Tally, check_options
+from streams.cli.options import EXIT_USAGE, existing_files, files_argument, input_failed, usage_error
 from streams.cli.progress import with_progress
+from streams.replay_inputs import STDIN, InputError, input_suffix, read_input_bytes
 from streams.settings import Settings, SettingsError
 from streams.stages.base import InputRejected, parse_json_object
 from streams.stages.oracle import CONFIG_ENV, read_config
 
+CASE_SUFFIXES = {".ndjson", ".jsonl"}
+"""What a directory given to `check oracle` contributes (gzipped or not): test-set files."""
+AGREE, DISAGREE = "AGREE", "DISAGREE"
+
 
 @click.command("oracle")
-@click.argument("file", type=click.Path(path_type=Path))
+@files_argument
 @click.option("--config", "config_path", type=click.Path(path_type=Path), default=None,
               help=f"Phase Q config [default: ${CONFIG_ENV}, else the bundled copy of the shared one].")
 @click.option("--report", "report_path", type=click.Path(path_type=Path), default=None,
               help="Write the Phase Q report (key-sorted JSON, schema phase-q-report.schema.json) here.")
-def check_oracle(file: Path, config_path: Path | None, report_path: Path | None) -> None:
-    """Judge Phase Q cases (NDJSON test-set lines) with Oracle-A, -B and -C; exit 1 on a disagreement with the
-    expected verdicts (without them: on a FAIL), 2 on an empty input."""
+@check_options
+def check_oracle(files: tuple[Path, ...], config_path: Path | None, report_path: Path | None, output_format: str,
+                 fail_on: str) -> None:
+    """Judge Phase Q cases (NDJSON test-set lines; files, directories of *.ndjson/*.jsonl, `-` for stdin) with
+    Oracle-A, -B and -C: one line per case, `status` AGREE/DISAGREE with its expected verdict (without one: its
+    verdict PASS/FAIL); a summary on stderr; exit 1 on a DISAGREE or a FAIL (or `--fail-on` crossed), 2 on bad,
+    malformed or empty input."""
+    paths = case_files(files)
     try:
         config = read_config(config_path)
-        data = file.read_bytes()
     except (ConfigError, OSError) as exc:
         usage_error(str(exc))
     try:
         max_bytes = Settings.offline_from_env().max_event_bytes
     except SettingsError as exc:
         usage_error(str(exc))
+    lines: list[tuple[str, int, bytes]] = []
+    for path in paths:
+        try:
+            data = read_input_bytes(path)
+        except (OSError, InputError) as exc:
+            input_failed(exc)
+        name = "stdin" if path == STDIN else str(path)
+        lines += [(name, number, line) for number, line in enumerate(data.split(b"\n"), start=1)]
     judged: list[CaseJudgement] = []
+    tally = Tally(fail_on, output_format)
     malformed = 0
-    lines = data.split(b"\n")
-    for number, line in with_progress(enumerate(lines, start=1), len(lines), "judging cases"):
+    for name, number, line in with_progress(lines, len(lines), "judging cases"):
         if not line.strip():
             continue
         try:
@@ -56,32 +78,59 @@ def check_oracle(file: Path, config_path: Path | None, report_path: Path | None)
             reason = f"INVALID_CASE: {exc}"
         else:
             judged.append(judgement)
-            click.echo(canonical_json(judgement.to_line()))
+            status, rule = case_status(judgement)
+            tally.line({"kind": "case", **judgement.to_line(), "status": status}, status=status, rule=rule,
+                       where=f"{name}:{number} {judgement.case.id}")
             continue
         malformed += 1
-        click.echo(f"omega: {file}:{number}: malformed line, not judged: {reason}", err=True)
-    disagree = _agreement(judged)
+        click.echo(f"omega: {name}:{number}: malformed line, not judged: {reason}", err=True)
+    _agreement(judged)
     if report_path is not None:
         report_path.parent.mkdir(parents=True, exist_ok=True)
         report_path.write_text(report_text(build_report(judged, config)), encoding="utf-8", newline="\n")
     if malformed:
         sys.exit(EXIT_USAGE)
-    if not judged:
-        usage_error(f"empty input: no cases found in {file}")
-    # with expected verdicts the gate is agreement (a FAIL expected is a success); without, any FAIL fails
-    failed = disagree if disagree is not None else any(j.verdict != "PASS" for j in judged)
-    sys.exit(EXIT_FAILED if failed else EXIT_OK)
+    tally.finish("cases")
 
 
-def _agreement(judged: list[CaseJudgement]) -> bool | None:
-    """Print how many verdicts agree with `expected.verdict`, and which do not, on stderr; whether any disagrees
-    (None when no case gives one)."""
+def case_files(files: tuple[Path, ...]) -> list[Path]:
+    """The inputs in order: a directory gives its *.ndjson and *.jsonl files (gzipped or not) recursively by name,
+    `-` is stdin. A missing or binary input, or a directory without a case file, ends the command with exit 2."""
+    given: list[Path] = []
+    for named in files:
+        if named != STDIN and named.is_dir():
+            found = sorted(p.relative_to(named) for p in named.rglob("*")
+                           if input_suffix(p) in CASE_SUFFIXES and p.is_file())
+            if not found:
+                usage_error(f"{named}: no case files in this directory (.ndjson, .jsonl, gzipped or not)")
+            given += [named / p for p in found]
+        else:
+            given.append(named)
+    return existing_files(tuple(given))  # refuses missing and binary files, and stdin given twice
+
+
+def case_status(judgement: CaseJudgement) -> tuple[str, str]:
+    """A case's status and, for a rejected one, what the summary says of it: with `expected.verdict`, AGREE or
+    DISAGREE (`expected PASS, got FAIL (RULE-...)`), else its verdict PASS or FAIL (the rules that failed it: the
+    first violation's rule of each failing oracle)."""
+    rules = ", ".join(result.violations[0].rule_id for result in (judgement.a, judgement.b, judgement.c)
+                      if result.violations)
+    expected = judgement.case.expected.verdict if judgement.case.expected else None
+    if not expected:
+        return judgement.verdict, rules
+    if judgement.verdict == expected:
+        return AGREE, ""
+    return DISAGREE, f"expected {expected}, got {judgement.verdict}" + (f" ({rules})" if rules else "")
+
+
+def _agreement(judged: list[CaseJudgement]) -> None:
+    """Print how many verdicts agree with `expected.verdict`, and which do not, on stderr (nothing when no case
+    gives one)."""
     expected = [(j, j.case.expected.verdict) for j in judged if j.case.expected and j.case.expected.verdict]
     if not expected:
-        return None
+        return
     agree = sum(j.verdict == verdict for j, verdict in expected)
     click.echo(f"agreement with expected.verdict: {agree}/{len(expected)}", err=True)
     for j, verdict in expected:
         if j.verdict != verdict:
             click.echo(f"  {j.case.id}: expected {verdict}, got {j.verdict}", err=True)
-    return agree != len(expected)

@@ -39,9 +39,10 @@ def test_the_public_cases_give_one_line_each_full_agreement_and_exit_0(tmp_path:
     lines = _lines(result)
     assert result.exit_code == EXIT_OK  # every verdict agrees with its expected one, FAILs included
     assert len(lines) == 34
-    assert all(set(line) == {"id", "verdict", "oracles"} for line in lines)
+    assert all(set(line) == {"kind", "id", "verdict", "oracles", "status"} for line in lines)
+    assert {(line["kind"], line["status"]) for line in lines} == {("case", "AGREE")}
     assert all(set(line["oracles"]) == {"A", "B", "C"} for line in lines)
-    assert "agreement with expected.verdict: 34/34" in result.stderr
+    assert result.stderr == "agreement with expected.verdict: 34/34\n34 cases judged: AGREE 34\n"
     schema = json.loads(PHASE_Q_REPORT_SCHEMA.read_text(encoding="utf-8"))
     jsonschema.Draft7Validator(schema).validate(json.loads(report.read_text(encoding="utf-8")))
 
@@ -55,7 +56,8 @@ def test_exit_0_when_every_case_passes_and_no_summary_without_expectations(tmp_p
     result = _invoke(str(path), "--config", str(CONFIG))
     assert result.exit_code == EXIT_OK
     assert {line["verdict"] for line in _lines(result)} == {"PASS"}
-    assert "agreement with expected.verdict: 14/14" in result.stderr
+    # 17 passing cases: 14 keep their expected PASS (AGREE), 3 have none (their verdict PASS is their status)
+    assert result.stderr == "agreement with expected.verdict: 14/14\n17 cases judged: AGREE 14, PASS 3\n"
 
 
 def test_a_malformed_line_is_reported_with_its_number_the_others_are_judged_and_exit_is_2(tmp_path: Path) -> None:
