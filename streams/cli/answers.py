@@ -9,7 +9,8 @@ The two checks are on the contract every `omega check` shares (`streams.cli.chec
 `--fail-on`, a summary on stderr with the first rejections). `check answers` prints one line per question
 {kind: "answer", id, question, status, text, verdict, chunks_used, fact_chain, support_scores, conflicts, reason}
 (the §7 contract with snake_case keys; `status` PASS when every expectation of the question is met, else FAIL, a
-rejection), the scores on stderr. `check extraction` prints one line per chunk {kind: "chunk", chunk_id, runs,
+rejection), the scores and the facts the suite's store refused (`omega: rejected: {...}`, snake_case too) on
+stderr. `check extraction` prints one line per chunk {kind: "chunk", chunk_id, runs,
 mean_jaccard, fact_counts, reliable, status} (`status` RELIABLE, or UNRELIABLE below a mean Jaccard of 0.8, a
 rejection). Exit codes: 0 ok, 1 an expectation not met (or extraction unreliable, or `--fail-on` crossed), 2 bad
 or empty input.
@@ -160,8 +161,8 @@ def check_answers(suite_path: Path, output_format: str, fail_on: str) -> None:
     except (ValueError, SuiteError) as exc:
         usage_error(f"bad suite {suite_path}: {exc}")
     store, rejections = build_store(suite)
-    for rejection in rejections:
-        click.echo(f"omega: rejected: {canonical_json(rejection.to_dict())}", err=True)
+    for rejection in rejections:  # snake_case as the lines are (`omega ingest` keeps the §4.1 camelCase)
+        click.echo(f"omega: rejected: {canonical_json(snake_keys(rejection.to_dict()))}", err=True)
     results = []
     tally = Tally(fail_on, output_format)
     for question in with_progress(suite.questions, len(suite.questions), "answering questions"):
