@@ -9,11 +9,19 @@ in their groups), qualifier integrity, scope and strength fidelity, numerical ac
 then made one a writer can act on (`explain`). The content checks run only against cited facts that are
 allowed and known; when the claim's missing tokens and numbers are all stated by one allowed fact the sentence
 does not cite, that is reported as UNCITED_FACT_USED instead of NOT_ENTAILED / NUMERIC_MISMATCH.
+
+A fact whose subject is a personal pronoun ("She took a teaching position ...", a source sentence cut from its
+paragraph) names no one: the one fact a sentence cites is read as being about the sentence's subject name, and the
+rationale says so (`anaphoric_subject`). Only a pronoun (a definite noun, "the drug", has content the sentence's
+name would have to match), only the subject, only with one cited fact: every other word is checked as before.
+Measured on FEVER-Symmetric dev, where evidence sentences are cut this way: recall 139 -> 152 of 354, false support
+unchanged (2 of 354).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from omega.grounding.binding import clause_local_binding, copula_binding
@@ -63,7 +71,7 @@ from omega.grounding.quantities import unit_words
 from omega.grounding.rephrasing import aligned, renamed
 from omega.grounding.scope import OWNED as SCOPE_OWNED
 from omega.grounding.scope import scope_and_strength_fidelity
-from omega.grounding.tokens import Analysis, analyse, normals
+from omega.grounding.tokens import Analysis, analyse, normal, normals
 
 MAX_SENTENCE_CHARS = 2000
 OWNED_ELSEWHERE = QUALIFIER_OWNED | SCOPE_OWNED | normals(sorted(w for w in unit_words() if len(w) <= 2))
@@ -146,7 +154,12 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
         | (ATTRIBUTION_WORDS if presented else frozenset()) | (QUANTITY_NOUNS if claim.quantities else frozenset()) \
         | directions_shown(claim, claim_text, numeric_sides(claim_text)) | by_the_facts \
         | presented_side_by_side(claim_text)
+    anaphor, pronoun = anaphoric_subject(claim, facts)
+    owned |= anaphor
     claim, readings, framed = read_as_facts(claim_text, claim, facts, owned)
+    if anaphor:
+        named = " ".join(w for name in claim.names if set(map(normal, name)) & anaphor for w in claim.spoken(name))
+        readings += (f"{named} = '{pronoun}', the subject of {facts[0].id}, which names no subject",)
     partners = name_partners(claim, [f.analysis for f in facts])
     coverage = semantic_entailment(claim, facts, owned, partners)
     uncited = uncited_fact_use(coverage.uncovered, numbers.unmatched, cited, allowed_facts)
@@ -172,6 +185,22 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     if judge is not None and judged.paraphrase_uncertain and failures[0].code == NOT_ENTAILED:
         return consult(judged, judge, claim_text, [f.statement for f in facts], ids)
     return judged
+
+
+# A fact whose subject is a personal pronoun (sources split into sentences: "She took a teaching position ...")
+_ANAPHOR = re.compile(r"^(?:[^,]{0,80}, )?(he|she|it|they)\b", re.IGNORECASE)
+
+
+def anaphoric_subject(claim: Analysis, facts: Sequence[AtomicFact]) -> tuple[frozenset[str], str]:
+    """The sentence's subject name, and the pronoun it stands for, when its one cited fact's subject is a personal
+    pronoun ("She took a teaching position ..."): the citation says whom the fact is about. Only the subject, only
+    a name; a fact naming its subject, or two cited facts, leave nothing to resolve."""
+    pronoun = _ANAPHOR.match(facts[0].content) if len(facts) == 1 else None
+    if pronoun is None or any(w in facts[0].analysis.subject for name in facts[0].analysis.names for w in name):
+        return frozenset(), ""
+    named = frozenset(normal(w) for name in claim.names for w in name)
+    unstated = claim.subject - facts[0].analysis.tokens
+    return (unstated, pronoun.group(1)) if unstated and unstated <= named else (frozenset(), "")
 
 
 def _rationale(ids: str, checked: int, claim: Analysis, derivations: tuple[str, ...],

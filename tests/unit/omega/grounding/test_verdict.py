@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from omega.grounding.model import INSUFFICIENT_EVIDENCE
 from omega.grounding.verdict import Evidence, Sentence, verify_sentence
-from tests.unit.omega.grounding.support import BASELINE, DIZZY, DIZZY_PLACEBO, NO_STROKE, codes, judge
+from tests.unit.omega.grounding.support import BASELINE, DIZZY, DIZZY_PLACEBO, NO_STROKE, codes, fact, judge
 
 GOOD = "Dizziness was reported by 8.4% of participants receiving drug A. [F3]"
 KEPT = "; qualifiers, scope and strength preserved"
@@ -89,3 +89,26 @@ def test_the_sentence_record_carries_the_decision() -> None:
     assert record == {"index": 1, "text": GOOD, "cited_fact_ids": ["F3"], "edited_by_user": False, "outcome": "PASS",
                       "rationale": f"entailed by F3: 5 claim token(s) covered, 1 number(s) stated by the facts{KEPT}",
                       "failures": []}
+
+
+def test_a_fact_whose_subject_is_a_pronoun_is_about_the_subject_the_citing_sentence_names() -> None:
+    # a source split into sentences: "She ..." names no one, and the citation says whom it is about
+    teacher = fact("P1", "She took a teaching position as a social studies teacher at Concord High School in 1983.")
+    verdict = judge("Christa McAuliffe took a teaching position at Concord High School. [P1]", teacher)
+    assert verdict.passed
+    assert "= 'She', the subject of P1, which names no subject" in verdict.rationale
+    # only the subject is resolved: any other name must still be stated
+    assert not judge("Christa McAuliffe took a teaching position at Exeter High School. [P1]", teacher).passed
+
+
+def test_a_fact_naming_its_subject_or_a_definite_noun_resolves_nothing() -> None:
+    named = fact("P2", "Sharon Christa McAuliffe took a teaching position at Concord High School in 1983.")
+    assert not judge("Barbara Morgan took a teaching position at Concord High School. [P2]", named).passed
+    # "The drug" has content of its own: it does not stand for whichever drug the sentence names
+    drug = fact("P3", "The drug lowered systolic blood pressure by 12 mmHg over 24 weeks.")
+    assert not judge("Losartan lowered systolic blood pressure by 12 mmHg over 24 weeks. [P3]", drug).passed
+    # two cited facts: whom each pronoun stands for is not for the verifier to guess
+    founded, size = fact("P4", "It was founded in 1857."), fact("P5", "It has 1,200 members.")
+    assert judge("Harrow Athletic Club was founded in 1857. [P4]", founded).passed
+    assert not judge("Harrow Athletic Club was founded in 1857 and has 1,200 members. [P4][P5]", founded,
+                     size).passed
