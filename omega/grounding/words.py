@@ -236,7 +236,11 @@ def _cut_at_words(text: str, claim: bool = False) -> list[str]:
 def _reduced_relative(before: Word, word: Word) -> bool:
     """"a cricketer born in July": a participle right after a lower-case noun (not an auxiliary or adverb)."""
     return (verb_form(word) and word.lower not in AUXILIARIES and not before.capitalised
-            and before.lower not in AUXILIARIES and not before.lower.endswith("ly") and len(before.lower) > 2)
+            and before.lower not in AUXILIARIES and before.lower not in _GET_PASSIVE
+            and not before.lower.endswith("ly") and len(before.lower) > 2)
+
+
+_GET_PASSIVE = frozenset({"get", "gets", "got", "gotten", "getting"})  # "got married": the get-passive's auxiliary
 
 
 def subject_end(found: Sequence[Word]) -> int:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from omega.grounding.tokens import analyse
 from omega.grounding.words import clauses, life_dates, names, nominals, plain, set_aside, words
+from tests.unit.omega.grounding.support import fact, judge
 
 
 def _surfaces(text: str) -> list[str]:
@@ -81,3 +83,10 @@ def test_a_claim_is_not_cut_between_an_adverb_and_its_verb() -> None:
 def test_an_adverb_between_the_copula_and_its_determiner_is_skipped() -> None:
     assert [[w.lower for w in n] for n in nominals("Smith is also a singer in London")] == [["singer"]]
     assert [[w.lower for w in n] for n in nominals("Smith is now mainly a painter of ships")] == [["painter"]]
+
+
+def test_the_get_passive_keeps_its_participle_in_the_clause_and_says_no_more_than_it() -> None:
+    assert clauses("In 1986, Tatum O'Neal got married.", claim=True) == ["In 1986, Tatum O'Neal got married."]
+    assert "get" not in analyse("In 1986, Tatum O'Neal got married.", claim=True).tokens
+    wedding = fact("G1", "In 1986, O'Neal married professional tennis player John McEnroe.")
+    assert judge("In 1986, O'Neal got married. [G1]", wedding).passed
