@@ -5,8 +5,14 @@ The one documented derivation: the absolute difference of two quantities of the 
 unit (a fall from 148 to 136 mmHg may be stated as "12 mmHg"; two percentages differ by percentage points: 6.4%
 and 5.1% by "1.3 percentage points", not by "1.3%", which is a relative change). A sentence that uses it may
 name it with the neutral words of `DERIVATION_WORDS` ("the difference ... was 170 mAh/g"); a direction word
-("higher") must be stated by the facts or shown by the sentence's own two numbers (`directions_shown`). Nothing else
-is computed: no ratios, no percent changes, no sums, no rounding ("12.4" is not "12"; "about 12" is not "12.4").
+("higher") must be stated by the facts or shown by the sentence's own two numbers (`directions_shown`).
+
+A strict bound on a proportion ("fewer than half of the 36 ponds", "more than 20% of respondents") is entailed when
+every proportion the cited facts state for it meets it: the counts out of the total the sentence names ("14 of 36
+ponds": 38.9% < 50%), else every percentage the facts state (§5.1 "strictly entailed"; one that does not meet it
+refuses the bound, since the verifier cannot tell which one the sentence means). An approximation ("nearly half",
+"about 40%") is no bound and stays refused. Nothing else is computed: no ratios, no percent changes, no sums, no
+rounding ("12.4" is not "12"; "about 12" is not "12.4").
 """
 
 from __future__ import annotations
@@ -35,6 +41,7 @@ class NumericResult:
     failures: tuple[Failure, ...]
     unmatched: tuple[Quantity, ...]
     derivations: tuple[str, ...]
+    bound_words: frozenset[str] = frozenset()  # "fewer" of "fewer than half": the bound's, not a claim word
 
 
 def numerical_accuracy(claim: Analysis, facts: Sequence[AtomicFact]) -> NumericResult:
@@ -44,17 +51,52 @@ def numerical_accuracy(claim: Analysis, facts: Sequence[AtomicFact]) -> NumericR
     failures: list[Failure] = []
     unmatched: list[Quantity] = []
     derivations: list[str] = []
+    bounds = _bounds(claim.lowered)
+    bound_words: set[str] = set()
     for quantity in claim.quantities:
         if any(same_quantity(q, s) for q in (quantity, *as_rates(quantity, claim.lowered)) for s in stated):
             continue
         derived = _difference(quantity, stated)
+        word = bounds.get((quantity.text, quantity.value))
+        if derived is None and word is not None:
+            derived = _bound_met(word, quantity, claim, facts)
+            bound_words.update({normal(word)} if derived else ())
         if derived is not None:
             derivations.append(derived)
             continue
         unmatched.append(quantity)
         failures.append(Failure(NUMERIC_MISMATCH, f"'{quantity.show()}' is {_how(quantity, stated)}",
                                 f"a cited fact stating '{quantity.show()}' exactly", ids))
-    return NumericResult(tuple(failures), tuple(unmatched), tuple(derivations))
+    return NumericResult(tuple(failures), tuple(unmatched), tuple(derivations), frozenset(bound_words))
+
+
+_BOUND = re.compile(r"\b(more|fewer|less|greater)\s+than\s+$")
+_COUNT_OF = re.compile(r"(?<![\w.])(\d[\d,]*)\s+(?:of|out of)\s+(?:the\s+)?(\d[\d,]*)(?![\d.])")
+_UP_BOUNDS = frozenset({"more", "greater"})
+
+
+def _bounds(lowered: str) -> dict[tuple[str, Decimal], str]:
+    """The sentence's proportions stated as a bound ("fewer than half", "more than 20%"): (text, value) -> word."""
+    return {(q.text, q.value): m.group(1) for start, _end, q in quantity_spans(lowered)
+            if q.unit == "%" and (m := _BOUND.search(lowered[:start])) is not None}
+
+
+def _bound_met(word: str, bound: Quantity, claim: Analysis, facts: Sequence[AtomicFact]) -> str | None:
+    """A strict bound every proportion the cited facts state for it meets ("fewer than half of the 36 ponds" from
+    "14 of 36 ponds"): the proportions of counts out of a total the sentence names, else every stated percentage.
+    None when there is none or one of them does not meet it."""
+    totals = {q.value for q in claim.quantities if q.unit is None}
+    pairs = [(Decimal(a.replace(",", "")), Decimal(b.replace(",", ""))) for f in facts
+             for a, b in _COUNT_OF.findall(f.content)]
+    named = [(a, b) for a, b in pairs if b in totals and 0 < a <= b]
+    shares = [(a * 100 / b, f"{a} of {b}") for a, b in named] or \
+        [(q.value, q.show()) for f in facts for q in f.analysis.quantities if q.unit == "%"]
+    if not shares:
+        return None
+    up = word in _UP_BOUNDS
+    if all((share > bound.value) if up else (share < bound.value) for share, _shown in shares):
+        return "; ".join(f"{word} than {bound.text}: {shown}" for _share, shown in shares)
+    return None
 
 
 _DIFFERENCE_AFTER = re.compile(r"\s*(?:[a-zµ°%/²³-]+\s+){0,3}?(?:more|less|fewer|higher|lower|greater|smaller|larger|"

@@ -150,8 +150,9 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     by_the_facts, reversed_by_numbers = directions_by_the_facts(claim_text, facts)
     failures += reversed_by_numbers
     differences = numbers.derivations or difference_stated(claim, facts)
-    owned = OWNED_ELSEWHERE | claim.units | referring_back(claim) | (DERIVATION_WORDS if differences else frozenset()) \
-        | (ATTRIBUTION_WORDS if presented else frozenset()) | (QUANTITY_NOUNS if claim.quantities else frozenset()) \
+    owned = OWNED_ELSEWHERE | claim.units | referring_back(claim) | numbers.bound_words \
+        | (DERIVATION_WORDS if differences else frozenset()) | (ATTRIBUTION_WORDS if presented else frozenset()) \
+        | (QUANTITY_NOUNS if claim.quantities else frozenset()) \
         | directions_shown(claim, claim_text, numeric_sides(claim_text)) | by_the_facts \
         | presented_side_by_side(claim_text)
     anaphor, pronoun = anaphoric_subject(claim, facts)

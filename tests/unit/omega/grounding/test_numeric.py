@@ -225,3 +225,27 @@ def test_a_difference_the_fact_states_may_be_called_the_difference() -> None:
     # a number the fact does not state as a difference is not one
     assert not judge("At 12 months, the mean difference in physical activity between pupils in programme schools "
                      "and pupils in control schools was 12 minutes per day. [A1]", ACTIVITY).passed
+
+
+PONDS = fact("B1", "Newts were detected in 14 of 36 ponds surveyed in 2022.", {"timeframe": "2022"})
+PAIN = fact("B2", "Injection-site pain was reported by 24.1% of vaccine recipients and 8.7% of placebo recipients.")
+
+
+def test_a_strict_bound_every_stated_proportion_meets_is_entailed() -> None:
+    # 14 of 36 = 38.9%: below a half, above a third
+    verdict = judge("Newts were detected in fewer than half of the 36 ponds surveyed in 2022. [B1]", PONDS)
+    assert verdict.passed
+    assert "fewer than half: 14 of 36" in verdict.rationale
+    assert judge("Newts were detected in more than a third of the 36 ponds surveyed in 2022. [B1]", PONDS).passed
+    assert not judge("Newts were detected in more than half of the 36 ponds surveyed in 2022. [B1]", PONDS).passed
+    assert not judge("Newts were detected in fewer than a third of the 36 ponds surveyed in 2022. [B1]",
+                     PONDS).passed
+
+
+def test_an_approximation_is_no_bound_and_a_bound_one_stated_share_breaks_is_refused() -> None:
+    assert not judge("Newts were detected in nearly half of the 36 ponds surveyed in 2022. [B1]", PONDS).passed
+    # 24.1% is below a quarter but 8.7% is below it too: "more than a quarter" is met by neither
+    assert not judge("Injection-site pain was reported by more than a quarter of vaccine recipients. [B2]",
+                     PAIN).passed
+    # "fewer than 10%" holds for placebo (8.7%) but not for vaccine recipients (24.1%): which one is unsaid
+    assert not judge("Injection-site pain was reported by fewer than 10% of recipients. [B2]", PAIN).passed
