@@ -14,6 +14,8 @@ Qualifier terms are recognised with the lexicon `QUALIFIER_TERMS` (population, s
     adding qualifiers, altering scope, strengthening and generalising populations; §5.2 names the drift it means
     ("timeframe, dosage, setting"). A sentence that names a method must still name the fact's (drift), and
     strength is the scope check's: "associated" stays "associated" without "in an observational cohort".
+A method noun used only as "the trial" / "this study" names the study back ("participants in the trial"): no design
+is claimed, so it is neither added nor drift; "a randomised trial" still claims one.
 A timeframe word that refers back to a time the sentence states ("in 2022 ... that year", "the same year") is
 anaphora, not a timeframe of its own (§5.1 "Restating facts in academic prose"): it is neither added nor drift.
 """
@@ -65,7 +67,8 @@ def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact]) -> list[Fa
     drifted: set[tuple[str, str]] = set()
     referring = referring_back(claim)
     for kind, terms in QUALIFIER_TERMS.items():
-        extra = sorted(t for t in (claim.tokens & terms) - stated - referring if not _restated(claim, t, stated))
+        extra = sorted(t for t in (claim.tokens & terms) - stated - referring
+                       if not _restated(claim, t, stated) and not (kind == "method" and _the_study(claim, t)))
         if not extra:
             continue
         holders = [f for f in facts if any(category(k) == kind for k in f.qualifiers)]
@@ -101,6 +104,18 @@ def referring_back(claim: Analysis) -> frozenset[str]:
     if not back or not claim.numbers:
         return frozenset()
     return frozenset(normal(w) for w in back if len(re.findall(rf"\b{w}\b", claim.lowered)) == 1)
+
+
+_STUDY_NOUNS = frozenset({"trial", "study", "survey", "cohort"})
+
+
+def _the_study(claim: Analysis, token: str) -> bool:
+    """A method noun the sentence uses only as "the trial" / "this study": the study the facts come from, named
+    back, not a design the sentence claims ("participants in the trial"; "a randomised trial" still claims one)."""
+    surface = claim.spoken([token])[0].lower()
+    return surface in _STUDY_NOUNS and all(
+        re.search(r"\b(?:the|this)\s+$", claim.lowered[:m.start()]) is not None
+        for m in re.finditer(rf"\b{re.escape(surface)}\b", claim.lowered))
 
 
 def _restated(claim: Analysis, token: str, stated: frozenset[str]) -> bool:

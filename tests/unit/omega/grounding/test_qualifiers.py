@@ -148,3 +148,13 @@ def test_daily_is_the_per_day_of_the_facts_unit() -> None:
     steps = fact("D1", "Participants walked a mean of 6,200 steps per day at 12 months.",
                  {"timeframe": "12 months", "units": "steps per day"})
     assert judge("At 12 months, participants' mean daily step count was 6,200 steps. [D1]", steps).passed
+
+
+def test_the_trial_names_the_study_back_and_a_trial_claims_a_design() -> None:
+    dose = fact("M1", "Participants received a single 120-microgram intramuscular dose of RV-3 or placebo.",
+                {"method": "intramuscular injection"})
+    assert judge("Participants in the trial received a single 120-microgram intramuscular dose of RV-3 or "
+                 "placebo. [M1]", dose).passed
+    verdict = judge("Participants in a randomised trial received a single 120-microgram intramuscular dose of RV-3 "
+                    "or placebo. [M1]", dose)
+    assert QUALIFIER_DRIFT in codes(verdict)
