@@ -7,6 +7,8 @@ and 5.1% by "1.3 percentage points", not by "1.3%", which is a relative change).
 name it with the neutral words of `DERIVATION_WORDS` ("the difference ... was 170 mAh/g"); a direction word
 ("higher") must be stated by the facts or shown by the sentence's own two numbers (`directions_shown`).
 
+An amount keeps its direction in other words: "6.2 minutes less sleep" for "6.2 minutes (95% CI ...) shorter
+sleep", "each 10 dB higher" for "each 10 dB increase" (`amount_directions`: the same number, the same way).
 A strict bound on a proportion ("fewer than half of the 36 ponds", "more than 20% of respondents") is entailed when
 every proportion the cited facts state for it meets it: the counts out of the total the sentence names ("14 of 36
 ponds": 38.9% < 50%), else every percentage the facts state (§5.1 "strictly entailed"; one that does not meet it
@@ -136,6 +138,33 @@ def _how(quantity: Quantity, stated: list[Quantity]) -> str:
 UP = lexicon("increase increased rise rose risen grow grew higher more greater larger longer climb climbed gain gained")
 DOWN = lexicon("""decrease decreased fall fell drop dropped decline declined lower less fewer smaller shorter reduce
     reduced""")
+_BRACKET = re.compile(r"\([^()]*\)")
+
+
+def amount_directions(claim: Analysis, facts: Sequence[AtomicFact]) -> frozenset[str]:
+    """Direction words that follow an amount the cited facts follow with a word of the same direction ("6.2
+    minutes less sleep" for "6.2 minutes (95% CI ...) shorter sleep"): the same difference in other words (§5.1).
+    A word of the other direction is left to the entailment check, which refuses it."""
+    stated: set[tuple[Decimal, str | None, bool]] = set()  # (value, unit, up) of each fact amount with a direction
+    for fact in facts:
+        text = _BRACKET.sub(" ", fact.analysis.lowered)
+        stated.update((q.value, q.unit, up) for _s, end, q in quantity_spans(text)
+                      if (up := _direction_after(text, end)) is not None)
+    owned: set[str] = set()
+    text = _BRACKET.sub(" ", claim.lowered)
+    for _start, end, quantity in quantity_spans(text):
+        up = _direction_after(text, end)
+        if up is not None and (quantity.value, quantity.unit, up) in stated:
+            owned.update(normal(w) for w in re.findall(r"[a-z]+", text[end:end + 30])[:2] if normal(w) in UP | DOWN)
+    return frozenset(owned)
+
+
+def _direction_after(text: str, end: int) -> bool | None:
+    """Whether the direction word among the two words right after a number's end goes up; None without one."""
+    found = [normal(w) for w in re.findall(r"[a-z]+", text[end:end + 30])[:2] if normal(w) in UP | DOWN]
+    return (found[0] in UP) if found else None
+
+
 _FROM_TO = re.compile(r"\bfrom\s+(?P<a>[^\s,;]+)[^;,]*?\bto\s+(?P<b>[^\s,;]+)")
 
 

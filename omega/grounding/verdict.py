@@ -59,6 +59,7 @@ from omega.grounding.names import name_partners
 from omega.grounding.numeric import (
     DERIVATION_WORDS,
     QUANTITY_NOUNS,
+    amount_directions,
     difference_stated,
     directions_shown,
     from_to_reversed,
@@ -151,6 +152,7 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     failures += reversed_by_numbers
     differences = numbers.derivations or difference_stated(claim, facts)
     owned = OWNED_ELSEWHERE | claim.units | referring_back(claim) | numbers.bound_words \
+        | amount_directions(claim, facts) \
         | (DERIVATION_WORDS if differences else frozenset()) | (ATTRIBUTION_WORDS if presented else frozenset()) \
         | (QUANTITY_NOUNS if claim.quantities else frozenset()) \
         | directions_shown(claim, claim_text, numeric_sides(claim_text)) | by_the_facts \

@@ -249,3 +249,16 @@ def test_an_approximation_is_no_bound_and_a_bound_one_stated_share_breaks_is_ref
                      PAIN).passed
     # "fewer than 10%" holds for placebo (8.7%) but not for vaccine recipients (24.1%): which one is unsaid
     assert not judge("Injection-site pain was reported by fewer than 10% of recipients. [B2]", PAIN).passed
+
+
+NOISE = fact("N1", "Among cohort children, each 10 dB increase in night-time noise was associated with 6.2 minutes "
+                   "(95% CI 2.4 to 10.0) shorter sleep.")
+
+
+def test_an_amount_keeps_its_direction_in_other_words() -> None:
+    # "10 dB higher" = "10 dB increase"; "6.2 minutes less" = "6.2 minutes (CI) shorter": same amounts, same ways
+    assert judge("Among cohort children, each 10 dB higher night-time noise was associated with 6.2 minutes less "
+                 "sleep. [N1]", NOISE).passed
+    # the other direction is not the same difference
+    assert not judge("Among cohort children, each 10 dB higher night-time noise was associated with 6.2 minutes "
+                     "more sleep. [N1]", NOISE).passed
