@@ -118,6 +118,9 @@ LIGHT_VERBS = re.compile(
 # 4.8 L/m²/h") carries no claim when a number follows it in the clause: the measurement is the claim.
 MEASURING_VERBS = re.compile(r"\b(?:gave|give|gives|giving|exhibit(?:s|ed|ing)?|display(?:s|ed|ing)?)\b"
                              r"(?=[^.;:\d]{0,60}?\d)")
+# "8-year-old children" = "children aged 8 years" = "at age 8 years": the age is the number and its unit, "old" says
+# nothing more
+AGED = re.compile(r"\d+[- ](?:year|month|week|day)s?[- ](old)\b")
 PHRASAL_VERBS = (
     (re.compile(r"\b(?:go|goes|went|gone|going) down\b"), "decrease"),
     (re.compile(r"\b(?:go|goes|went|gone|going) up\b"), "increase"),
@@ -281,6 +284,7 @@ def _tokens_of(text: str) -> _Piece:
     negated = bool(spans)
     spans += [(m.start(), m.end()) for m in LIGHT_VERBS.finditer(lowered)]
     spans += [(m.start(), m.end()) for m in MEASURING_VERBS.finditer(lowered)]
+    spans += [m.span(1) for m in AGED.finditer(lowered)]
     phrasal = [(m, verb) for pattern, verb in PHRASAL_VERBS for m in pattern.finditer(lowered)]
     for m, _verb in phrasal:  # "brought blood pressure down": the verb and its particle, not the object between
         inner = m.span("object") if "object" in m.re.groupindex and m.group("object") else None

@@ -132,3 +132,9 @@ def test_a_phrasal_verb_split_by_its_object_is_its_one_word_verb_and_keeps_the_o
         == ("drug", "entitya", "systolic", "blood", "pressur", "mmhg", normal("reduce"))
     assert normal("conduct") in analyse("The team carried the survey out in 2022.").content
     assert "survey" in analyse("The team carried the survey out in 2022.").content
+
+
+def test_an_age_in_years_old_is_its_number_and_unit() -> None:
+    # "8-year-old children" says what "children aged 8 years" says: "old" is no claim of its own
+    assert "old" not in analyse("Among 8-year-old children, sleep was shorter.", claim=True).tokens
+    assert "old" in analyse("The old bridge was closed.", claim=True).tokens
