@@ -35,8 +35,9 @@ _PTB_RE = re.compile("|".join(re.escape(k) for k in _PTB))
 _POSSESSIVE = re.compile(r"(?<=\w)\s?'s\b|(?<=s)'(?=\s)")
 ABBREVIATIONS = {"u.s.": "United States", "u.s.a.": "United States", "usa": "United States",
                  "u.k.": "United Kingdom", "uk": "United Kingdom", "u.n.": "United Nations"}
-# A dotted abbreviation (two or more letter-dot pairs), or a word with inner apostrophes (O'Neal, don't, n't).
-WORD = re.compile(r"\b(?:(?:[^\W\d_]\.){2,}|[^\W\d_]+(?:'[^\W\d_]+)*)")
+# A dotted abbreviation (two or more letter-dot pairs), or a word with inner apostrophes (O'Neal, don't, n't), or a
+# formula or code whose digits are glued to its letters (NO2, PbI3, H2O: one name, and "NO2" is no negation).
+WORD = re.compile(r"\b(?:(?:[^\W\d_]\.){2,}|[^\W\d_]+(?:'[^\W\d_]+)*(?:\d+[^\W\d_]*)*)")
 _OPEN, _CLOSE = "([{", ")]}"
 _BRACKETS = re.compile(r"[()\[\]{}]")
 _COMMA = re.compile(r",(?!\d)")

@@ -90,3 +90,8 @@ def test_the_get_passive_keeps_its_participle_in_the_clause_and_says_no_more_tha
     assert "get" not in analyse("In 1986, Tatum O'Neal got married.", claim=True).tokens
     wedding = fact("G1", "In 1986, O'Neal married professional tennis player John McEnroe.")
     assert judge("In 1986, O'Neal got married. [G1]", wedding).passed
+
+
+def test_a_formula_whose_digits_are_glued_to_its_letters_is_one_word_and_no_negation() -> None:
+    assert [w.lower for w in words("NO2 and PbI3 in H2O")] == ["no2", "and", "pbi3", "in", "h2o"]
+    assert not analyse("Residential NO2 exposure was estimated with a regression model.").negated
