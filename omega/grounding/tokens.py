@@ -113,7 +113,8 @@ LIGHT_VERBS = re.compile(
     r"achiev(?:es|ed|ing)|recorded|involv(?:es|ed|ing)|(?:made|make|makes) up|register(?:s|ed)|"
     r"total(?:s|led|ed|ling)|(?:stood|stands|stand) at|underw(?:ent)|undergo(?:es|ne)?|experienc(?:ed|es)|"
     r"attain(?:s|ed)|as a whole|(?:take|takes|took|taken|taking) place|"
-    r"(?:get|gets|got|gotten|getting)(?=\s+[a-z]+ed\b))\b")  # the get-passive: "got married" = "married"
+    r"(?:get|gets|got|gotten|getting)(?=\s+[a-z]+ed\b)|according to)\b")  # the get-passive: "got married" =
+# "married"; "according to" only attributes to the source the words after it name, which must be stated
 # A verb that only reports a measurement ("microscopy gave a roughness of 61 nm", "the membrane exhibited a flux of
 # 4.8 L/m²/h") carries no claim when a number follows it in the clause: the measurement is the claim.
 MEASURING_VERBS = re.compile(r"\b(?:gave|give|gives|giving|exhibit(?:s|ed|ing)?|display(?:s|ed|ing)?)\b"

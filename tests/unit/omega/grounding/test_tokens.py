@@ -138,3 +138,11 @@ def test_an_age_in_years_old_is_its_number_and_unit() -> None:
     # "8-year-old children" says what "children aged 8 years" says: "old" is no claim of its own
     assert "old" not in analyse("Among 8-year-old children, sleep was shorter.", claim=True).tokens
     assert "old" in analyse("The old bridge was closed.", claim=True).tokens
+
+
+def test_according_to_attributes_and_its_source_must_still_be_stated() -> None:
+    dft = fact("A1", "Density functional theory calculations indicated that PEAI binding may suppress iodide "
+                     "vacancies.")
+    assert judge("According to density functional theory calculations, PEAI binding may suppress iodide "
+                 "vacancies. [A1]", dft).passed
+    assert not judge("According to X-ray diffraction, PEAI binding may suppress iodide vacancies. [A1]", dft).passed
