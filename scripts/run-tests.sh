@@ -5,13 +5,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BIN=.venv/bin
+T0=$SECONDS
 
 echo "== ruff"; $BIN/ruff check omega streams projections tests
 echo "== mypy"; $BIN/mypy
 
 started=""
-stop_broker() { if [[ -n "$started" ]]; then bash deploy/kafka/kafka.sh down || true; fi; }
-trap stop_broker EXIT
+pg_started=""
+wall=""
+finish() {
+  if [[ -n "$pg_started" ]]; then bash deploy/postgres/pg.sh down >/dev/null || true; fi
+  if [[ -n "$started" ]]; then bash deploy/kafka/kafka.sh down || true; fi
+  echo "== wall time: $(( (SECONDS - T0) / 60 ))m $(( (SECONDS - T0) % 60 ))s${wall}"
+}
+trap finish EXIT
 
 if [[ -z "${KAFKA_BOOTSTRAP_SERVERS:-}" ]]; then
   if command -v java >/dev/null && command -v mvn >/dev/null; then
@@ -24,8 +31,7 @@ if [[ -z "${KAFKA_BOOTSTRAP_SERVERS:-}" ]]; then
     exit 1
   fi
 fi
-# A missing broker is a failure in this run, never a skip; so is a PostgreSQL that the projection store
-# contract suite cannot start (it runs deploy/postgres/pg.sh itself and stops the server afterwards).
+# A missing broker is a failure in this run, never a skip; so is a PostgreSQL that cannot start (started below).
 export OMEGA_REQUIRE_BROKER=1
 export OMEGA_REQUIRE_POSTGRES=1
 # ... and a Schema Registry (Apicurio from Maven Central) that deploy/registry/registry.sh cannot start.
@@ -34,10 +40,36 @@ export OMEGA_REQUIRE_REGISTRY=1
 # missing browser fails that test instead of skipping it.
 echo "== chromium"; bash scripts/ensure-chromium.sh && export OMEGA_REQUIRE_BROWSER=1
 
-echo "== pytest"
-set +e
-$BIN/python -m pytest "$@"
-rc=$?
-set -e
-if [[ $rc -eq 5 ]]; then echo "pytest collected no tests: that is a failure" >&2; exit 1; fi
-exit $rc
+# Two passes (tests/conftest.py marks `serial` every test under tests/integration/ and every test that asks for a shared
+# server's fixture): first the rest with pytest-xdist, OMEGA_TEST_WORKERS processes (2: the cores of the dev machine);
+# then the serial ones in one process, as before, with the broker, PostgreSQL and the registry to themselves.
+# PostgreSQL is started here, before the workers: the unit tests of the live views use it, and the workers' own
+# sessions would race to start it (tests/local_service.py). Arguments go to both passes.
+if [[ -z "${OMEGA_PG_URL:-}" ]]; then
+  if ! bash deploy/postgres/pg.sh status >/dev/null 2>&1; then pg_started=1; fi
+  echo "== postgres"; OMEGA_PG_URL="$(bash deploy/postgres/pg.sh up | tail -n 1)"
+  export OMEGA_PG_URL
+fi
+
+run_pass() {  # run_pass NAME PYTEST-ARGS...: runs one pass, notes its wall time, returns pytest's code
+  local name=$1 t=$SECONDS rc
+  shift
+  echo "== pytest ($name)"
+  set +e
+  $BIN/python -m pytest "$@"
+  rc=$?
+  set -e
+  wall="$wall; $name $(( (SECONDS - t) / 60 ))m $(( (SECONDS - t) % 60 ))s"
+  return $rc
+}
+rc1=0; rc2=0
+run_pass "parallel, -n ${OMEGA_TEST_WORKERS:-2}" -m "not serial" -n "${OMEGA_TEST_WORKERS:-2}" "$@" || rc1=$?
+run_pass "serial" -m serial "$@" || rc2=$?
+# Exit 5 is "no tests collected". Without arguments both passes must find tests; with arguments (a path, -k) one
+# of them may find none, but not both.
+if [[ $rc1 -eq 5 && $rc2 -eq 5 ]] || { [[ $# -eq 0 ]] && [[ $rc1 -eq 5 || $rc2 -eq 5 ]]; }; then
+  echo "pytest collected no tests (parallel pass exit $rc1, serial pass exit $rc2): that is a failure" >&2
+  exit 1
+fi
+for rc in $rc1 $rc2; do if [[ $rc -ne 0 && $rc -ne 5 ]]; then exit "$rc"; fi; done
+exit 0

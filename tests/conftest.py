@@ -6,6 +6,7 @@ import os
 import socket
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -15,6 +16,9 @@ from tests.registry_server import schema_registry_url  # noqa: F401  (the same, 
 
 REPO = Path(__file__).resolve().parents[1]
 LOCAL_BROKER = "127.0.0.1:9092"
+INTEGRATION = REPO / "tests" / "integration"
+# The fixtures of a server every test of the session shares (the broker, PostgreSQL, a Schema Registry)
+SHARED_SERVERS = frozenset({"kafka_bootstrap", "postgres_url", "schema_registry_url"})
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -22,6 +26,16 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     not a run with its tests skipped."""
     if REQUIRED and not SHARED.is_dir():
         pytest.exit(f"CI is set and the external test data {SHARED} is missing", returncode=pytest.ExitCode.USAGE_ERROR)
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: `-m serial` / `-m "not serial"` see the marker
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """`serial`: every test under tests/integration/ (servers, worker processes, the browser, wall-clock
+    deadlines) and every other test that asks for a shared server by its fixture. scripts/run-tests.sh runs the
+    rest in parallel (`-m "not serial" -n 2`) and these in one process after it (`-m serial`)."""
+    for item in items:
+        if item.path.is_relative_to(INTEGRATION) or SHARED_SERVERS & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.serial)
 
 
 def _answers(bootstrap: str) -> bool:
@@ -99,7 +113,16 @@ def _generated_codecs_checked_against_fastavro() -> Iterator[None]:
     SchemaRegistry.encode, SchemaRegistry.decode = encode, decode  # type: ignore[method-assign]
 
 
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: a worker's differences, reported by the controller
+def pytest_testnodedown(node: Any, error: object) -> None:
+    _CODEC_DIFFERENCES.extend(getattr(node, "workeroutput", {}).get("codec_differences", []))
+
+
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # a pytest-xdist worker: its exit status is not the run's, so the controller reports
+        workeroutput["codec_differences"] = list(_CODEC_DIFFERENCES)
+        return
     if _CODEC_DIFFERENCES:
         print(f"\n{len(_CODEC_DIFFERENCES)} record(s) written or read otherwise than fastavro does:")
         print("\n".join(_CODEC_DIFFERENCES[:20]))

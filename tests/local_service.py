@@ -47,6 +47,12 @@ def serve(service: LocalService) -> Iterator[str]:
     script = str(service.script)
     status = subprocess.run(["bash", script, "status"], capture_output=True, text=True, check=False)
     started = status.returncode != 0
+    if started and os.environ.get("PYTEST_XDIST_WORKER"):
+        # each pytest-xdist worker has a session of its own: they would race to start the one server, and the first
+        # to finish would stop it under the others. A parallel run uses a server started before it (run-tests.sh).
+        unavailable(service, f"{service.script.name} reports no server, and a pytest-xdist worker starts none: "
+                             f"start it first (`bash {service.script.relative_to(service.script.parents[2])} up`) "
+                             f"or set {service.url_env}")
     if started:
         up = subprocess.run(["bash", script, "up"], capture_output=True, text=True, check=False,
                             timeout=service.up_timeout)
