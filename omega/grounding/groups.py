@@ -275,7 +275,8 @@ def compared_values(first: frozenset[str], second: frozenset[str], facts: Sequen
     for pairs in within + across_facts(facts):
         own = [g - frozenset().union(*(h for j, (_v, h) in enumerate(pairs) if j != i))
                for i, (_v, g) in enumerate(pairs)]
-        a, b = _named_by(first, own), _named_by(second, own)
+        # words both sides share ("pupils in A" / "pupils in B") distinguish neither
+        a, b = _named_by(first - second, own), _named_by(second - first, own)
         if len(a) == 1 and len(b) == 1 and a != b:
             (va, ga), (vb, gb) = pairs[a[0]], pairs[b[0]]
             # two facts compared: each side names all its fact says that the other does not ("systolic ... in arm

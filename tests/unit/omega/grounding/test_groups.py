@@ -38,3 +38,11 @@ def test_a_value_moved_to_the_group_named_after_the_other_number_is_refused() ->
     assert "value moved to another group" in verdict.rationale
     assert judge("At 12 months, pupils in programme schools accumulated a mean of 52.4 minutes per day of physical "
                  "activity. [V2]", ARMS).passed
+
+
+def test_words_both_sides_share_do_not_hide_which_group_each_side_names() -> None:
+    # "pupils" is on both sides of the sentence but in one group of the fact: the arms decide (46.1 < 52.4)
+    assert judge("At 12 months, physical activity was lower among pupils in control schools than among pupils in "
+                 "programme schools. [V2]", ARMS).passed
+    assert not judge("At 12 months, physical activity was lower among pupils in programme schools than among pupils "
+                     "in control schools. [V2]", ARMS).passed
