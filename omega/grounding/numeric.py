@@ -26,6 +26,7 @@ from decimal import Decimal
 from itertools import combinations
 
 from omega.grounding.facts import AtomicFact
+from omega.grounding.memo import ByObject
 from omega.grounding.model import NOT_ENTAILED, NUMERIC_MISMATCH, Failure
 from omega.grounding.quantities import Quantity, as_rates, quantities, quantity_spans, same_quantity
 from omega.grounding.tokens import Analysis, lexicon, normal
@@ -108,9 +109,15 @@ _DIFFERENCE_AFTER = re.compile(r"\s*(?:[a-zµ°%/²³-]+\s+){0,3}?(?:more|less|f
 def difference_stated(claim: Analysis, facts: Sequence[AtomicFact]) -> bool:
     """A sentence number a cited fact states as a difference ("5.8 more minutes per day ... than"): "the mean
     difference was 5.8 minutes" names it with a neutral word (§5.1), as a computed difference may be."""
-    values = {q.value for q in claim.quantities}
-    return any(q.value in values and _DIFFERENCE_AFTER.match(f.content.lower(), end)
-               for f in facts for _start, end, q in quantity_spans(f.content.lower()))
+    return any(q.value in _differences(f) for q in claim.quantities for f in facts)
+
+
+def _differences_of(fact: AtomicFact) -> frozenset[Decimal]:
+    lowered = fact.content.lower()
+    return frozenset(q.value for _start, end, q in quantity_spans(lowered) if _DIFFERENCE_AFTER.match(lowered, end))
+
+
+_differences: ByObject[AtomicFact, frozenset[Decimal]] = ByObject(_differences_of)  # once per cited fact
 
 
 def _difference(quantity: Quantity, stated: list[Quantity]) -> str | None:
@@ -145,11 +152,9 @@ def amount_directions(claim: Analysis, facts: Sequence[AtomicFact]) -> frozenset
     """Direction words that follow an amount the cited facts follow with a word of the same direction ("6.2
     minutes less sleep" for "6.2 minutes (95% CI ...) shorter sleep"): the same difference in other words (§5.1).
     A word of the other direction is left to the entailment check, which refuses it."""
-    stated: set[tuple[Decimal, str | None, bool]] = set()  # (value, unit, up) of each fact amount with a direction
-    for fact in facts:
-        text = _BRACKET.sub(" ", fact.analysis.lowered)
-        stated.update((q.value, q.unit, up) for _s, end, q in quantity_spans(text)
-                      if (up := _direction_after(text, end)) is not None)
+    if not claim.quantities:
+        return frozenset()
+    stated = frozenset().union(*(_amounts(f) for f in facts))
     owned: set[str] = set()
     text = _BRACKET.sub(" ", claim.lowered)
     for _start, end, quantity in quantity_spans(text):
@@ -157,6 +162,16 @@ def amount_directions(claim: Analysis, facts: Sequence[AtomicFact]) -> frozenset
         if up is not None and (quantity.value, quantity.unit, up) in stated:
             owned.update(normal(w) for w in re.findall(r"[a-z]+", text[end:end + 30])[:2] if normal(w) in UP | DOWN)
     return frozenset(owned)
+
+
+def _amounts_of(fact: AtomicFact) -> frozenset[tuple[Decimal, str | None, bool]]:
+    """(value, unit, goes up) of each amount of a fact a direction word follows."""
+    text = _BRACKET.sub(" ", fact.analysis.lowered)
+    return frozenset((q.value, q.unit, up) for _s, end, q in quantity_spans(text)
+                     if (up := _direction_after(text, end)) is not None)
+
+
+_amounts: ByObject[AtomicFact, frozenset[tuple[Decimal, str | None, bool]]] = ByObject(_amounts_of)
 
 
 def _direction_after(text: str, end: int) -> bool | None:

@@ -100,10 +100,14 @@ _BACK = re.compile(r"\b(?:that|the same|this|those|these)\s+(year|years|month|mo
 def referring_back(claim: Analysis) -> frozenset[str]:
     """Timeframe words that only refer back to a time the sentence states ("in 2022 ... that year", "between 2022
     and 2023 ... over the same period"): they add no timeframe, and no claim, of their own."""
-    back = [m.group(1) for m in _BACK.finditer(claim.lowered)]
-    if not back or not claim.numbers:
-        return frozenset()
-    return frozenset(normal(w) for w in back if len(re.findall(rf"\b{w}\b", claim.lowered)) == 1)
+    back = _referring(claim.lowered)
+    return back if back and claim.numbers else frozenset()
+
+
+@lru_cache(maxsize=256)  # asked by the verdict and by the qualifier check for the same sentence
+def _referring(lowered: str) -> frozenset[str]:
+    back = [m.group(1) for m in _BACK.finditer(lowered)]
+    return frozenset(normal(w) for w in back if len(re.findall(rf"\b{w}\b", lowered)) == 1)
 
 
 _STUDY_NOUNS = frozenset({"trial", "study", "survey", "cohort"})
