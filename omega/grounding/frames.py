@@ -222,6 +222,10 @@ def frames(text: str) -> tuple[Frame, ...]:
 
 
 _BRACKETED = re.compile(r"\(([^()]*)\)")
+# marks kept around a bracketed span's words (brackets themselves are set aside by `clauses`): a comparing verb's
+# sides leave out the values a bracket presents ("A outperformed B (R² 0.74 versus 0.61)")
+_OPEN_MARK, _CLOSE_MARK = "\u27e6", "\u27e7"
+_MARKED = re.compile(f"{_OPEN_MARK}[^{_CLOSE_MARK}]*{_CLOSE_MARK}")
 
 
 def _no_comparative(match: re.Match[str]) -> str:
@@ -231,7 +235,7 @@ def _no_comparative(match: re.Match[str]) -> str:
     for word in reversed(words(inner)):
         if _comparative(word):
             inner = inner[:word.start] + inner[word.start + len(word.surface):]
-    return f"({inner})"
+    return f"({_OPEN_MARK}{inner}{_CLOSE_MARK})"
 
 
 _NUMBER = re.compile(r"(?<![^\W\d_])\d+(?:[.,]\d+)*")  # "NO2", "PbI3": a name's digits are no number
@@ -283,7 +287,7 @@ def _comparison(found: Sequence[Word], text: str) -> Frame | None:
             first = first[of + 1:] if of is not None else first
         return Frame("comparison", f"not {predicate}" if negated else predicate, _tokens(first),
                      _tokens(second), relative=bool(_RATIO.search(text[:before[comparative].start])))
-    return _comparing_verb(found)
+    return _comparing_verb(found, text)
 
 
 def _up_to_respect(side: Sequence[Word]) -> Sequence[Word]:
@@ -319,8 +323,11 @@ def _bare_side(subject: Sequence[Word], between: Sequence[Word], side: int | Non
     return None if _tokens(subject) & words_of_second else side
 
 
-def _comparing_verb(found: Sequence[Word]) -> Frame | None:
-    """A verb that compares its subject with its object ("A exceeded B", "A fell short of B")."""
+def _comparing_verb(found: Sequence[Word], text: str) -> Frame | None:
+    """A verb that compares its subject with its object ("A exceeded B", "A fell short of B"); a fronted phrase
+    before the subject ("In predicting X, | A outperformed B") is the scene of both sides."""
+    bracketed = [m.span() for m in _MARKED.finditer(text)]
+    found = [w for w in found if not any(a <= w.start < b for a, b in bracketed)]
     for at, word in enumerate(found):
         if not lemmas(word.lower) & _COMPARING_VERBS:
             continue
@@ -332,6 +339,9 @@ def _comparing_verb(found: Sequence[Word]) -> Frame | None:
             continue
         negated = _negated_predicate(found[:at])
         before = [w for w in found[:at] if w.lower != "fell"]
+        scene = next((i for i in range(len(before) - 1, 0, -1)
+                      if "," in text[before[i - 1].start + len(before[i - 1].surface):before[i].start]), 0)
+        before = before[scene:]
         by = next((i for i, w in enumerate(rest) if w.lower == "by"), None)
         if at and found[at - 1].lower in _BE and by is not None:  # "B was outperformed by A"
             before, rest = list(rest[by + 1:]), before

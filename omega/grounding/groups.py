@@ -76,7 +76,7 @@ def value_groups(text: str, claim: bool = False, unit: str | None = None, measur
                  and (claim or (m == measure and units[m] > 1))]
         if len(found) < (1 if claim else 2):
             continue
-        side_by_side = _side_by_side(clause, found) if claim else None
+        side_by_side = _side_by_side(clause, found)
         if side_by_side is not None:
             out.append(side_by_side)
             continue
@@ -96,13 +96,16 @@ def value_groups(text: str, claim: bool = False, unit: str | None = None, measur
     return out
 
 
-_THAN_THEN_PAIR = re.compile(r"\bthan\b(?P<second>[^\d]*?)(?P<a>\d[\d.,]*)[^\d]{0,12}?\b(?:versus|vs\.?)\s*"
-                             r"(?P<b>\d[\d.,]*)")
+# the second side may hold a name's digits ("R2", "NO2"), not a number of its own
+_THAN_THEN_PAIR = re.compile(r"\b(?:than|outperform(?:s|ed)?|exceed(?:s|ed)?|surpass(?:es|ed)?)\b"
+                             r"(?P<second>(?:[^\d]|(?<=[^\W\d_])\d)*?)(?<![^\W\d_])(?P<a>\d[\d.,]*)[^\d]{0,12}?"
+                             r"\b(?:versus|vs\.?)\s*(?P<b>\d[\d.,]*)")
 
 
 def _side_by_side(clause: str, found: list[tuple[int, int, Quantity]]) -> list[tuple[Decimal, frozenset[str]]] | None:
     """A comparison's two sides with its two numbers after them ("more common among A than among B (6.5% versus
-    4.0%)"): the first number is the first side's, the second the second side's."""
+    4.0%)", "A outperformed B (R² 0.74 versus 0.61)"), in a sentence or a fact: the first number is the first
+    side's, the second the second side's."""
     match = _THAN_THEN_PAIR.search(clause)
     if match is None:
         return None

@@ -235,3 +235,20 @@ def test_better_is_the_comparative_of_outperformed() -> None:
                  "model. [S3]", MODELS).passed
     assert not judge("In predicting NO2 concentrations at 40 sites, the dispersion model did better than the "
                      "regression model. [S3]", MODELS).passed
+
+
+FIT = fact("S4", "In tests at 12 sites, the regression model outperformed the dispersion model (R² 0.81 versus 0.66).")
+
+
+def test_a_comparing_verb_keeps_its_fronted_scene_and_bracketed_values_off_its_sides() -> None:
+    assert judge("In tests at 12 sites, the dispersion model was outperformed by the regression model (R² 0.81 for "
+                 "the regression model and 0.66 for the dispersion model). [S4]", FIT).passed
+    assert not judge("In tests at 12 sites, the regression model was outperformed by the dispersion model. [S4]",
+                     FIT).passed
+
+
+def test_values_set_side_by_side_after_a_comparing_verb_belong_to_its_sides_in_order() -> None:
+    # the fact gives 0.81 to the regression model and 0.66 to the dispersion model
+    verdict = judge("In tests at 12 sites, the dispersion model was outperformed by the regression model (R² 0.66 "
+                    "for the regression model and 0.81 for the dispersion model). [S4]", FIT)
+    assert "value moved to another group" in verdict.rationale
