@@ -128,7 +128,23 @@ def quantity_spans(lowered: str) -> tuple[tuple[int, int, Quantity], ...]:
                 unit = UNITS.get(first)
                 end = match.start(2) + len(first) if unit is not None else end
         found.append((match.start(), end, Quantity(token, value, unit, places)))
-    return tuple(sorted(found, key=lambda f: f[0]))
+    return _shared_units(sorted(found, key=lambda f: f[0]), lowered)
+
+
+_RANGE_JOIN = re.compile(r"\s*(?:to|and|or|-|\u2013)\s*")
+
+
+def _shared_units(found: list[tuple[int, int, Quantity]], lowered: str) -> tuple[tuple[int, int, Quantity], ...]:
+    """A range's first number takes the unit written once after the second ("from 41.3 to 33.8 micrograms per
+    cubic metre", "between 6.1 and 8.3 pH units"); only after "from" or "between", where the two numbers are one
+    range ("4.8 to 530 MB" names a version, "aged 18 to 24 years" a group)."""
+    out = list(found)
+    for i in range(len(out) - 2, -1, -1):
+        (start, end, first), (_s, _e, second) = out[i], out[i + 1]
+        if first.unit is None and second.unit is not None and _RANGE_JOIN.fullmatch(lowered, end, _s) \
+                and re.search(r"\b(?:from|between)\s+$", lowered[:start]):
+            out[i] = (start, end, Quantity(first.text, first.value, second.unit, first.places))
+    return tuple(out)
 
 
 def _spelled(text: str) -> Decimal:

@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from omega.grounding.quantities import quantities, sample_size, unit_named, unit_words
+from omega.grounding.quantities import quantities, quantity_spans, sample_size, unit_named, unit_words
 
 
 @pytest.mark.parametrize(("text", "size"), [
@@ -41,3 +41,12 @@ def test_a_compound_unit_spelled_out_abbreviated_or_as_an_acronym_is_one_unit() 
 def test_hours_a_day_is_hours_per_day_and_times_a_week_stays_a_fold() -> None:
     assert quantities("three hours a day")[0].unit == quantities("3 hours per day")[0].unit == "hour/day"
     assert quantities("5 times a week")[0].unit == "fold"
+
+
+def test_a_range_after_from_or_between_shares_the_unit_written_after_its_second_number() -> None:
+    units = [q.unit for _s, _e, q in quantity_spans("fell from 41.3 to 33.8 micrograms per cubic metre")]
+    assert units == ["µg/m3", "µg/m3"]
+    assert [q.unit for _s, _e, q in quantity_spans("between 20 and 30%")] == ["%", "%"]
+    # a version before "to" and an age group are no range of the unit that follows
+    assert next(q.unit for _s, _e, q in quantity_spans("with orrery 4.8 to 530 mb")) is None
+    assert next(q.unit for _s, _e, q in quantity_spans("respondents aged 18 to 24 years")) is None
