@@ -193,10 +193,15 @@ def from_to(text: str) -> list[tuple[Decimal, Decimal]]:
     return pairs
 
 
+# "a lower latency (18.4 versus 27.9 ms)": two values set side by side after the comparative, in its order
+_PAIR = re.compile(r"\(\s*[^()\d]{0,12}?(?<![^\W\d_])(?P<a>\d[\d.,]*)[^()\d]{0,12}?\b(?:versus|vs\.?)\s*"
+                   r"(?P<b>\d[\d.,]*)")
+
+
 def directions_shown(claim: Analysis, claim_text: str, sides: Sequence[tuple[str, Decimal, Decimal]]) -> frozenset[str]:
     """Direction words the sentence's own numbers show (issue 42): "increased from 410 to 530", "higher (530 MB)
-    than (410 MB)". Comparing two numbers the cited facts state is entailment, not inference; the numbers
-    themselves are still checked (stated, unrounded, in their groups)."""
+    than (410 MB)", "a lower latency (18.4 versus 27.9 ms)". Comparing two numbers the cited facts state is
+    entailment, not inference; the numbers themselves are still checked (stated, unrounded, in their groups)."""
     shown: set[str] = set()
     for a, b in from_to(claim_text):
         if a != b:
@@ -204,7 +209,15 @@ def directions_shown(claim: Analysis, claim_text: str, sides: Sequence[tuple[str
     for word, first, second in sides:
         if first != second and normal(word) in (UP if first > second else DOWN):
             shown.add(normal(word))
-    return frozenset(shown) if not (shown & UP and shown & DOWN) else frozenset()
+    paired: set[str] = set()  # each pair shows its own comparative, so a sentence may show one of each way
+    lowered = claim_text.lower()
+    for m in _PAIR.finditer(lowered):
+        a, b = Decimal(m.group("a").replace(",", "")), Decimal(m.group("b").replace(",", ""))
+        directed = [normal(w) for w in re.findall(r"[a-z]+", lowered[max(0, m.start() - 60):m.start()])
+                    if normal(w) in UP | DOWN]
+        if a != b and directed and directed[-1] in (UP if a > b else DOWN):
+            paired.add(directed[-1])
+    return (frozenset(shown) if not (shown & UP and shown & DOWN) else frozenset()) | paired
 
 
 def from_to_reversed(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:

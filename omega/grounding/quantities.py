@@ -132,17 +132,19 @@ def quantity_spans(lowered: str) -> tuple[tuple[int, int, Quantity], ...]:
 
 
 _RANGE_JOIN = re.compile(r"\s*(?:to|and|or|-|\u2013)\s*")
+_PAIR_JOIN = re.compile(r"\s*(?:versus|vs\.?)\s*")
 
 
 def _shared_units(found: list[tuple[int, int, Quantity]], lowered: str) -> tuple[tuple[int, int, Quantity], ...]:
     """A range's first number takes the unit written once after the second ("from 41.3 to 33.8 micrograms per
-    cubic metre", "between 6.1 and 8.3 pH units"); only after "from" or "between", where the two numbers are one
-    range ("4.8 to 530 MB" names a version, "aged 18 to 24 years" a group)."""
+    cubic metre", "between 6.1 and 8.3 pH units"), and two values set side by side ("18.4 versus 27.9 ms"); a
+    range only after "from" or "between", where the two numbers are one range ("4.8 to 530 MB" names a version,
+    "aged 18 to 24 years" a group)."""
     out = list(found)
     for i in range(len(out) - 2, -1, -1):
         (start, end, first), (_s, _e, second) = out[i], out[i + 1]
-        if first.unit is None and second.unit is not None and _RANGE_JOIN.fullmatch(lowered, end, _s) \
-                and re.search(r"\b(?:from|between)\s+$", lowered[:start]):
+        if first.unit is None and second.unit is not None and (_PAIR_JOIN.fullmatch(lowered, end, _s) or (
+                _RANGE_JOIN.fullmatch(lowered, end, _s) and re.search(r"\b(?:from|between)\s+$", lowered[:start]))):
             out[i] = (start, end, Quantity(first.text, first.value, second.unit, first.places))
     return tuple(out)
 

@@ -9,7 +9,7 @@ import pytest
 
 from omega.grounding.model import NOT_ENTAILED, NUMERIC_MISMATCH, QUALIFIER_DROPPED
 from omega.grounding.numeric import numerical_accuracy
-from omega.grounding.quantities import quantities, sample_size
+from omega.grounding.quantities import quantities, quantity_spans, sample_size
 from omega.grounding.tokens import analyse
 from tests.unit.omega.grounding.support import BASELINE, DIZZY, TRIAL, codes, fact, judge
 
@@ -262,3 +262,16 @@ def test_an_amount_keeps_its_direction_in_other_words() -> None:
     # the other direction is not the same difference
     assert not judge("Among cohort children, each 10 dB higher night-time noise was associated with 6.2 minutes "
                      "more sleep. [N1]", NOISE).passed
+
+
+LATENCY_PAIR = fact("L1", "Under the batch workload, p99 latency was 18.4 ms for Heron 2.0 and 27.9 ms for Heron 1.5.",
+                    {"units": "ms"})
+
+
+def test_values_set_side_by_side_after_a_comparative_show_its_direction_and_share_its_unit() -> None:
+    assert judge("Under the batch workload, Heron 2.0 had a lower p99 latency than Heron 1.5 (18.4 versus 27.9 ms). "
+                 "[L1]", LATENCY_PAIR).passed
+    # the pair in the other order contradicts "lower"
+    assert not judge("Under the batch workload, Heron 2.0 had a lower p99 latency than Heron 1.5 (27.9 versus 18.4 "
+                     "ms). [L1]", LATENCY_PAIR).passed
+    assert [q.unit for _s, _e, q in quantity_spans("(18.4 versus 27.9 ms)")] == ["ms", "ms"]
