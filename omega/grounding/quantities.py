@@ -33,11 +33,12 @@ _NUMBER = re.compile(
 )
 _DENOMINATORS = {"half": 2, "halves": 2, "third": 3, "thirds": 3, "quarter": 4, "quarters": 4, "fifth": 5,
                  "fifths": 5, "sixth": 6, "eighth": 8, "eighths": 8, "tenth": 10, "tenths": 10}
-FRACTION_WORDS = frozenset(_DENOMINATORS) | {"in", "a"}
+FRACTION_WORDS = frozenset(_DENOMINATORS) | {"in", "a", "every"}  # "three in every four": one number
 _SMALL = "one|two|three|four|five|six|seven|eight|nine"
 _FRACTION_HINT = re.compile(r"half|third|quarter|fifth|sixth|eighth|tenth|\b(?:" + _SMALL + r"|\d) in ")
 _FRACTION = re.compile(
-    r"\b(?P<n>" + _SMALL + r"|\d) in (?P<d>two|three|four|five|six|seven|eight|nine|ten|twenty|a hundred|\d{1,3})\b"
+    r"\b(?P<n>" + _SMALL + r"|\d) in (?:every )?"
+    r"(?P<d>two|three|four|five|six|seven|eight|nine|ten|twenty|a hundred|\d{1,3})\b"
     r"|\b(?P<m>a|one|" + _SMALL + r")[- ](?P<part>" + "|".join(_DENOMINATORS) + r")\b"
     r"|(?:(?<=\bby )|(?<!the )(?<!first )(?<!second )(?<!last )\b(?=half (?:of|the|its|their)\b))(?P<half>half)\b"
 )

@@ -7,6 +7,7 @@ from decimal import Decimal
 import pytest
 
 from omega.grounding.quantities import quantities, quantity_spans, sample_size, unit_named, unit_words
+from omega.grounding.tokens import analyse
 
 
 @pytest.mark.parametrize(("text", "size"), [
@@ -50,3 +51,9 @@ def test_a_range_after_from_or_between_shares_the_unit_written_after_its_second_
     # a version before "to" and an age group are no range of the unit that follows
     assert next(q.unit for _s, _e, q in quantity_spans("with orrery 4.8 to 530 mb")) is None
     assert next(q.unit for _s, _e, q in quantity_spans("respondents aged 18 to 24 years")) is None
+
+
+def test_three_in_every_four_is_three_quarters_and_every_is_part_of_the_number() -> None:
+    assert [(q.value, q.unit) for _s, _e, q in quantity_spans("for three in every four of the pupils")] == [
+        (Decimal(75), "%")]
+    assert "every" not in analyse("Data were obtained for three in every four pupils.", claim=True).tokens
