@@ -29,6 +29,7 @@ from streams.kafka.tracing import HEADER as TRACE_HEADER
 from streams.kafka.tracing import child_of, parent_of
 from streams.replay_inputs import (
     InputRecord,
+    Origin,
     input_stem,
     jsonable,
 )
@@ -151,11 +152,31 @@ class _EchoRegistry(SchemaRegistry):
         return super().decode(data, reader_name)
 
 
+class _NotingSteps(EpisodeSteps):
+    """The episode steps, noting which packets-topic record each packet judged under a lateness came from: a record
+    may then release the verdicts (and alerts) of packets that arrived before it."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.noted: list[tuple[Source, list[Emit]]] = []
+
+    def judge(self, src: Source, raw: bytes, key: str, late: bool = False) -> list[Emit]:
+        emits = super().judge(src, raw, key, late)
+        self.noted.append((src, emits))
+        return emits
+
+
 class Replayer:
     """Feeds recorded events through the worker's own steps (stages/episodes.py, stages/messages.py), with dicts
-    for its tables: a record gives the same outputs here as live, a STATE_TOO_LARGE dead letter included."""
+    for its tables: a record gives the same outputs here as live, a STATE_TOO_LARGE dead letter included.
 
-    def __init__(self, pipeline: Pipeline, max_lateness_ms: int = 0, partitions: int = 1) -> None:
+    With `origins`, `self.origins` holds after each `feed` and `finish`, per output, where the record that caused
+    it starts in its input (`Origin`; `omega check` prints it as `source`): the record fed, or under a lateness the
+    record of the waiting packet the watermark released; None for an output of the end of the log that no record
+    caused (an INV-011 timeout). The outputs themselves are the same either way."""
+
+    def __init__(self, pipeline: Pipeline, max_lateness_ms: int = 0, partitions: int = 1,
+                 origins: bool = False) -> None:
         """`partitions`: the worker's packets partitions; under a lateness each has its own watermark, as live
         (which packets are late depends on it); without one, or with 1, the log is one partition."""
         # A copy over a registry that skips re-reading the packet it just wrote (_EchoRegistry); the caller's
@@ -167,12 +188,20 @@ class Replayer:
         # the end of the log releases every waiting packet, as the worker's idle release does live
         self.partitions = partitions if max_lateness_ms > 0 else 1
         self._key_partitions: dict[str, int] = {}
-        self.episode_steps = EpisodeSteps(self.pipeline, self.episodes, self._partition_of, max_lateness_ms)
+        noting = origins and max_lateness_ms > 0
+        self._noting = _NotingSteps(self.pipeline, self.episodes, self._partition_of, max_lateness_ms) \
+            if noting else None
+        self.episode_steps = self._noting or EpisodeSteps(self.pipeline, self.episodes, self._partition_of,
+                                                          max_lateness_ms)
         self.session_steps = SessionSteps(MonitorStage(self.pipeline), self.sessions)
         self.summary = ReplaySummary()
         self._packet_offsets: dict[int, int] = {}  # packets partition -> next offset
         self.episode_order: list[str] = []  # episodes with a stored ledger, in the order the table got them
         self._episode_keys: set[str] = set()
+        self.origins: list[Origin | None] | None = [] if origins else None
+        # under a lateness: (partition, offset) of each packets-topic record -> the origin of the record that made it
+        self._packet_origins: dict[tuple[int, int], Origin] | None = {} if noting else None
+        self._released: list[Origin | None] = []  # under a lateness: the origins of the outputs so far of this feed
 
     @property
     def watermark_ms(self) -> int | None:
@@ -188,15 +217,16 @@ class Replayer:
         """All outputs of one recorded event, in order (the internal Avro hop is not an output)."""
         self.summary.events_in += 1
         parent = record.traceparent
+        origin = record.origin() if self.origins is not None else None
         if record.stage == "avro":
             stage_one = self._reencode(record)
         elif record.stage == "single":
             stage_one = self.pipeline.single_packet(record.raw, record.source)
         elif record.stage == "message":
-            return self._counted(_traced(self.session_steps.record(record.raw, record.source), parent))
+            return self._counted(_traced(self.session_steps.record(record.raw, record.source), parent), origin)
         elif record.stage == "refused":
             refused = self.pipeline.dead_letter(record.raw, record.source, "UNREPLAYABLE_RECORD", str(record.datum))
-            return self._counted(_traced([refused], parent))
+            return self._counted(_traced([refused], parent), origin)
         else:
             stage_one = self.pipeline.ingress(record.raw, record.source)
         outputs: list[Emit] = []
@@ -205,23 +235,33 @@ class Replayer:
                 # the packets-topic record's own traceparent: the recorded one when it was read from that topic
                 hop = parent if parent is None or record.topic == PACKETS.name else \
                     child_of(parent, PACKETS.name, emit.value)
-                outputs.extend(_traced(self._packet(emit), hop))
+                outputs.extend(_traced(self._packet(emit, origin), hop))
             else:
                 outputs.extend(_traced([emit], parent))
-        return self._counted(outputs)
+                self._released.append(origin)
+        return self._counted(outputs, origin, released=self._packet_origins is not None)
 
-    def _counted(self, outputs: list[Emit]) -> list[Emit]:
+    def _counted(self, outputs: list[Emit], origin: Origin | None = None, released: bool = False) -> list[Emit]:
+        """Count the outputs; with `origins`, note theirs: `origin` for each, or with `released` those `_released`
+        gathered (under a lateness)."""
         for emit in outputs:
             self.summary.count(emit)
         self.summary.episodes = len(self.episode_order)
         self.summary.sessions = len(self.sessions)
+        if self.origins is not None:
+            self.origins = self._released if released else [origin] * len(outputs)
+        if self._released:
+            self._released = []
         return outputs
 
     def finish(self, watermark_ms: int | None = None) -> list[Emit]:
         """End of the log: every episode advances to the log's watermark (`watermark_ms` when given: the whole
         log's, when this replayer saw part of it), so quiet episodes' dangling directives time out just as the
         live timer makes them (INV-011)."""
-        return self._counted(self.episode_steps.finish(self.watermark_ms if watermark_ms is None else watermark_ms))
+        emits = self.episode_steps.finish(self.watermark_ms if watermark_ms is None else watermark_ms)
+        if self._packet_origins is not None:
+            self._released = self._origins_of(emits, None)
+        return self._counted(emits, None, released=self._packet_origins is not None)
 
     def _reencode(self, record: InputRecord) -> list[Emit]:
         """An Avro container record becomes the packets-topic bytes the worker would read."""
@@ -237,18 +277,36 @@ class Replayer:
             return [self.pipeline.dead_letter(record.raw, record.source, "AVRO_CONTENT", str(exc))]
         return self.pipeline.ingress(text.encode("utf-8"), record.source)
 
-    def _packet(self, emit: Emit) -> list[Emit]:
+    def _packet(self, emit: Emit, origin: Origin | None = None) -> list[Emit]:
         """The packets-topic record the ingress made, judged as the validator agent judges it (on its key's
         partition)."""
         partition = self._partition_of(emit.key)
         offset = self._packet_offsets.get(partition, 0)
         self._packet_offsets[partition] = offset + 1
         source = Source(PACKETS_SOURCE, partition, offset, emit.key.encode(), emit.timestamp_ms)
+        if self._packet_origins is not None and origin is not None:
+            self._packet_origins[(partition, offset)] = origin
         outputs = self.episode_steps.record(emit.value, source)
         if emit.key in self.episodes and emit.key not in self._episode_keys:
             self._episode_keys.add(emit.key)
             self.episode_order.append(emit.key)
+        if self._packet_origins is not None:
+            self._released.extend(self._origins_of(outputs, origin))
         return outputs
+
+    def _origins_of(self, outputs: list[Emit], otherwise: Origin | None) -> list[Origin | None]:
+        """Under a lateness, each output's origin: that of the packet whose judgement made it (noted by
+        `_NotingSteps`), else `otherwise` (the record fed; None at the end of the log)."""
+        if self._noting is None or self._packet_origins is None:
+            return [otherwise] * len(outputs)
+        # every emit is alive here, so no two share an id
+        judged = {id(e): (src.partition, src.offset) for src, emits in self._noting.noted for e in emits}
+        self._noting.noted.clear()
+        found = [self._packet_origins.get(judged[id(e)], otherwise) if id(e) in judged else otherwise
+                 for e in outputs]
+        for position in set(judged.values()):  # a packets-topic record is judged once
+            self._packet_origins.pop(position, None)
+        return found
 
     def _partition_of(self, key: str) -> int:
         if self.partitions <= 1:

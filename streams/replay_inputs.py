@@ -16,6 +16,7 @@ import codecs
 import gzip
 import io
 import json
+import re
 import sys
 import zlib
 from collections.abc import Iterable, Iterator
@@ -60,6 +61,42 @@ class InputRecord:
     schema_name: str | None = None
     topic: str | None = None  # the topic (unprefixed name) a recorded record was read from
     traceparent: str | None = None  # its valid W3C traceparent header, if it had one
+    line: int | None = None  # the 1-based line of its file where it starts; None when unknown (Avro has no lines)
+
+    def origin(self) -> Origin:
+        """Where the record starts in its input, as `omega check` lines name it (`Origin`)."""
+        path = "-" if self.source.topic == "stdin" else self.source.topic.removeprefix("file:")
+        return Origin(path, self.line, None if self.line is not None else self.source.offset + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Where a recorded event starts in its input (the `source` of an `omega check` line): its file as given (`-`
+    for stdin) and the 1-based line where the event starts, or, when the reader knows no line (an Avro container's
+    record, an item of a JSON array it could not place), the event's 1-based number in its file as `index`."""
+
+    file: str
+    line: int | None
+    index: int | None = None
+    item: int | None = None  # an OMEGA-57 message that is one item of a list document: its 1-based number there
+
+    def view(self) -> dict[str, str | int]:
+        """`{"file", "line"}` (and `item` for an item of a list document), or `{"file", "index"}` when the line is
+        not known."""
+        view: dict[str, str | int] = {"file": self.file}
+        if self.line is None:
+            view["index"] = self.index if self.index is not None else 0
+            return view
+        view["line"] = self.line
+        if self.item is not None:
+            view["item"] = self.item
+        return view
+
+    def where(self) -> str:
+        """`FILE:LINE` (`FILE #INDEX` without a line), as the stderr summary names a rejection."""
+        if self.line is None:
+            return f"{self.file} #{self.index}"
+        return f"{self.file}:{self.line}" + (f" item {self.item}" if self.item is not None else "")
 
 
 def input_suffix(path: Path) -> str:
@@ -191,7 +228,7 @@ def _read_handle(handle: IO[bytes], kind: str, path: Path, topic: str) -> Iterat
             yield from _read_json_document(raw, topic)
         else:
             # An OMEGA-57 session recorded as one YAML stream: the file is the session, its stem the session id.
-            yield InputRecord(Source(topic, 0, 0, input_stem(path).encode("utf-8")), raw, "message")
+            yield InputRecord(Source(topic, 0, 0, input_stem(path).encode("utf-8")), raw, "message", line=1)
     else:
         for n, read in enumerate(handle, start=1):
             if not read.strip():
@@ -199,7 +236,7 @@ def _read_handle(handle: IO[bytes], kind: str, path: Path, topic: str) -> Iterat
             line = read.rstrip(b"\r\n")
             # the search is cheap beside the ingress's parse: only a line that may be an envelope is parsed here
             envelope = _envelope(line, topic, n) if _ENVELOPE_HINT in line else None
-            yield envelope or InputRecord(Source(topic, 0, n), line, "json")
+            yield envelope or InputRecord(Source(topic, 0, n), line, "json", line=n)
 
 
 _ENVELOPE_HINT = b'"topic"'
@@ -229,9 +266,9 @@ def _envelope(line: bytes, topic: str, n: int) -> InputRecord | None:
     if spec is None:
         reason = (f"a recorded {recorded} record: replay reads {', '.join(sorted(_REPLAYED_TOPICS))} records "
                   "(an output topic is read by `omega project --from`)")
-        return InputRecord(source, line, "refused", reason, topic=recorded, traceparent=traceparent)
+        return InputRecord(source, line, "refused", reason, topic=recorded, traceparent=traceparent, line=n)
     stage = "message" if spec is AGENT_MESSAGES_RAW else "json"
-    return InputRecord(source, raw, stage, topic=spec.name, traceparent=traceparent)
+    return InputRecord(source, raw, stage, topic=spec.name, traceparent=traceparent, line=n)
 
 
 def _envelope_value(value: Any) -> bytes:
@@ -254,13 +291,56 @@ def _read_json_document(raw: bytes, topic: str) -> Iterator[InputRecord]:
     try:
         document = strictjson.loads(raw)
     except (ValueError, UnicodeDecodeError, RecursionError):
-        yield InputRecord(Source(topic, 0, 0), raw, "json")  # the ingress stage names the error
+        # the ingress stage names the error
+        yield InputRecord(Source(topic, 0, 0), raw, "json", line=_first_line(raw))
         return
     if not isinstance(document, list):  # a lone object has no episode context
-        yield InputRecord(Source(topic, 0, 0), canonical_json(document).encode("utf-8"), "single")
+        yield InputRecord(Source(topic, 0, 0), canonical_json(document).encode("utf-8"), "single",
+                          line=_first_line(raw))
         return
+    lines = json_item_lines(raw, len(document))
     for n, item in enumerate(document):
-        yield InputRecord(Source(topic, 0, n), canonical_json(item).encode("utf-8"), "json")
+        yield InputRecord(Source(topic, 0, n), canonical_json(item).encode("utf-8"), "json",
+                          line=lines[n] if lines is not None else None)
+
+
+_JSON_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+def _first_line(raw: bytes) -> int:
+    """The 1-based line of a text's first character that is not white space (1 for a blank text)."""
+    stripped = raw.lstrip()
+    return raw.count(b"\n", 0, len(raw) - len(stripped)) + 1
+
+
+def json_item_lines(raw: bytes, count: int) -> list[int] | None:
+    """The 1-based line where each of the `count` items of a JSON array (valid JSON, `strictjson` read it) starts;
+    None when they cannot be placed (then each item is named by its number in the file)."""
+    try:
+        text = raw.decode("utf-8")
+        decoder = json.JSONDecoder()
+        at = _skip_space(text, 0)
+        if text[at:at + 1] != "[":
+            return None
+        at = _skip_space(text, at + 1)
+        lines: list[int] = []
+        line, counted = 1, 0
+        for _ in range(count):
+            line += text.count("\n", counted, at)
+            counted = at
+            lines.append(line)
+            _, end = decoder.raw_decode(text, at)
+            at = _skip_space(text, end)
+            if text[at:at + 1] == ",":
+                at = _skip_space(text, at + 1)
+    except (ValueError, RecursionError):
+        return None
+    return lines
+
+
+def _skip_space(text: str, at: int) -> int:
+    match = _JSON_SPACE.match(text, at)  # it matches the empty string at worst
+    return match.end() if match else at
 
 
 def jsonable(value: Any) -> Any:

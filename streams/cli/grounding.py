@@ -7,12 +7,14 @@ Input: {"facts": [AtomicFact...], "paragraphs": [{"paragraph_id", "allowed_fact_
 (an edit, §7.2): it is judged against its earlier versions.
 
 Output, one line each: per sentence {kind: "sentence", paragraph_id, version, order, verdict, failure_modes,
-reasons, evidence_required, cited_fact_ids}, then per paragraph {kind: "paragraph", paragraph_id, version, verified,
-display_text}; with `--eval`, a last line {kind: "metrics", metrics: {...}} (definitions in
-`omega.grounding.metrics`). The sentences are the judged items: their verdict is the status, a FAIL is a rejection
-(a paragraph with no sentence, never verified, is judged FAIL itself). On stderr `N sentences judged: ...` and the
-first rejections (`rejected paragraph P version V sentence N: FAILURE_MODES`). Exit 0 when every paragraph is
-verified (and `--fail-on` is not crossed), 1 otherwise, 2 on bad or empty input (nothing is judged then).
+reasons, evidence_required, cited_fact_ids, source}, then per paragraph {kind: "paragraph", paragraph_id, version,
+verified, display_text, source}, `source` being {file, paragraph}: the file and the paragraph's 1-based place in its
+`paragraphs` array (the file is one JSON document; its reader knows no lines); with `--eval`, a last line
+{kind: "metrics", metrics: {...}} (definitions in `omega.grounding.metrics`). The sentences are the judged items:
+their verdict is the status, a FAIL is a rejection (a paragraph with no sentence, never verified, is judged FAIL
+itself). On stderr `N sentences judged: ...` and the first rejections (`rejected paragraph P version V sentence N:
+FAILURE_MODES`). Exit 0 when every paragraph is verified (and `--fail-on` is not crossed), 1 otherwise, 2 on bad or
+empty input (nothing is judged then).
 """
 
 from __future__ import annotations
@@ -43,7 +45,7 @@ def read_requests(path: Path) -> list[ParagraphRequest]:
         raise RequestError('expected an object {"facts": [...], "paragraphs": [...]}')
     facts = parse_facts(data.get("facts", []))
     requests = []
-    for number, paragraph in enumerate(data["paragraphs"]):
+    for number, paragraph in enumerate(data["paragraphs"], start=1):
         try:
             requests.append(parse_request(paragraph, facts))
         except RequestError as exc:
@@ -87,15 +89,18 @@ def check_grounding(file: Path, evaluate: bool, output_format: str, fail_on: str
     sentences: list[tuple[bool, bool | None]] = []
     verified: list[bool] = []
     tally = Tally(fail_on, output_format)
-    for request in with_progress(requests, len(requests), "verifying paragraphs"):
+    for number, request in enumerate(with_progress(requests, len(requests), "verifying paragraphs"), start=1):
         states[request.paragraph_id], verdict = evolve(states.get(request.paragraph_id), request, judge)
         where = f"paragraph {request.paragraph_id} version {request.version}"
+        # the file holds one JSON document: a paragraph is named by its 1-based place in `paragraphs`
+        source = {"file": str(file), "paragraph": number}
         for line in sentence_lines(verdict):
-            tally.line(line, status=str(line["verdict"]), rule=", ".join(dict.fromkeys(line["failure_modes"])),
-                       where=f"{where} sentence {line['order']}")
+            tally.line({**line, "source": source}, status=str(line["verdict"]),
+                       rule=", ".join(dict.fromkeys(line["failure_modes"])), where=f"{where} sentence {line['order']}")
         # a paragraph with no sentence is not verified, and no sentence FAILs to say so: it is judged FAIL itself
         empty = FAIL if not verdict.sentences else None
-        tally.line(paragraph_line(verdict), status=empty, rule="no sentence to verify", where=where)
+        tally.line({**paragraph_line(verdict), "source": source}, status=empty, rule="no sentence to verify",
+                   where=where)
         labels = request.expected_supported or (None,) * len(verdict.sentences)
         sentences += [(s.passed, label) for s, label in zip(verdict.sentences, labels, strict=True)]
         verified.append(verdict.verified)

@@ -3,7 +3,8 @@
 FILES are NDJSON test-set files, directories (their *.ndjson and *.jsonl files, gzipped or not, recursively, by
 name) or `-` for stdin, judged in the order given. On the contract every `omega check` shares
 (`streams.cli.checking`: `--format json|table`, `--fail-on`, the summary on stderr, the exit code): one line per
-case `{kind: "case", id, verdict, oracles: {A, B, C: {verdict, violations, metrics}}, status}`, its `status` AGREE
+case `{kind: "case", id, verdict, oracles: {A, B, C: {verdict, violations, metrics}}, status, source: {file, line}}`
+(`source`: the file as given, `-` for stdin, and the case's 1-based line), its `status` AGREE
 or DISAGREE (a rejection) when the case carries `expected.verdict`, else its verdict PASS or FAIL (a FAIL is a
 rejection). When cases carry `expected.verdict`, the agreement with it (`agreement with expected.verdict: A/N`)
 and each disagreement are printed on stderr before the summary `N cases judged: ...`. A malformed line is reported
@@ -56,20 +57,20 @@ def check_oracle(files: tuple[Path, ...], config_path: Path | None, report_path:
         max_bytes = Settings.offline_from_env().max_event_bytes
     except SettingsError as exc:
         usage_error(str(exc))
-    lines: list[tuple[str, int, bytes]] = []
+    lines: list[tuple[Path, int, bytes]] = []
     for path in paths:
         try:
             data = read_input_bytes(path)
         except (OSError, InputError) as exc:
             input_failed(exc)
-        name = "stdin" if path == STDIN else str(path)
-        lines += [(name, number, line) for number, line in enumerate(data.split(b"\n"), start=1)]
+        lines += [(path, number, line) for number, line in enumerate(data.split(b"\n"), start=1)]
     judged: list[CaseJudgement] = []
     tally = Tally(fail_on, output_format)
     malformed = 0
-    for name, number, line in with_progress(lines, len(lines), "judging cases"):
+    for path, number, line in with_progress(lines, len(lines), "judging cases"):
         if not line.strip():
             continue
+        name = "stdin" if path == STDIN else str(path)
         try:
             judgement = judge_case(parse_case(parse_json_object(line, max_bytes)), config)
         except InputRejected as exc:
@@ -79,8 +80,9 @@ def check_oracle(files: tuple[Path, ...], config_path: Path | None, report_path:
         else:
             judged.append(judgement)
             status, rule = case_status(judgement)
-            tally.line({"kind": "case", **judgement.to_line(), "status": status}, status=status, rule=rule,
-                       where=f"{name}:{number} {judgement.case.id}")
+            source = {"file": str(path), "line": number}  # `-` for stdin, as given
+            tally.line({"kind": "case", **judgement.to_line(), "status": status, "source": source}, status=status,
+                       rule=rule, where=f"{name}:{number} {judgement.case.id}")
             continue
         malformed += 1
         click.echo(f"omega: {name}:{number}: malformed line, not judged: {reason}", err=True)

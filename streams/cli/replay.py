@@ -11,6 +11,7 @@ from typing import IO, Any
 import click
 from rich.console import Console
 
+from omega.agents.documents import read_documents
 from omega.agents.model import MessageRejected, SessionEvent
 from omega.agents.session import SessionState
 from streams import replay_jobs
@@ -31,10 +32,13 @@ from streams.cli.summary import render_summary
 from streams.replay import Replayer, ReplaySummary, json_view
 from streams.replay_inputs import (
     MESSAGE_SUFFIXES,
+    STDIN,
     InputError,
     InputRecord,
+    Origin,
     input_stem,
     input_suffix,
+    json_item_lines,
     read_input_bytes,
     read_inputs,
 )
@@ -124,17 +128,20 @@ def check_packets(files: tuple[Path, ...], auth_policy: Path | None, max_latenes
     if yaml:
         usage_error(f"{yaml[0]}: an OMEGA-57 session (YAML); judge it with `omega check messages`")
     settings = _settings(auth_policy, max_lateness_ms)
-    replayer = Replayer(pipeline(settings, policy_or_exit(settings.packet_auth_policy)), settings.max_lateness_ms,
-                        settings.partitions)
     sink = ReportSink() if report else None
+    replayer = Replayer(pipeline(settings, policy_or_exit(settings.packet_auth_policy)), settings.max_lateness_ms,
+                        settings.partitions, origins=sink is None)
     tally = Tally(fail_on, output_format)
+    sources = Sources()
     try:
         for record in read_inputs(paths):
             if record.stage == "message" and record.topic is None:
                 usage_error(f"{record.source.topic}: an OMEGA-57 session (YAML); judge it with "
                             "`omega check messages`")
-            _check_out(replayer.feed(record), sink, tally, record)
-        _check_out(replayer.finish(), sink, tally)
+            emits = replayer.feed(record)
+            _check_out(emits, sink, tally, record, sources.of(emits, replayer.origins))
+        emits = replayer.finish()
+        _check_out(emits, sink, tally, None, sources.of(emits, replayer.origins))
     except (OSError, InputError) as exc:
         input_failed(exc)
     if sink is not None:
@@ -145,18 +152,45 @@ def check_packets(files: tuple[Path, ...], auth_policy: Path | None, max_latenes
     tally.finish("packets")
 
 
-def _check_out(emits: list[Emit], sink: ReportSink | None, tally: Tally, record: InputRecord | None = None) -> None:
-    """`check packets`' outputs: to the report when there is one, else one line each, counted."""
+def _check_out(emits: list[Emit], sink: ReportSink | None, tally: Tally, record: InputRecord | None,
+               origins: list[Origin | None]) -> None:
+    """`check packets`' outputs: to the report when there is one, else one line each with its `source`, counted."""
     if sink is not None:
         sink.take(emits, record)
         return
-    # a verdict's file and line go to the summary, not into the line: the line stays the live record's view
-    where = f"{record.source.topic.removeprefix('file:')}:{record.source.offset}" if record else ""
-    for emit in emits:
-        line = check_line(emit)
+    for emit, origin in zip(emits, origins, strict=True):
+        line = check_line(emit, origin)
         status = str(line["status"]) if line["kind"] == "verdict" else None
-        rule = _rule(line)
-        tally.line(line, status=status, rule=rule, where=where)
+        tally.line(line, status=status, rule=_rule(line), where=origin.where() if origin else "")
+
+
+class Sources:
+    """Where each output of `check packets` comes from: the input record that caused it (`Replayer.origins`), and
+    for an output of the end of the log (an INV-011 timeout) the record of the directive it closes, named by its
+    `source_event_id`, when that directive was judged here; else none."""
+
+    def __init__(self) -> None:
+        self._directives: dict[tuple[str, str], Origin] = {}  # (episode, packet id) -> the directive's record
+
+    def of(self, emits: list[Emit], origins: list[Origin | None] | None) -> list[Origin | None]:
+        """The origin of each of `emits`."""
+        if origins is None:  # a report: no lines, no sources
+            return [None] * len(emits)
+        found: list[Origin | None] = []
+        for emit, caused_by in zip(emits, origins, strict=True):
+            record = emit.record
+            origin = caused_by
+            if origin is None and emit.topic is not VERDICTS:
+                origin = self._directives.get((str(record.get("subject_id")), str(record.get("source_event_id"))))
+            elif origin is not None and emit.topic is VERDICTS and record.get("packet_type") == DIRECTIVE \
+                    and record.get("status") != "REJECTED":
+                self._directives.setdefault((str(record.get("correlation_id")), str(record.get("packet_id"))),
+                                            origin)
+            found.append(origin)
+        return found
+
+
+DIRECTIVE = "TaskDirectivePacket"  # the packet whose task an INV-011 timeout closes
 
 
 def _rule(line: dict[str, Any]) -> str:
@@ -173,19 +207,23 @@ def _say_when_empty(events: int) -> None:
         click.echo("0 events", err=True)
 
 
-def check_line(emit: Emit) -> dict[str, Any]:
+def check_line(emit: Emit, origin: Origin | None = None) -> dict[str, Any]:
     """One output of `check packets`: a verdict with `fsm{from,to}`, an alert (its own kind as `alert_kind`), an
-    escalation or a dead letter."""
+    escalation or a dead letter; with `source` {file, line} (or {file, index}) when its input record is known. The
+    rest is the live record's view (tests/integration/equivalence.py compares it)."""
     record = json_view(emit.record)
     if emit.topic is VERDICTS:
         before, after = record.pop("state_before"), record.pop("state_after")
-        return {"kind": "verdict", **record, "fsm": {"from": before, "to": after}}
-    if emit.topic.logical == ALERTS.logical:  # the alert's own `kind` (TASK_TIMEOUT, ...) must not hide the line's
-        return {"kind": "alert", "alert_kind": record.pop("kind"), **record}
-    if emit.topic is TERMINATIONS:
-        return {"kind": "termination", **record}
-    kind = "escalation" if emit.topic.logical == ESCALATIONS.logical else "dead_letter"
-    return {"kind": kind, **record}
+        line = {"kind": "verdict", **record, "fsm": {"from": before, "to": after}}
+    elif emit.topic.logical == ALERTS.logical:  # the alert's own `kind` (TASK_TIMEOUT, ...) must not hide the line's
+        line = {"kind": "alert", "alert_kind": record.pop("kind"), **record}
+    elif emit.topic is TERMINATIONS:
+        line = {"kind": "termination", **record}
+    else:
+        line = {"kind": "escalation" if emit.topic.logical == ESCALATIONS.logical else "dead_letter", **record}
+    if origin is not None:
+        line["source"] = origin.view()
+    return line
 
 
 @click.command("messages")
@@ -219,20 +257,60 @@ def check_messages(files: tuple[Path, ...], session_id: str | None, session_per_
         session = session_id or (input_stem(path) if session_per_file else input_stem(paths[0]))
         step = stage.messages(states.get(session), raw, Source(f"file:{path}", 0, number), session)
         states[session] = step.state
-        for event in step.events:
-            line = message_line(path, event)
+        origins = message_origins(path, raw, len(step.events))
+        for event, origin in zip(step.events, origins, strict=True):
+            line = message_line(path, event, origin)
             tally.line(line, status=str(line["status"]), rule=", ".join(map(str, line["reasons"]))[:200],
-                       where=str(path))
+                       where=origin.where())
+        # each message's outputs follow its own record (accepted or dead letter): theirs is its source
+        at = -1
         for emit in step.emits:
-            if emit.topic is not AGENT_MESSAGES and emit.topic is not DEAD_LETTERS:
-                tally.line(check_line(emit))
+            if emit.topic is AGENT_MESSAGES or emit.topic is DEAD_LETTERS:
+                at += 1
+            else:
+                tally.line(check_line(emit, origins[at] if at >= 0 else None))
     tally.finish("messages")
 
 
-def message_line(path: Path, event: SessionEvent) -> dict[str, Any]:
-    """One message's outcome in `check messages`."""
+def message_origins(path: Path, raw: bytes, count: int) -> list[Origin]:
+    """Where each of a file's `count` judged messages starts: the line of its document (a YAML `---` document, a
+    JSON document), of a JSON array's item its own line, of a YAML list document's item the document's line with
+    `item` (its 1-based number). When the documents do not give `count` messages (the file was refused whole:
+    oversized, not UTF-8), each is named by its number in the file (`index`)."""
+    name = str(STDIN) if path == STDIN else str(path)
+    try:
+        documents = read_documents(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        documents = []
+    origins: list[Origin] = []
+    for doc in (d for d in documents if d.errors or d.value is not None):  # as omega.agents.messages reads them
+        items = doc.value if not doc.errors and isinstance(doc.value, list) and doc.value \
+            and all(isinstance(item, dict) for item in doc.value) else None
+        lines = json_item_lines(raw, len(items)) if items is not None and len(documents) == 1 else None
+        if items is None:
+            origins.append(Origin(name, doc.line))
+        elif lines is not None:  # one JSON array: its items' own lines
+            origins += [Origin(name, line) for line in lines]
+        else:
+            origins += [Origin(name, doc.line, item=n) for n in range(1, len(items) + 1)]
+    if not documents or not origins:  # no message at all: one rejection, of the whole text
+        origins = [Origin(name, 1)]
+    if len(origins) != count:
+        return [Origin(name, None, index=n) for n in range(1, count + 1)]
+    return origins
+
+
+def message_line(path: Path, event: SessionEvent, origin: Origin | None = None) -> dict[str, Any]:
+    """One message's outcome in `check messages`, with its `source` when known."""
+    line: dict[str, Any]
     if isinstance(event, MessageRejected):
-        return {"kind": "message", "file": str(path), "session_id": event.session_id, "message_id": event.message_id,
-                "agent_id": event.agent_id, "status": "REJECTED", "reasons": list(event.reasons), "notes": []}
-    return {"kind": "message", "file": str(path), "session_id": event.session_id, "message_id": event.message_id,
-            "agent_id": event.agent_id, "status": "ACCEPTED", "reasons": [], "notes": list(event.notes)}
+        line = {"kind": "message", "file": str(path), "session_id": event.session_id,
+                "message_id": event.message_id, "agent_id": event.agent_id, "status": "REJECTED",
+                "reasons": list(event.reasons), "notes": []}
+    else:
+        line = {"kind": "message", "file": str(path), "session_id": event.session_id,
+                "message_id": event.message_id, "agent_id": event.agent_id, "status": "ACCEPTED", "reasons": [],
+                "notes": list(event.notes)}
+    if origin is not None:
+        line["source"] = origin.view()
+    return line

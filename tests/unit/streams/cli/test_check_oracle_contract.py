@@ -49,7 +49,9 @@ def test_agreeing_cases_are_kind_case_lines_with_status_agree_and_a_summary_afte
     assert [(line["kind"], line["id"], line["verdict"], line["status"]) for line in lines] == [
         ("case", IDS[0], "PASS", "AGREE"), ("case", IDS[1], "FAIL", "AGREE"), ("case", IDS[2], "FAIL", "AGREE"),
         ("case", IDS[3], "FAIL", "AGREE")]
-    assert all(set(line) == {"kind", "id", "verdict", "oracles", "status"} for line in lines)
+    assert all(set(line) == {"kind", "id", "verdict", "oracles", "status", "source"} for line in lines)
+    numbered = enumerate(CASES.read_text(encoding="utf-8").splitlines(), start=1)
+    assert [line["source"] for line in lines] == [{"file": str(CASES), "line": n} for n, raw in numbered if raw.strip()]
     assert result.stderr == "agreement with expected.verdict: 4/4\n4 cases judged: AGREE 4\n"
 
 

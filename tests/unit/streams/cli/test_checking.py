@@ -27,14 +27,22 @@ def _lines(result: Result) -> list[dict[str, Any]]:
     return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
 
 
+def _unsourced(result: Result) -> list[dict[str, Any]]:
+    """The lines without their `source` {file, line}, which names the input they were read from."""
+    return [{k: v for k, v in line.items() if k != "source"} for line in _lines(result)]
+
+
 def test_check_packets_reads_a_directory_gzip_and_stdin_alike(tmp_path: Path) -> None:
     (tmp_path / "d").mkdir()
     (tmp_path / "d" / "x.jsonl").write_bytes(DANGLING.read_bytes())
     (tmp_path / "x.jsonl.gz").write_bytes(gzip.compress(DANGLING.read_bytes()))
-    plain = _lines(_invoke("check", "packets", str(DANGLING)))
-    for args, stdin in (((str(tmp_path / "d"),), None), ((str(tmp_path / "x.jsonl.gz"),), None),
-                        (("-",), DANGLING.read_bytes())):
-        assert _lines(_invoke("check", "packets", *args, stdin=stdin)) == plain
+    plain = _unsourced(_invoke("check", "packets", str(DANGLING)))
+    for args, stdin, name in (((str(tmp_path / "d"),), None, str(tmp_path / "d" / "x.jsonl")),
+                              ((str(tmp_path / "x.jsonl.gz"),), None, str(tmp_path / "x.jsonl.gz")),
+                              (("-",), DANGLING.read_bytes(), "-")):
+        result = _invoke("check", "packets", *args, stdin=stdin)
+        assert _unsourced(result) == plain
+        assert {line["source"]["file"] for line in _lines(result)} == {name}
 
 
 def test_stdin_takes_a_pretty_printed_packet_and_a_bom() -> None:
@@ -42,8 +50,8 @@ def test_stdin_takes_a_pretty_printed_packet_and_a_bom() -> None:
     pretty = json.dumps(json.loads(first), indent=2).encode("utf-8")
     lines = _lines(_invoke("check", "packets", "-", stdin=pretty))
     assert [line["kind"] for line in lines] == ["verdict"]  # one packet, not one dead letter per line
-    with_bom = _lines(_invoke("check", "packets", "-", stdin=b"\xef\xbb\xbf" + DANGLING.read_bytes()))
-    assert with_bom == _lines(_invoke("check", "packets", str(DANGLING)))
+    with_bom = _unsourced(_invoke("check", "packets", "-", stdin=b"\xef\xbb\xbf" + DANGLING.read_bytes()))
+    assert with_bom == _unsourced(_invoke("check", "packets", str(DANGLING)))
 
 
 def test_every_line_has_a_kind_and_snake_case_keys() -> None:

@@ -42,13 +42,16 @@ def _file(tmp_path: Path, paragraphs: list[dict[str, Any]], facts: list[Any] | N
 
 
 def test_a_verified_paragraph_gives_sentence_and_paragraph_lines_and_exit_0(tmp_path: Path) -> None:
-    result = _invoke(_file(tmp_path, [{"paragraph_id": "p", "sentences": [{"order": 1, "text": GOOD}]}]))
+    path = _file(tmp_path, [{"paragraph_id": "p", "sentences": [{"order": 1, "text": GOOD}]}])
+    result = _invoke(path)
     sentence, paragraph = _lines(result)
     assert result.exit_code == EXIT_OK
+    source = {"file": str(path), "paragraph": 1}
     assert sentence == {"kind": "sentence", "paragraph_id": "p", "version": 1, "order": 1, "verdict": "PASS",
-                        "failure_modes": [], "reasons": [], "evidence_required": [], "cited_fact_ids": ["F1"]}
+                        "failure_modes": [], "reasons": [], "evidence_required": [], "cited_fact_ids": ["F1"],
+                        "source": source}
     assert paragraph == {"kind": "paragraph", "paragraph_id": "p", "version": 1, "verified": True,
-                         "display_text": GOOD}
+                         "display_text": GOOD, "source": source}
 
 
 def test_a_failed_sentence_is_explained_suppressed_from_display_and_exits_1(tmp_path: Path) -> None:

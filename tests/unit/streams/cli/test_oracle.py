@@ -39,7 +39,7 @@ def test_the_public_cases_give_one_line_each_full_agreement_and_exit_0(tmp_path:
     lines = _lines(result)
     assert result.exit_code == EXIT_OK  # every verdict agrees with its expected one, FAILs included
     assert len(lines) == 34
-    assert all(set(line) == {"kind", "id", "verdict", "oracles", "status"} for line in lines)
+    assert all(set(line) == {"kind", "id", "verdict", "oracles", "status", "source"} for line in lines)
     assert {(line["kind"], line["status"]) for line in lines} == {("case", "AGREE")}
     assert all(set(line["oracles"]) == {"A", "B", "C"} for line in lines)
     assert result.stderr == "agreement with expected.verdict: 34/34\n34 cases judged: AGREE 34\n"

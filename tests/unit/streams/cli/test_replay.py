@@ -42,6 +42,11 @@ def _lines(result: Result) -> list[dict[str, Any]]:
     return [json.loads(line) for line in result.stdout.splitlines() if line.strip()]
 
 
+def _unsourced(result: Result) -> list[dict[str, Any]]:
+    """The lines without their `source`, which names the input they were read from."""
+    return [{k: v for k, v in line.items() if k != "source"} for line in _lines(result)]
+
+
 def test_check_packets_exits_zero_on_valid_packets(tmp_path: Path) -> None:
     path = _jsonl(tmp_path / "ok.jsonl", [factory_packet(n, 1) for n in range(3)])
     result = _invoke("check", "packets", str(path))
@@ -277,9 +282,10 @@ def test_check_packets_reads_a_gzipped_jsonl_as_the_plain_file(tmp_path: Path) -
     packed.write_bytes(gzip.compress(plain.read_bytes()))
     result = _invoke("check", "packets", str(packed))
     assert result.exit_code == EXIT_OK
-    assert [(line["kind"], line["packet_id"]) for line in _lines(result)] == [
-        ("verdict", "pkt_00003_000000"), ("verdict", "pkt_00003_000001")]
-    assert result.stdout == _invoke("check", "packets", str(plain)).stdout
+    assert [(line["kind"], line["packet_id"], line["source"]) for line in _lines(result)] == [
+        ("verdict", "pkt_00003_000000", {"file": str(packed), "line": 1}),
+        ("verdict", "pkt_00003_000001", {"file": str(packed), "line": 2})]
+    assert _unsourced(result) == _unsourced(_invoke("check", "packets", str(plain)))
 
 
 def test_dash_reads_jsonl_from_stdin_for_check_packets_and_replay(tmp_path: Path) -> None:
@@ -287,7 +293,8 @@ def test_dash_reads_jsonl_from_stdin_for_check_packets_and_replay(tmp_path: Path
     checked = _invoke_with(plain.read_bytes(), "check", "packets", "-")
     assert checked.exit_code == EXIT_OK
     assert _check_ids(checked) == ["pkt_00003_000000", "pkt_00003_000001"]
-    assert checked.stdout == _invoke("check", "packets", str(plain)).stdout
+    assert [line["source"] for line in _lines(checked)] == [{"file": "-", "line": 1}, {"file": "-", "line": 2}]
+    assert _unsourced(checked) == _unsourced(_invoke("check", "packets", str(plain)))
     replayed = _invoke_with(gzip.compress(plain.read_bytes()), "replay", "-", "--out", "-")  # gzip by magic
     assert [json.loads(line)["value"]["packet_id"] for line in replayed.stdout.splitlines()] == [
         "pkt_00003_000000", "pkt_00003_000001"]
