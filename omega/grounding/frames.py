@@ -11,6 +11,12 @@ against "Q tutored P". So each clause of the sentence and of its cited facts is 
   patient (the words right after an active verb, or before a passive one), up to the nearest comma or preposition,
   and its baseline (the words after a comparison marker: "reduced corrosion by 30% relative to uncoated steel");
   a sentence that makes a fact's baseline its agent swaps roles.
+The first side, when it is the subject, is the words before the clause's verb after any fronted scene ("Under
+workload W, | A | sustained a higher throughput than B"); "X of A ... than that of B" compares A and B; a second side
+ends at the respect the sides share ("than B | under workload W"); a comparative inside brackets measures a side. A
+modifier one side states and the other leaves unsaid ("children in the lowest quartile of NO2 exposure than those
+in the highest quartile") is not a swap when each side's own words land where the fact puts them; a number never
+moves that way. A ratio ("14% higher") never swaps sides: B is not 14% lower than A (NUMERIC_MISMATCH).
 A frame of the sentence fails when a cited fact has a frame of the same predicate and every such frame puts one
 of the sentence's side words on the other side: the word is stated, but in the other role (§5.1 "without
 changing meaning", §5.2 "Hallucination or inference"). Where no fact frame has the predicate, the words are left
