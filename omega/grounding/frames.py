@@ -34,7 +34,7 @@ from functools import lru_cache
 from omega.grounding.facts import AtomicFact
 from omega.grounding.groups import compared_values
 from omega.grounding.memo import ByObject
-from omega.grounding.model import CLAIM_STRENGTHENED, NOT_ENTAILED, NUMERIC_MISMATCH, Failure, quoted
+from omega.grounding.model import NOT_ENTAILED, NUMERIC_MISMATCH, Failure, quoted
 from omega.grounding.quantities import SPELLED, quantity_spans
 from omega.grounding.rephrasing import antonyms, lemmas, related
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
@@ -93,7 +93,7 @@ def comparisons_and_roles(claim_text: str, facts: Sequence[AtomicFact], mapping:
     claim_frames = frames(claim_text)
     if not claim_frames:
         return FrameCheck((), {}, ())
-    fact_frames = [frame for f in facts for frame in _fact_frames(f)]
+    stated = [frame for f in facts for frame in fact_frames(f)]
     failures: list[Failure] = []
     covered: dict[str, str] = {}
     readings: list[str] = []
@@ -101,12 +101,12 @@ def comparisons_and_roles(claim_text: str, facts: Sequence[AtomicFact], mapping:
     for frame in claim_frames:
         first = frozenset(mapping.get(t, t) for t in frame.first)
         second = frozenset(mapping.get(t, t) for t in frame.second)
-        judged = [(v, f) for f in fact_frames
+        judged = [(v, f) for f in stated
                   if (v := _agrees(frame.kind, frame.predicate, first, second, f)) is not None]
         agreeing = [f for (ok, _), f in judged if ok]
         # "A was 14% higher than B" does not give "B was 14% lower than A": a ratio is relative to its baseline,
         # so a sentence that states one may not swap the sides (the direction alone may)
-        swapped = next((f for f in agreeing if _relation(frame.predicate, f.predicate) == "opposite"), None)
+        swapped = next((f for f in agreeing if relation(frame.predicate, f.predicate) == "opposite"), None)
         if frame.relative and swapped is not None:
             failures.append(Failure(
                 NUMERIC_MISMATCH,
@@ -124,7 +124,7 @@ def comparisons_and_roles(claim_text: str, facts: Sequence[AtomicFact], mapping:
                 covered[normal(word.split()[-1])] = normal(fact_word.split()[-1])
                 if word != fact_word:
                     readings.append(f"{frame.predicate} than = {fact_word} than, sides swapped"
-                                    if _relation(frame.predicate, fact_word) == "opposite"
+                                    if relation(frame.predicate, fact_word) == "opposite"
                                     else f"{frame.predicate} = {fact_word}")
             continue
         if not judged:
@@ -151,11 +151,11 @@ def _agrees(kind: str, predicate: str, first: frozenset[str], second: frozenset[
     (and the words that moved)."""
     if fact.kind != kind:
         return None
-    relation = _relation(predicate, fact.predicate)
-    if relation is None:
+    how = relation(predicate, fact.predicate)
+    if how is None:
         return None
     own_first, own_second = fact.first - fact.second, fact.second - fact.first
-    if relation == "opposite":
+    if how == "opposite":
         own_first, own_second = own_second, own_first
     moved = (second & own_first) | (first & own_second) - second
     landed = (second & own_second) | (first & own_first)
@@ -180,7 +180,7 @@ def _elided(moved: frozenset[str], landed: frozenset[str], own_first: frozenset[
                 and not any(word[:1].isdigit() for word in moved))
 
 
-def _relation(a: str, b: str, table: bool = True) -> str | None:
+def relation(a: str, b: str, table: bool = True) -> str | None:
     """"same" when two predicates are one word (lemma or synonym), "opposite" for antonyms, else None. Without
     `table`, the synonym table's groups do not count (they join "reduce" and "fall": transitive and not)."""
     la, lb = _forms(a), _forms(b)
@@ -210,7 +210,7 @@ def _frames_of(fact: AtomicFact) -> tuple[Frame, ...]:
     return frames(fact.content)
 
 
-_fact_frames: ByObject[AtomicFact, tuple[Frame, ...]] = ByObject(_frames_of)  # a paragraph cites a fact again and again
+fact_frames: ByObject[AtomicFact, tuple[Frame, ...]] = ByObject(_frames_of)  # a paragraph cites a fact again and again
 
 
 @lru_cache(maxsize=256)
@@ -450,34 +450,6 @@ def numeric_sides(text: str) -> list[tuple[str, Decimal, Decimal]]:
         if len(before) == 1 and len(after) == 1 and before[0].unit == after[0].unit:
             out.append((found[0].predicate, before[0].value, after[0].value))
     return out
-
-
-CHANGE_VERBS = frozenset({"reduce", "lower", "decrease", "increase", "raise", "improve", "cut", "boost", "halve",
-                          "double", "prevent"})
-
-
-def change_attributed(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:
-    """§5.2 "Strengthening claims": the sentence makes something the agent of a change ("fitting guards reduced
-    predation") that the cited facts state only in other words ("after guards were fitted, predation fell"): a
-    sequence or an association is not a cause. Facts that use the verb itself ("drug A lowered ...") leave it to
-    the other checks."""
-    changes = [f for f in frames(claim_text) if f.kind == "role" and f.first and lemmas(f.predicate) & CHANGE_VERBS]
-    if not changes:
-        return []
-    fact_words = {w.lower for f in facts for w in words(f.content)}
-    fact_frames = [frame for f in facts for frame in _fact_frames(f) if frame.kind == "role"]
-    failures: list[Failure] = []
-    for frame in changes:
-        if any(_relation(frame.predicate, f.predicate) == "same" for f in fact_frames) \
-                or any(_relation(frame.predicate, w, table=False) == "same" for w in fact_words):
-            continue  # the facts say who changed it ("exercise increased"), or use the verb itself ("did not reduce")
-        failures.append(Failure(
-            CLAIM_STRENGTHENED,
-            f"the change '{frame.predicate}' is attributed to {quoted(sorted(frame.first))}: the cited facts state "
-            f"the change without that agent (a sequence or an association is not a cause)",
-            f"a cited fact stating that {quoted(sorted(frame.first))} {frame.predicate} it (e.g. a randomised "
-            f"comparison)", tuple(f.id for f in facts)))
-    return failures
 
 
 def directions_by_the_facts(claim_text: str, facts: Sequence[AtomicFact]) -> tuple[frozenset[str], list[Failure]]:

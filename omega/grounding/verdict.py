@@ -24,6 +24,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from omega.grounding.agency import change_attributed
 from omega.grounding.binding import clause_local_binding, copula_binding
 from omega.grounding.citations import citation_presence, split_citations, uncited_fact_use
 from omega.grounding.conflicts import (
@@ -38,7 +39,6 @@ from omega.grounding.explain import for_the_writer
 from omega.grounding.facts import AtomicFact
 from omega.grounding.frames import (
     FrameCheck,
-    change_attributed,
     comparisons_and_roles,
     directions_by_the_facts,
     numeric_sides,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from omega.grounding.frames import frames
-from omega.grounding.model import CLAIM_STRENGTHENED, NOT_ENTAILED, NUMERIC_MISMATCH
+from omega.grounding.model import NOT_ENTAILED, NUMERIC_MISMATCH
 from tests.unit.omega.grounding.support import codes, fact, judge
 
 LATENCY = fact("C1", "Median latency was lower in version 2.4 than in version 2.3.")
@@ -65,18 +65,6 @@ def test_a_negated_comparative_reads_as_its_antonym() -> None:
 def test_did_not_exceed_is_entailed_by_lower_with_the_same_sides_and_refused_reversed() -> None:
     assert judge("Median latency in version 2.4 did not exceed that in version 2.3. [C1]", LATENCY).passed
     assert not judge("Median latency in version 2.3 did not exceed that in version 2.4. [C1]", LATENCY).passed
-
-
-GUARDS = fact("G1", "After predator guards were fitted to the nest boxes, the nest predation rate fell from 23% in "
-                    "2021 to 9% in 2022.")
-
-
-def test_a_change_given_an_agent_the_facts_only_place_in_sequence_is_strengthening() -> None:
-    verdict = judge("Fitting predator guards to the nest boxes reduced the nest predation rate from 23% in 2021 to "
-                    "9% in 2022. [G1]", GUARDS)
-    assert codes(verdict) == {CLAIM_STRENGTHENED}
-    assert judge("After predator guards were fitted to the nest boxes, the nest predation rate decreased from 23% "
-                 "in 2021 to 9% in 2022. [G1]", GUARDS).passed
 
 
 LATENCY_VALUES = fact("L1", "Median latency was 5.1 ms with Orrery 5.0 and 7.2 ms with Orrery 4.8.", {"units": "ms"})
