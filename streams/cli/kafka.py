@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -99,6 +100,21 @@ def kafka_errors(bootstrap: str) -> Iterator[None]:
         aiokafka_log.removeFilter(failures)
 
 
+TABLE_STORES = ("memory://", "rocksdb://")  # the Faust table stores the worker is built and documented for
+
+
+def _unusable_directory(path: Path) -> str | None:
+    """Why `path` can be neither used nor made as a writable directory (None when it can), making nothing."""
+    if path.exists():
+        return None if path.is_dir() and os.access(path, os.W_OK | os.X_OK) else "not a writable directory"
+    parent = path.parent
+    while not parent.exists() and parent != parent.parent:
+        parent = parent.parent
+    if not parent.is_dir():
+        return f"{parent} is not a directory"
+    return None if os.access(parent, os.W_OK | os.X_OK) else f"{parent} is not writable"
+
+
 def _reason(exc: BaseException) -> str:
     """The error's own words, without aiokafka's `ClassName: ` prefix."""
     return str(exc).removeprefix(f"{type(exc).__name__}: ").strip() or type(exc).__name__
@@ -125,6 +141,12 @@ def worker(bootstrap: str, prefix: str, store: str, partitions: int | None, app_
 
     settings = settings_or_exit(bootstrap_servers=bootstrap, topic_prefix=prefix, store=store,
                                 partitions=partitions, app_id=app_id, data_dir=data_dir)
+    # checked before the broker is asked anything (Faust would only fail once started, in many lines)
+    if not store.startswith(TABLE_STORES):
+        usage_error(f"--store {store!r}: expected {' or '.join(TABLE_STORES)}... [env OMEGA_STORE]")
+    unusable = _unusable_directory(data_dir)
+    if unusable:
+        usage_error(f"cannot use the data directory {data_dir} [env OMEGA_DATA_DIR]: {unusable}")
     try:
         use_event_loop(settings.event_loop)  # before the first loop: the worker's and its consumer thread's
     except SettingsError as exc:

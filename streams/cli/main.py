@@ -25,6 +25,8 @@ from streams.cli.schemas import schemas
 from streams.cli.watch import watch
 from streams.logs import configure_logging
 
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL")  # a level logging knows by name
+
 
 class ContractGroup(click.Group):
     """The `omega` group, keeping the CLI's one contract whatever a command raises (README, "CLI"): exit 0 ok, 1
@@ -80,7 +82,7 @@ def _quiet_after_broken_pipe() -> NoReturn:
 @click.group(cls=ContractGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="omega-stream-verifier", prog_name="omega")
 @click.option("--log-level", envvar="OMEGA_LOG_LEVEL", default="WARNING", show_default=True,
-              help="structlog level [env OMEGA_LOG_LEVEL].")
+              type=click.Choice(LOG_LEVELS, case_sensitive=False), help="structlog level [env OMEGA_LOG_LEVEL].")
 def main(log_level: str) -> None:
     """OMEGA stream verifier: judge multi-agent LLM traffic live on Kafka or replayed from files."""
     configure_logging(log_level)

@@ -57,6 +57,8 @@ def check_oracle(files: tuple[Path, ...], config_path: Path | None, report_path:
         max_bytes = Settings.offline_from_env().max_event_bytes
     except SettingsError as exc:
         usage_error(str(exc))
+    if report_path is not None:  # an unwritable report ends the command before anything is judged
+        _report_or_exit(report_path)
     lines: list[tuple[Path, int, bytes]] = []
     for path in paths:
         try:
@@ -88,11 +90,20 @@ def check_oracle(files: tuple[Path, ...], config_path: Path | None, report_path:
         click.echo(f"omega: {name}:{number}: malformed line, not judged: {reason}", err=True)
     _agreement(judged)
     if report_path is not None:
-        report_path.parent.mkdir(parents=True, exist_ok=True)
-        report_path.write_text(report_text(build_report(judged, config)), encoding="utf-8", newline="\n")
+        _report_or_exit(report_path, report_text(build_report(judged, config)))
     if malformed:
         sys.exit(EXIT_USAGE)
     tally.finish("cases")
+
+
+def _report_or_exit(report_path: Path, text: str | None = None) -> None:
+    """Make the report's directory and, given `text`, write the report; an OSError ends the command with exit 2."""
+    try:
+        report_path.parent.mkdir(parents=True, exist_ok=True)
+        if text is not None:
+            report_path.write_text(text, encoding="utf-8", newline="\n")
+    except OSError as exc:
+        usage_error(f"cannot write the report {report_path}: {exc}")
 
 
 def case_files(files: tuple[Path, ...]) -> list[Path]:

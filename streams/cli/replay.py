@@ -55,8 +55,12 @@ def _output(path: str | None) -> Iterator[IO[str] | None]:
     elif path == "-":
         yield sys.stdout
     else:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "w", encoding="utf-8") as handle:
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            handle = open(path, "w", encoding="utf-8")  # noqa: SIM115 - closed below; only opening is an input error
+        except OSError as exc:
+            usage_error(f"cannot write {path}: {exc}")
+        with handle:
             yield handle
 
 
