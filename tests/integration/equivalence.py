@@ -44,11 +44,13 @@ def write_jsonl(path: Path, packets: list[Record]) -> Path:
 
 
 def check_packets(path: Path, timeout: float = 120) -> list[Record]:
-    """`omega check packets PATH` as a subprocess: its output lines, parsed (exit 1 means something was rejected)."""
+    """`omega check packets PATH` as a subprocess: its output lines, parsed (exit 1 means something was rejected),
+    without the `source` (FILE:LINE) a check line adds to the live record's view."""
     done = subprocess.run([sys.executable, "-m", "streams.cli.main", "check", "packets", str(path)], cwd=REPO,
                           capture_output=True, timeout=timeout, check=False)
     assert done.returncode in (0, 1), done.stderr.decode(errors="replace")
-    return [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+    lines = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+    return [{k: v for k, v in line.items() if k != "source"} for line in lines]
 
 
 def as_check_line(topic_logical: str, record: Record) -> Record:
