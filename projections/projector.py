@@ -11,6 +11,7 @@ never holds what the store does not.
 from __future__ import annotations
 
 import gc
+import threading
 from collections import OrderedDict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -32,22 +33,35 @@ def _chunks(events: Iterable[LogEvent], size: int) -> Iterator[list[LogEvent]]:
         yield chunk
 
 
+_pauses = 0  # collector_paused sections open now, in any thread
+_paused_from_enabled = False  # whether the collector was enabled when the first of them opened
+_pause_lock = threading.Lock()
+
+
 @contextmanager
-def _collector_paused() -> Iterator[None]:
+def collector_paused() -> Iterator[None]:
     """No cyclic garbage collection inside a batch (it runs once when the batch ends).
 
     Why: the cached memories are millions of small containers that live long, and a batch allocates new ones
     at a high rate, so the collector keeps running full passes over the cache while finding nothing (memory
     documents are acyclic; reference counting frees old versions). Paused per batch it runs a few times per
     rebuild instead of dozens: about half the CPU time of a rebuild. The caller's setting is restored.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
+
+    Sections may overlap across threads (a runner decodes the next batch while a worker thread applies one): the
+    collector resumes when the last open section closes, if it was enabled when the first one opened."""
+    global _pauses, _paused_from_enabled  # noqa: PLW0603 - one collector per process, so one count
+    with _pause_lock:
+        if _pauses == 0:
+            _paused_from_enabled = gc.isenabled()
+            gc.disable()
+        _pauses += 1
     try:
         yield
     finally:
-        if was_enabled:
-            gc.enable()
+        with _pause_lock:
+            _pauses -= 1
+            if _pauses == 0 and _paused_from_enabled:
+                gc.enable()
 
 
 class Projector:
@@ -96,7 +110,7 @@ class Projector:
                     if (doc := new.get(kind)) is not None and doc is not old.get(kind)}
 
         try:
-            with _collector_paused():
+            with collector_paused():
                 result = self.store.apply_batch(events, reduce, self._live.apply)
         except BaseException:
             self._live.rollback()

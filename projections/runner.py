@@ -24,6 +24,7 @@ import base64
 import gc
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager, ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +34,7 @@ import orjson
 
 from projections.events import LogEvent
 from projections.projector import DEFAULT_BATCH, Projector
-from projections.store import Position, SqlStore
+from projections.store import BatchResult, Position, SqlStore
 
 UNDECODABLE = "undecodable"
 """Logical topic of a record that could not be decoded (read by no memory; it only advances the position)."""
@@ -261,6 +262,10 @@ class Runner:
     commit_interval: float = 1.0
     on_batch: Callable[[RunStats], None] | None = None
     progress: ProgressLog | None = None
+    overlap: bool | None = None
+    """Apply each batch in a worker thread while the next is fetched and decoded (see `_apply_fetching`). None:
+    when rebuilding only, where nothing else reads the store meanwhile (a live run may share its connection with a
+    reader in the same event loop, `omega watch`, which must not see a transaction half written)."""
     _stop: bool = field(default=False, init=False)
 
     def request_stop(self) -> None:
@@ -274,14 +279,18 @@ class Runner:
         store = self.projector.store
         if rebuild:
             self.projector.rebuild(())  # reset: the store and the projector's cache start empty
+        overlap = rebuild if self.overlap is None else self.overlap
         started = clock()
         last_event = last_commit = started
         await self.source.start(store.positions())
         if self.progress is not None:
             self.progress.begin()
+        pool = ThreadPoolExecutor(1, thread_name_prefix="omega-projector") if overlap else None
         try:
+            upcoming: list[LogEvent] | None = None
             while not self._stop:
-                batch = await self._next_batch()
+                batch = await self._next_batch() if upcoming is None else upcoming
+                upcoming = None
                 now = clock()
                 if not batch:
                     gc.unfreeze()  # idle: what was frozen may be collected again (see _freeze_heap)
@@ -292,30 +301,66 @@ class Runner:
                         stats.stopped_by = "idle"
                         break
                     continue
-                last_event = now
-                result = self.projector.process_batch(batch)
-                _freeze_heap()
-                stats.applied += result.applied
-                stats.skipped += result.skipped
-                stats.batches += 1
-                if now - last_commit >= self.commit_interval:
-                    # 1. the store committed the batch with its positions; 2. only then the monitoring offsets
-                    await self.source.commit(store.positions())
-                    last_commit = now
-                if self.progress is not None:
-                    self.progress.batch_done(stats, batch[-1], store.positions)
-                if self.on_batch is not None:
-                    self.on_batch(stats)
+                last = batch[-1]
+                if pool is None:
+                    result = self._apply(batch)
+                else:
+                    result, upcoming = await self._apply_fetching(pool, batch)
+                last_event = clock()  # idle means no new record: the time spent applying is not idle
+                if await self._batch_done(stats, result, last, last_event - last_commit):
+                    last_commit = last_event
             else:
                 stats.stopped_by = "signal"
             stats.seconds = clock() - started
             await self.source.commit(store.positions())
             stats.lag = await self.source.lag(store.positions())
         finally:
+            if pool is not None:
+                pool.shutdown(wait=True)  # a batch still being applied (a cancelled run) ends before the store does
             gc.unfreeze()
             stats.undecodable = self.source.undecodable
             await self.source.stop()
         return stats
+
+    async def _batch_done(self, stats: RunStats, result: BatchResult, last: LogEvent, since_commit: float) -> bool:
+        """Count a committed batch, report it; commit the monitoring offsets when `commit_interval` has passed
+        since they last were (returns whether it did)."""
+        stats.applied += result.applied
+        stats.skipped += result.skipped
+        stats.batches += 1
+        store = self.projector.store
+        committing = since_commit >= self.commit_interval
+        if committing:
+            # 1. the store committed the batch with its positions; 2. only then the monitoring offsets
+            await self.source.commit(store.positions())
+        if self.progress is not None:
+            self.progress.batch_done(stats, last, store.positions)
+        if self.on_batch is not None:
+            self.on_batch(stats)
+        return committing
+
+    def _apply(self, batch: list[LogEvent]) -> BatchResult:
+        """Apply one batch as one transaction; its events are garbage afterwards, then the heap is frozen."""
+        result = self.projector.process_batch(batch)
+        batch.clear()  # not kept alive through the freeze
+        _freeze_heap()
+        return result
+
+    async def _apply_fetching(self, pool: ThreadPoolExecutor, batch: list[LogEvent]
+                              ) -> tuple[BatchResult, list[LogEvent] | None]:
+        """`_apply(batch)` in the worker thread while the next batch is fetched and decoded here; returns the
+        batch's result and the next batch (None after a stop request: nothing more is read).
+
+        Only reading overlaps: the next batch is applied after this one committed, by the same thread, so the
+        order of transactions and the tracking positions are those of `_apply` alone; a batch read ahead and
+        never applied (a stop, a failure) is read again by the next run, after the stored positions."""
+        applying = asyncio.get_running_loop().run_in_executor(pool, self._apply, batch)
+        try:
+            upcoming = None if self._stop else await self._next_batch()
+        except BaseException:
+            await asyncio.wait([applying])  # the store is never left to a thread still writing
+            raise
+        return await applying, upcoming
 
     async def _next_batch(self) -> list[LogEvent]:
         batch = await self.source.poll(self.batch_size, self.poll_timeout)

@@ -8,19 +8,26 @@ shows the projector's lag); they are never read back.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import structlog
-from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 from aiokafka.structs import OffsetAndMetadata
 
 from projections.events import LogEvent
+from projections.projector import collector_paused
 from projections.runner import undecodable_event
 from projections.store import Position
 from streams.settings import kafka_client_options
 from streams.topics import AGENT_MESSAGES, ALERTS, ESCALATIONS, TERMINATIONS, VERDICTS, TopicSpec, topic_name
 from streams.wire.codec import DecodeError, SchemaRegistry
+
+_TOMBSTONE = DecodeError("NO_VALUE", "record without a value (tombstone)")
+FILL_WAIT = 1.0
+"""Most seconds a poll waits in all for the records the broker holds past the consumer's position (normally a
+fetch round trip; the bound only matters when the high watermark misleads, e.g. records deleted meanwhile)."""
 
 PROJECTED: tuple[TopicSpec, ...] = (AGENT_MESSAGES, ALERTS, ESCALATIONS, TERMINATIONS, VERDICTS)
 """The output topics the memories are rebuilt from."""
@@ -91,33 +98,63 @@ class KafkaSource:
                 consumer.seek(tp, stored + 1)  # the store is the truth: resume right after its position
 
     async def poll(self, max_events: int, timeout: float) -> list[LogEvent]:
-        """See `EventSource.poll`."""
-        batch = await self.consumer.getmany(timeout_ms=int(timeout * 1000), max_records=max_events)
-        if not batch:
+        """See `EventSource.poll`. While catching up (the broker holds more of an assigned partition than was
+        handed out) the batch is topped up from the next fetches, up to `max_events`, instead of ending at what
+        was buffered: fewer, larger transactions. A source that has caught up returns what it has at once."""
+        consumer = self.consumer
+        fetched = await consumer.getmany(timeout_ms=int(timeout * 1000), max_records=max_events)
+        if not fetched:
             if timeout > 0 and {tp.topic for tp in self._assigned} != set(self.topics):
                 await self._assign()  # some topic did not exist yet: look again while idle
             return []
+        records: dict[TopicPartition, list[ConsumerRecord[bytes, bytes]]] = dict(fetched)
+        count = sum(map(len, fetched.values()))
+        waited = 0.0
+        while count < max_events and waited < FILL_WAIT and await self._behind():
+            started = time.monotonic()
+            more = await consumer.getmany(timeout_ms=int((FILL_WAIT - waited) * 1000), max_records=max_events - count)
+            waited += time.monotonic() - started
+            for tp, messages in more.items():
+                records.setdefault(tp, []).extend(messages)
+                count += len(messages)
+        return self._events(records)
+
+    async def _behind(self) -> bool:
+        """Whether the broker has records of an assigned partition past the consumer's position (as of the last
+        fetch: the high watermarks come with the fetch responses)."""
+        consumer = self.consumer
+        for tp in self._assigned:
+            end = consumer.highwater(tp)
+            if end is not None and await consumer.position(tp) < end:
+                return True
+        return False
+
+    def _events(self, records: Mapping[TopicPartition, Sequence[ConsumerRecord[bytes, bytes]]]) -> list[LogEvent]:
+        """The log events of fetched records, by partition in offset order; decoded in one pass (see
+        `SchemaRegistry.decode_batch`) with the cyclic collector paused, as the projector's batch is."""
         out: list[LogEvent] = []
-        for tp, messages in sorted(batch.items()):
-            logical = self.topics[tp.topic]
-            for msg in messages:
-                out.append(self._event(logical, tp, msg.offset, msg.key, msg.value))
-                self._positions[(tp.topic, tp.partition)] = msg.offset
+        with collector_paused():
+            for tp, messages in sorted(records.items()):
+                logical, topic, partition = self.topics[tp.topic], tp.topic, tp.partition
+                values = [m.value for m in messages]
+                present = [v for v in values if v is not None]
+                decoded = iter(self.registry.decode_batch(present) if present else ())
+                for msg, value in zip(messages, values, strict=True):
+                    raw_key = msg.key
+                    key = "" if raw_key is None else raw_key.decode("utf-8", "replace")
+                    result = next(decoded) if value is not None else _TOMBSTONE
+                    if type(result) is tuple:
+                        out.append(LogEvent(logical, partition, msg.offset, key, result[1], source=topic))
+                    else:
+                        out.append(self._undecodable(tp, msg.offset, key, cast(DecodeError, result)))
+                self._positions[(topic, partition)] = messages[-1].offset
         return out
 
-    def _event(self, logical: str, tp: TopicPartition, offset: int, raw_key: bytes | None,
-               value: bytes | None) -> LogEvent:
-        key = "" if raw_key is None else raw_key.decode("utf-8", "replace")
-        try:
-            if value is None:
-                raise DecodeError("NO_VALUE", "record without a value (tombstone)")
-            _, datum = self.registry.decode(value)
-            return LogEvent(logical, tp.partition, offset, key, datum, source=tp.topic)
-        except DecodeError as exc:
-            self.undecodable += 1
-            log.warning("undecodable record skipped", topic=tp.topic, partition=tp.partition, offset=offset,
-                        error_class=exc.error_class, reason=str(exc))
-            return undecodable_event(tp.topic, tp.partition, offset, key, f"{exc.error_class}: {exc}")
+    def _undecodable(self, tp: TopicPartition, offset: int, key: str, exc: DecodeError) -> LogEvent:
+        self.undecodable += 1
+        log.warning("undecodable record skipped", topic=tp.topic, partition=tp.partition, offset=offset,
+                    error_class=exc.error_class, reason=str(exc))
+        return undecodable_event(tp.topic, tp.partition, offset, key, f"{exc.error_class}: {exc}")
 
     def exhausted(self) -> bool:
         """A topic is never exhausted."""

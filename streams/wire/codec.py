@@ -13,7 +13,7 @@ from __future__ import annotations
 import io
 import os
 import struct
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -214,6 +214,43 @@ class SchemaRegistry:
                 except (Unreadable, IndexError, struct.error, UnicodeDecodeError):
                     pass  # fastavro reads it, or says why it cannot
         return reader.name, self.fastavro_decode(data, writer, reader)
+
+    def decode_batch(self, values: Sequence[bytes]) -> list[tuple[str, Any] | DecodeError]:
+        """`decode` of each value in order, each its `(full name, datum)` or the DecodeError it raised: the same
+        answers, with the generated reader looked up once per single-object header instead of once per record
+        (what a consumer of many records of a few schemas pays per record otherwise)."""
+        out: list[tuple[str, Any] | DecodeError] = []
+        readers: dict[bytes, tuple[str, Reader] | None] = {}
+        for value in values:
+            header = value[:HEADER_SIZE]
+            found = readers.get(header, _UNCOMPILED)
+            if found is _UNCOMPILED:
+                found = readers[header] = self._own_reader(header)
+            if found is not None and type(value) is bytes:
+                try:
+                    datum, end = found[1](value, HEADER_SIZE)
+                    if end == len(value):
+                        out.append((found[0], datum))
+                        continue
+                except (Unreadable, IndexError, struct.error, UnicodeDecodeError):
+                    pass  # `decode` reads it by fastavro, or says why it cannot
+            try:
+                out.append(self.decode(value))
+            except DecodeError as exc:
+                out.append(exc)
+        return out
+
+    def _own_reader(self, header: bytes) -> tuple[str, Reader] | None:
+        """(name, generated reader) when `decode` would read a record with this header by that reader first."""
+        if len(header) < HEADER_SIZE or header[:2] != MARKER:
+            return None  # a registry frame or no single object: `decode` says
+        writer = self._by_fingerprint.get(bytes(header[2:]))
+        if writer is None or self._by_name.get(writer.name) is not writer:
+            return None  # unknown, or an older writer read through schema resolution
+        read = self._readers.get(writer.name, _UNCOMPILED)
+        if read is _UNCOMPILED:
+            read = self._readers[writer.name] = _compiled_reader(writer)
+        return None if read is None else (writer.name, read)
 
     @staticmethod
     def fastavro_decode(data: bytes, writer: RegisteredSchema, reader: RegisteredSchema) -> Any:

@@ -188,7 +188,10 @@ class _Record:
         self.value: bytes | None = value
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
+    """Measure and print; returns `rounds` (per round and side: `ok`, `measured`), `faust` and `raw` (the median
+    verdicts/s of each side), `ratios` (side -> the median over rounds of Faust / that side, each pair from one
+    round), `processes` and `ok` (every run delivered every verdict)."""
     cli = argparse.ArgumentParser(prog="python -m tests.bench.bench_anchor", description=__doc__,
                                   formatter_class=argparse.RawDescriptionHelpFormatter)
     cli.add_argument("--events", type=int, default=30_000, help="packets published per run (a burst)")
@@ -247,7 +250,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(f"  CPU per packet in this process, same packets: pure evolve {core_ms:.3f} ms; the validator step"
           f" (decode, evolve, encode, dict table) {step_ms:.3f} ms; beside the judging processes' 'all' above")
     ok = all(row[side].get("ok") for row in rows for side in row)
-    return 0 if ok else 1
+    medians = {side: statistics.median(rates) for side in sides
+               if (rates := [row[side]["measured"]["per_second"] for row in rows if row[side]["measured"]])}
+    return {"rounds": rows, **medians, "ratios": {side: statistics.median(v) for side, v in ratios.items()},
+            "processes": args.processes, "ok": ok}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return 0 if run(argv)["ok"] else 1
 
 
 if __name__ == "__main__":

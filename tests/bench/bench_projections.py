@@ -1,7 +1,8 @@
 """Throughput of the memory projections: the pure reducers, and a rebuild into SQLite (and PostgreSQL).
 
     python -m tests.bench.bench_projections [--events N] [--sessions M] [--postgres URL] [--live-batch B]
-                                           [--sqlite PATH] [--profile] [--kafka BOOTSTRAP [--kafka-only]]
+                                           [--sqlite PATH] [--profile] [--kafka BOOTSTRAP [--kafka-only]
+                                           [--rounds R]]
 
 It prints figures and never asserts on time. The workload is `tests.unit.projections.factories.workload`:
 N events over M sessions (default 50,000 over 500: 100 per session, i.e. about six iterations of a 15-message
@@ -14,7 +15,8 @@ log carries concurrent sessions, so every batch touches every session. The proce
     kafka rebuild     (--kafka) the runner from a real broker: the workload produced as single-object Avro to
                       fresh 4-partition topics (not timed), then `Runner.run(rebuild=True)` with a KafkaSource
                       (fetch, decode, project; transactions of at most 1,000, then 20,000 events) until the last
-                      batch commits
+                      batch commits; each round first times the in-process rebuild of the same events into the same
+                      kind of store (the anchor: Kafka / in process is that round's ratio; median over --rounds)
 Events are generated before the clock starts and frozen out of the garbage collector's sight: a runner
 decodes them as it goes, so they are not part of its heap.
 """
@@ -26,6 +28,7 @@ import cProfile
 import gc
 import platform
 import pstats
+import statistics
 import sys
 import tempfile
 import time
@@ -58,7 +61,7 @@ def figure(count: int, seconds: float) -> dict[str, float]:
 
 def reducers_only(events: Sequence[LogEvent]) -> tuple[float, dict[str, Memories]]:
     memories: dict[str, Memories] = {}
-    gc.disable()  # as the projector does within a batch (see projections.projector._collector_paused)
+    gc.disable()  # as the projector does within a batch (see projections.projector.collector_paused)
     try:
         start = clock()
         for event in events:
@@ -97,10 +100,12 @@ def bench_store(
 
 
 def bench_kafka(
-    bootstrap: str, events: Sequence[LogEvent], stores: dict[str, Callable[[], SqlStore]]
+    bootstrap: str, events: Sequence[LogEvent], stores: dict[str, Callable[[], SqlStore]], rounds: int = 1
 ) -> dict[str, Any]:
-    """Produce the workload to fresh topics, then time a rebuild from the broker into each store; returns, per
-    store name and batch bound, the rate (see `figure`) with `lag` and `undecodable`."""
+    """Produce the workload to fresh topics, then per store and round, alternated: the in-process rebuild of the
+    same events (`Projector.rebuild`, the anchor) and a rebuild from the broker per batch bound. Returns, per store
+    name and batch bound, the median rate (see `figure`) with `lag`, `undecodable`, `in_process` (the anchor's
+    median events/s) and `ratio` (the median over rounds of Kafka / in-process, each pair from one round)."""
     import asyncio
 
     from tests.integration.projections.kafka_log import fresh_prefix, produce_events
@@ -111,15 +116,33 @@ def bench_kafka(
     print(f"  {'kafka':<10} produced to {prefix}* in {clock() - start:.1f} s (not timed below)")
     figures: dict[str, Any] = {}
     for name, make in stores.items():
-        for batch in (DEFAULT_BATCH, REBUILD_BATCH):
+        anchors: list[float] = []
+        runs: dict[int, list[tuple[float, RunStats]]] = {DEFAULT_BATCH: [], REBUILD_BATCH: []}
+        digests = set()
+        for n in range(rounds):
             with make() as store:
-                seconds, stats = _kafka_rebuild(bootstrap, prefix, store, batch, f"{prefix}{name}-{batch}")
-                print(f"  {name:<10} kafka rebuild, batches <= {batch:<6,} {rate(stats.applied, seconds)}; "
-                      f"lag {stats.lag}, undecodable {stats.undecodable}")
-                figures.setdefault(name, {})[batch] = {**figure(stats.applied, seconds), "lag": stats.lag,
-                                                       "undecodable": stats.undecodable}
-                digest = store.content_hash()
-        print(f"  {name:<10} content hash {digest}")
+                seconds = timed(store, lambda p: p.rebuild(events))
+                anchors.append(len(events) / seconds)
+                print(f"  {name:<10} in-process rebuild (anchor)     {rate(len(events), seconds)}")
+                digests.add(store.content_hash())
+            for batch, done in runs.items():
+                with make() as store:
+                    seconds, stats = _kafka_rebuild(bootstrap, prefix, store, batch, f"{prefix}{name}-{batch}-{n}")
+                    done.append((seconds, stats))
+                    print(f"  {name:<10} kafka rebuild, batches <= {batch:<6,} {rate(stats.applied, seconds)}; "
+                          f"lag {stats.lag}, undecodable {stats.undecodable}; "
+                          f"{stats.applied / seconds / anchors[-1]:.0%} of in process")
+                    digests.add(store.content_hash())
+        for batch, done in runs.items():
+            seconds, stats = sorted(done, key=lambda run: run[0])[len(done) // 2]
+            ratios = [stats_.applied / s / anchor for (s, stats_), anchor in zip(done, anchors, strict=True)]
+            figures.setdefault(name, {})[batch] = {
+                **figure(stats.applied, seconds), "lag": stats.lag, "undecodable": stats.undecodable,
+                "in_process": statistics.median(anchors), "ratio": statistics.median(ratios)}
+            print(f"  {name:<10} kafka rebuild, batches <= {batch:<6,} median {stats.applied / seconds:,.0f} events/s,"
+                  f" {statistics.median(ratios):.0%} of in process (median of {rounds} round(s))")
+        print(f"  {name:<10} content hash {' '.join(sorted(digests))}"
+              + ("" if len(digests) == 1 else "  WARNING: the rebuilds differ"))
     return figures
 
 
@@ -154,7 +177,9 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--postgres", metavar="URL", help="also bench PostgreSQL at URL (a throwaway schema)")
     parser.add_argument("--profile", action="store_true", help="print a cProfile of the SQLite rebuild")
     parser.add_argument("--kafka", metavar="BOOTSTRAP", help="also bench a rebuild from this broker")
-    parser.add_argument("--kafka-only", action="store_true", help="with --kafka: skip the in-process figures")
+    parser.add_argument("--kafka-only", action="store_true",
+                        help="with --kafka: skip the other figures (the in-process rebuild still runs as the anchor)")
+    parser.add_argument("--rounds", type=int, default=1, help="with --kafka: alternated rounds (median; default 1)")
     args = parser.parse_args(argv)
 
     print(f"{platform.processor() or platform.machine()}; Python {platform.python_version()}; {pin_to_one_core()}")
@@ -177,11 +202,19 @@ def _measure(args: argparse.Namespace, events: Sequence[LogEvent]) -> dict[str, 
     if args.kafka and args.kafka_only:
         with tempfile.TemporaryDirectory(prefix="bench-projections-") as tmp:
             stores: dict[str, Callable[[], SqlStore]] = {"sqlite": lambda: SqliteStore(Path(tmp) / "kafka.sqlite")}
+            schemas: list[str] = []
             if args.postgres:
                 from projections.postgres_store import PostgresStore
 
-                stores["postgres"] = lambda: PostgresStore(args.postgres, schema=f"bench_{uuid.uuid4().hex[:12]}")
-            figures["kafka"] = bench_kafka(args.kafka, events, stores)
+                def postgres() -> SqlStore:
+                    schemas.append(f"bench_{uuid.uuid4().hex[:12]}")
+                    return PostgresStore(args.postgres, schema=schemas[-1])
+
+                stores["postgres"] = postgres
+            try:
+                figures["kafka"] = bench_kafka(args.kafka, events, stores, args.rounds)
+            finally:
+                _drop_schemas(args.postgres, schemas)
         return figures
 
     seconds, memories = reducers_only(events)
@@ -210,12 +243,19 @@ def _measure(args: argparse.Namespace, events: Sequence[LogEvent]) -> dict[str, 
                                               events, args.live_batch)
             print(f"  {'postgres':<10} same content hash as SQLite: {figures['postgres']['hash'] == digest}")
         finally:
-            import psycopg
-            from psycopg import sql
-
-            with psycopg.connect(args.postgres, autocommit=True) as conn:
-                conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+            _drop_schemas(args.postgres, [schema])
     return figures
+
+
+def _drop_schemas(url: str | None, schemas: Sequence[str]) -> None:
+    if not url or not schemas:
+        return
+    import psycopg
+    from psycopg import sql
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        for schema in schemas:
+            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
 
 
 def main(argv: Sequence[str] | None = None) -> int:

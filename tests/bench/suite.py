@@ -78,6 +78,26 @@ GROUNDING_SETS = (("FEVER-Symmetric dev", FEVER_DEV, "tests/data/fever_symmetric
 
 
 @dataclass(frozen=True)
+class Floor:
+    """A floor of issue 45: a figure over its anchor, both measured in the same run, at least `share` (a fraction):
+    what the machine allows moves both, so the ratio says what the code costs beyond the anchor."""
+
+    share: float
+    anchor: str
+
+    @property
+    def text(self) -> str:
+        return f"≥ {self.share:.0%} of {self.anchor}"
+
+
+# Issue 45, item 2: the floors, attached to the rows whose run measures their anchor too.
+TWO_WORKERS_FLOOR = Floor(0.28, "the raw aiokafka loop")
+ONE_WORKER_FLOOR = Floor(0.25, "the raw aiokafka loop")
+REPLAY_FLOOR = Floor(0.18, "core `evolve`")
+KAFKA_REBUILD_FLOOR = Floor(0.80, "the in-process rebuild")
+
+
+@dataclass(frozen=True)
 class Figure:
     """One measured figure: `value` in `unit` (the headline), `detail` (the rest), the command that made it."""
 
@@ -88,10 +108,28 @@ class Figure:
     command: str
     detail: str = ""
     target: Target | None = None
+    floor: Floor | None = None
+    ratio: float = math.nan  # the figure over the floor's anchor, measured in the same run
+    anchor: str = ""  # the anchor's own figure, as shown beside the ratio
 
     @property
     def met(self) -> bool | None:
         return self.target.met(self.value) if self.target else None
+
+    @property
+    def floor_met(self) -> bool | None:
+        if self.floor is None or math.isnan(self.ratio):
+            return None
+        return self.ratio >= self.floor.share
+
+    def floor_result(self) -> str:
+        if self.floor is None:
+            return ""
+        if math.isnan(self.ratio):
+            return f"{self.floor.text}: anchor not measured"
+        verdict = "met" if self.floor_met else "**not met**"
+        anchor = f" ({self.anchor})" if self.anchor else ""
+        return f"{self.floor.text}: **{self.ratio:.0%}**{anchor}, {verdict}"
 
     def result(self) -> str:
         if math.isnan(self.value):
@@ -102,7 +140,10 @@ class Figure:
     def to_dict(self) -> dict[str, Any]:
         return {"bench": self.bench, "label": self.label, "value": None if math.isnan(self.value) else self.value,
                 "unit": self.unit, "detail": self.detail, "command": self.command,
-                "target": self.target.text if self.target else None, "met": self.met}
+                "target": self.target.text if self.target else None, "met": self.met,
+                "floor": self.floor.text if self.floor else None,
+                "ratio": None if math.isnan(self.ratio) else self.ratio, "anchor": self.anchor or None,
+                "floor_met": self.floor_met}
 
 
 @dataclass
@@ -437,6 +478,7 @@ def bench_projections(ctx: Context, out: Outcome) -> None:
 
 
 def bench_projections_kafka(ctx: Context, out: Outcome) -> None:
+    from projections.projector import REBUILD_BATCH
     from tests.bench import bench_projections as module
 
     bootstrap, url = ctx.resources.bootstrap(), ctx.resources.postgres()
@@ -449,7 +491,47 @@ def bench_projections_kafka(ctx: Context, out: Outcome) -> None:
         for batch, fig in batches.items():
             out.figures.append(Figure(out.name, f"projection rebuild from Kafka into {name}, transactions <= {batch:,}",
                                       fig["per_second"], "events/s", command,
-                                      f"lag {fig['lag']}, undecodable {fig['undecodable']}", REBUILD_TARGET))
+                                      f"lag {fig['lag']}, undecodable {fig['undecodable']}", REBUILD_TARGET,
+                                      KAFKA_REBUILD_FLOOR if batch == REBUILD_BATCH else None,
+                                      fig.get("ratio", math.nan),
+                                      f"in process {fig['in_process']:,.0f} events/s" if "in_process" in fig else ""))
+
+
+def bench_anchor(ctx: Context, out: Outcome) -> None:
+    from tests.bench import bench_anchor as module
+
+    bootstrap = ctx.resources.bootstrap()
+    failed = []
+    for processes, floor in ((2, TWO_WORKERS_FLOOR), (1, ONE_WORKER_FLOOR)):
+        argv = ["--bootstrap", bootstrap, "--processes", str(processes),
+                *(["--events", "1000", "--rounds", "1"] if ctx.quick else [])]
+        broker_pid = ctx.resources.broker_pid()
+        if broker_pid:
+            argv += ["--broker-pid", str(broker_pid)]
+        raw = out.raw[f"{processes} processes"] = module.run(argv)
+        if not raw["ok"]:
+            failed.append(f"{processes} process(es)")
+        label = "2 Faust workers" if processes == 2 else "1 Faust worker"
+        out.figures.append(Figure(
+            out.name, f"{label} against {processes} raw aiokafka loop(s), Avro burst, same run: throughput",
+            raw.get("faust", math.nan), "packets/s", _command("bench_anchor", argv, ctx),
+            f"median of {len(raw['rounds'])} alternated round(s)", None, floor,
+            raw["ratios"].get("raw", math.nan),
+            f"raw loop {raw['raw']:,.0f} packets/s" if "raw" in raw else ""))
+    if failed:
+        out.error = f"not every verdict arrived in: {', '.join(failed)}"
+
+
+def bench_replay_speed(ctx: Context, out: Outcome) -> None:
+    from tests.bench import bench_replay_speed as module
+
+    argv = ["--events", "2000", "--rounds", "1"] if ctx.quick else []
+    out.raw = module.run(argv)
+    out.figures.append(Figure(
+        out.name, "OMEN embedded replay `--jobs 1` against core `evolve`, same packets, same run",
+        out.raw["jobs1"], "packets/s", _command("bench_replay_speed", argv, ctx),
+        f"median of alternated rounds; `--jobs 2` {out.raw['jobs2']:,.0f} packets/s", CORE_TARGET, REPLAY_FLOOR,
+        out.raw["replay_over_core"], f"core {out.raw['core']:,.0f} packets/s"))
 
 
 @dataclass(frozen=True)
@@ -472,7 +554,10 @@ BENCHES = (
           bench_grounding_quality),
     Bench("projections", "projection rebuild into SQLite (and PostgreSQL)", bench_projections),
     Bench("e2e", "end to end through a real broker: 1 and 2 workers, burst and paced", bench_e2e),
-    Bench("projections-kafka", "projection rebuild from Kafka into SQLite (and PostgreSQL)", bench_projections_kafka),
+    Bench("projections-kafka", "projection rebuild from Kafka into SQLite (and PostgreSQL), against in process",
+          bench_projections_kafka),
+    Bench("replay-speed", "OMEN embedded replay against core `evolve`, alternated in one run", bench_replay_speed),
+    Bench("anchor", "Faust workers (2, then 1) against raw aiokafka loops, alternated in one run", bench_anchor),
 )
 BY_NAME = {b.name: b for b in BENCHES}
 
@@ -565,8 +650,8 @@ def render(outcomes: Sequence[Outcome], info: dict[str, str], when: datetime, ar
         f"- Code: commit `{info['commit']}`",
         *(f"- {note}" for note in notes),
         "",
-        "| figure | result | target | command |",
-        "|---|---|---|---|",
+        "| figure | result | target | floor (issue 45: a ratio to its anchor, same run) | command |",
+        "|---|---|---|---|---|",
     ]
     for outcome in outcomes:
         for fig in outcome.figures:
@@ -574,11 +659,12 @@ def render(outcomes: Sequence[Outcome], info: dict[str, str], when: datetime, ar
             if fig.target is not None:
                 verdict = {True: "met", False: "**not met**", None: "n/a"}[fig.met]
                 target = f"{fig.target.text}: {verdict}"
-            lines.append(f"| {_cell(fig.label)} | {_cell(fig.result())} | {_cell(target)} | `{fig.command}` |")
+            lines.append(f"| {_cell(fig.label)} | {_cell(fig.result())} | {_cell(target)} | "
+                         f"{_cell(fig.floor_result())} | `{fig.command}` |")
         if outcome.skipped:
-            lines.append(f"| {outcome.name} | skipped: {_cell(outcome.skipped)} | | |")
+            lines.append(f"| {outcome.name} | skipped: {_cell(outcome.skipped)} | | | |")
         if outcome.error:
-            lines.append(f"| {outcome.name} | **failed**: {_cell(outcome.error[:300])} | | |")
+            lines.append(f"| {outcome.name} | **failed**: {_cell(outcome.error[:300])} | | | |")
     lines += ["", "Every figure is printed by its command (the `tests/bench` modules, which never assert on time);"
               " the sections below say what each one measures.", END]
     return "\n".join(lines) + "\n"
@@ -612,7 +698,8 @@ def summary_table(outcomes: Sequence[Outcome]) -> str:
         for fig in outcome.figures:
             target = "" if fig.target is None else f"  [{fig.target.text}: " + \
                 {True: "met", False: "NOT MET", None: "n/a"}[fig.met] + "]"
-            rows.append(f"  {fig.label:<72} {fig.result().replace('**', '')}{target}")
+            floor = f"  [{fig.floor_result().replace('**', '')}]" if fig.floor else ""
+            rows.append(f"  {fig.label:<72} {fig.result().replace('**', '')}{target}{floor}")
         if outcome.skipped:
             rows.append(f"  {outcome.name:<72} skipped: {outcome.skipped}")
         if outcome.error:

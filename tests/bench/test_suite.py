@@ -90,3 +90,21 @@ def test_the_real_benchmarks_file_keeps_its_hand_written_part_around_a_rewrite()
         assert rewritten[:begin] + rewritten[end:] == text[:old_begin] + text[old_end:]
     else:
         assert (rewritten[:begin] + rewritten[end:]).replace("\n\n\n", "\n\n", 1) == text
+
+
+def test_a_floor_is_shown_with_its_ratio_and_anchor_met_or_not() -> None:
+    def kafka(ratio: float) -> suite.Figure:
+        return suite.Figure("projections-kafka", "rebuild from Kafka", 9_000.0, "events/s", "python -m x", "",
+                            suite.REBUILD_TARGET, suite.KAFKA_REBUILD_FLOOR, ratio, "in process 10,000 events/s")
+
+    assert kafka(0.9).floor_result() == "≥ 80% of the in-process rebuild: **90%** (in process 10,000 events/s), met"
+    assert kafka(0.7).floor_result().endswith("**70%** (in process 10,000 events/s), **not met**")
+    assert kafka(math.nan).floor_result() == "≥ 80% of the in-process rebuild: anchor not measured"
+    assert (kafka(0.9).floor_met, kafka(0.7).floor_met, kafka(math.nan).floor_met) == (True, False, None)
+    assert suite.Figure("x", "no floor", 1.0, "", "c").floor_result() == ""
+    info = dict.fromkeys(("cpu", "cores", "memory", "os", "python", "java", "kafka", "commit", "load"), "x")
+    section = suite.render([suite.Outcome("projections-kafka", [kafka(0.9)])], info,
+                           datetime(2026, 1, 1, tzinfo=UTC), [], [])
+    assert "| rebuild from Kafka | **9,000 events/s** | ≥ 10,000 events/s: **not met** | ≥ 80% of the in-process " \
+           "rebuild: **90%** (in process 10,000 events/s), met | `python -m x` |" in section
+    assert kafka(0.9).to_dict()["floor_met"] is True

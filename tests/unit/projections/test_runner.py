@@ -306,3 +306,87 @@ def test_the_runner_reports_progress_after_its_batches() -> None:
         asyncio.run(runner.run())
     # read after each batch, before its tick: 0 s, 3 s, 6 s (a line: 30 records, 5/s), 9 s (3 s since the line)
     assert [(fields["records"], fields["records_per_second"]) for _, fields in lines] == [(30, 5)]
+
+
+# ------------------------------------------------------------------------------------------- overlapped batches
+@pytest.mark.parametrize("overlap", [True, False])
+def test_overlapped_batches_commit_the_same_read_model_in_the_same_transactions(overlap: bool) -> None:
+    events = _events()
+    polls = [events[i:i + 7] for i in range(0, len(events), 7)]
+    with SqliteStore(":memory:") as store:
+        source = FakeSource(polls, finite=True)
+        stats = asyncio.run(Runner(Projector(store), source, batch_size=7, overlap=overlap).run(rebuild=True))
+        assert (stats.applied, stats.batches, stats.stopped_by) == (len(events), len(polls), "end of input")
+        assert source.commits[-1] == store.positions()
+        assert store.content_hash() == _hash(events)
+
+
+def test_a_stop_while_overlapped_commits_the_batch_in_hand_and_not_the_one_read_ahead() -> None:
+    events = _events()
+    with SqliteStore(":memory:") as store:
+        source = FakeSource([events[:10], events[10:20], events[20:]])
+        runner = Runner(Projector(store), source, batch_size=10, overlap=True)
+        runner.on_batch = lambda stats: runner.request_stop()
+        stats = asyncio.run(runner.run(rebuild=True))
+        assert (stats.applied, stats.batches, stats.stopped_by) == (10, 1, "signal")
+        assert sum(o + 1 for o in store.positions().values()) == 10  # events[10:20] were read, never applied
+        assert source.stopped
+        resumed = FakeSource([events])
+        stats = asyncio.run(Runner(Projector(store), resumed, until_idle=0.0, poll_timeout=0.0).run())
+        assert (stats.skipped, stats.applied) == (10, len(events) - 10)
+        assert store.content_hash() == _hash(events)
+
+
+def test_a_batch_failing_in_the_worker_thread_commits_nothing_and_stops_the_source(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    events = _events()
+    with SqliteStore(":memory:") as store:
+        projector = Projector(store)
+        real = projector.process_batch
+        calls = 0
+
+        def failing(batch: Sequence[LogEvent]) -> object:
+            nonlocal calls
+            calls += 1
+            if calls == 2:
+                raise RuntimeError("store failed mid-run")
+            return real(batch)
+
+        monkeypatch.setattr(projector, "process_batch", failing)
+        source = FakeSource([events[:10], events[10:20], events[20:]])
+        with pytest.raises(RuntimeError, match="mid-run"):
+            asyncio.run(Runner(projector, source, batch_size=10, overlap=True).run(rebuild=True))
+        assert source.stopped
+        assert sum(o + 1 for o in store.positions().values()) == 10
+        assert store.content_hash() == _hash(events[:10])
+
+
+def test_the_collector_resumes_when_the_last_overlapping_pause_ends() -> None:
+    import gc
+    import threading
+
+    from projections.projector import collector_paused
+
+    assert gc.isenabled()
+    inside, release = threading.Event(), threading.Event()
+
+    def worker() -> None:
+        with collector_paused():
+            inside.set()
+            release.wait(5)
+
+    thread = threading.Thread(target=worker)
+    thread.start()
+    inside.wait(5)
+    with collector_paused():
+        release.set()
+        thread.join(5)
+        assert not gc.isenabled()  # the worker's pause ended first: this one still holds
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()  # the caller's setting is kept
+    finally:
+        gc.enable()

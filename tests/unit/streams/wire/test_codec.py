@@ -452,3 +452,35 @@ def test_fingerprints_are_unique_and_resolve_back_to_their_schema(registry: Sche
 def test_an_empty_schema_directory_is_refused(tmp_path: Path) -> None:
     with pytest.raises(FileNotFoundError):
         SchemaRegistry.from_directory(tmp_path)
+
+
+# ============================================================================ many records at once
+def _outcome(registry: SchemaRegistry, data: bytes) -> object:
+    try:
+        return registry.decode(data)
+    except DecodeError as exc:
+        return ("error", exc.error_class, str(exc))
+
+
+def test_decode_batch_gives_what_decode_gives_record_by_record(registry: SchemaRegistry) -> None:
+    good = registry.encode(VIOLATION, _violation())
+    other = registry.encode(VIOLATION, _violation(field=None, message="x" * 300))
+    forged = MARKER + struct.pack("<Q", spec_crc64(b'"int"')) + good[HEADER_SIZE:]
+    values = [good, other, good[:-1], good + b"\x00", forged, b'{"rule": 1}', b"", b"\x00\x00\x00\x00\x07rest",
+              b"\xc3\x01\x00", good[HEADER_SIZE:], bytes(bytearray(other)), good]
+    answers = registry.decode_batch(values)
+    assert len(answers) == len(values)
+    for data, answer in zip(values, answers, strict=True):
+        expected = _outcome(registry, data)
+        got = answer if isinstance(answer, tuple) else ("error", answer.error_class, str(answer))
+        assert got == expected, data
+    assert answers[0] == answers[-1] == (VIOLATION, _violation())
+
+
+def test_decode_batch_resolves_an_older_writer_as_decode_does() -> None:
+    writer = _registry_of(READING_V1)
+    reader = _registry_of(READING_V2, READING_V1)
+    old = writer.encode(READING, {"reading_id": "r1", "value": 2.5, "tags": []})
+    new = reader.encode(READING, {"reading_id": "r2", "value": 1.0, "tags": ["t"], "unit": "kg"})
+    assert reader.decode_batch([old, new, old]) == [reader.decode(old), reader.decode(new), reader.decode(old)]
+    assert reader.decode_batch([old])[0] == (READING, {"reading_id": "r1", "value": 2.5, "tags": [], "unit": None})
