@@ -163,10 +163,11 @@ def _agrees(kind: str, predicate: str, first: frozenset[str], second: frozenset[
         return None  # the sides share nothing with this fact frame: it is about other things
     if moved and _elided(moved, landed, own_first, own_second) and kind == "comparison":
         return True, frozenset()
-    if not moved and kind == "role" and first & fact.baseline and not first & fact.first:
+    baseline_only, agent_only = fact.baseline - fact.first, fact.first - fact.baseline
+    if not moved and kind == "role" and first & baseline_only and not first & agent_only:
         # the fact's baseline made the agent: "uncoated steel reduced corrosion relative to the coating" against
         # "the coating reduced corrosion relative to uncoated steel"
-        return False, first & fact.baseline
+        return False, first & baseline_only
     return not moved, moved
 
 
@@ -392,7 +393,8 @@ def _roles(found: Sequence[Word], text: str) -> list[Frame]:
     for at in range(1, len(found)):
         word = found[at]
         if word.lower[:1].isdigit() or not verb_form(word) or word.lower in AUXILIARIES \
-                or found[at - 1].lower in _DETERMINERS:  # "the tiered compiler": an adjective, not a predicate
+                or found[at - 1].lower in _DETERMINERS or _count_before(found, at, text):  # "the tiered
+            # compiler", "1,150 registered nurses": an adjective, not a predicate
             continue
         passive = found[at - 1].lower in _BE
         before = _phrase(found, text, at - (2 if passive else 1), -1)
@@ -407,6 +409,15 @@ def _roles(found: Sequence[Word], text: str) -> list[Frame]:
         if _tokens(agent) and _tokens(patient):
             out.append(Frame("role", word.lower, _tokens(agent), _tokens(patient), _baseline(found, at)))
     return out
+
+
+def _count_before(found: Sequence[Word], at: int, text: str) -> bool:
+    """A count right before a verb form ("of the 1,150 | registered nurses"): a number standing alone, itself after
+    a function word; not a name's number ("Release 4 replaced") nor a name's digits ("Me-4PACz")."""
+    word = found[at - 1]
+    end = word.start + len(word.surface)
+    return word.lower[:1].isdigit() and (end >= len(text) or text[end].isspace()) \
+        and (at < 2 or found[at - 2].lower in FUNCTION_WORDS or verb_form(found[at - 2]))
 
 
 def _baseline(found: Sequence[Word], at: int) -> frozenset[str]:

@@ -225,8 +225,9 @@ def _cut_at_words(text: str, claim: bool = False) -> list[str]:
         if after is None:
             continue
         between = text[word.start + len(word.surface):after.start]
-        if word.lower in ("and", "or") and _participle(after):
-            cuts.append(word.start)
+        if word.lower in ("and", "or") and (_participle(after) or (
+                after.lower in _PRONOUNS and i + 2 < len(found) and verb_form(found[i + 2]))):
+            cuts.append(word.start)  # "... in 1972, and she opened a gallery in 1980": a clause of its own
         elif ("," in between and _COMMA.search(between) and (_participle(after) or after.lower in _RELATIVE)) \
                 or (claim and not between.strip() and _reduced_relative(word, after)):
             cuts.append(after.start)
@@ -241,6 +242,7 @@ def _reduced_relative(before: Word, word: Word) -> bool:
             and not before.lower.endswith("ly") and len(before.lower) > 2)
 
 
+_PRONOUNS = frozenset({"he", "she", "it", "they", "we", "i", "you"})
 _GET_PASSIVE = frozenset({"get", "gets", "got", "gotten", "getting"})  # "got married": the get-passive's auxiliary
 
 

@@ -240,3 +240,21 @@ def test_values_set_side_by_side_after_a_comparing_verb_belong_to_its_sides_in_o
     verdict = judge("In tests at 12 sites, the dispersion model was outperformed by the regression model (R² 0.66 "
                     "for the regression model and 0.81 for the dispersion model). [S4]", FIT)
     assert "value moved to another group" in verdict.rationale
+
+
+def test_a_baseline_made_the_agent_is_a_swap_even_when_the_agent_shares_a_word_with_it() -> None:
+    # found by flipping the baseline test (issue 46): the agent's phrase ends at "of" ("the steel"), which the
+    # baseline "uncoated steel" shares; the words only the baseline has ("uncoated") decide
+    coating = fact("R3", "The epoxy coating of the steel reduced corrosion by 30% relative to uncoated steel.")
+    verdict = judge("Uncoated steel reduced corrosion by 30% relative to the epoxy coating. [R3]", coating)
+    assert "roles swapped" in verdict.rationale
+    assert judge("The epoxy coating of the steel reduced corrosion by 30% relative to uncoated steel. [R3]",
+                 coating).passed
+
+
+def test_a_participle_after_a_count_is_an_adjective_and_a_name_with_digits_is_no_count() -> None:
+    found = frames("The survey reached 1,150 registered nurses in Ontario.")
+    assert not [f for f in found if f.predicate == "registered"]
+    [replaced] = [f for f in frames("In the stack, a monolayer of Me-4PACz replaced PTAA as the transport layer.")
+                  if f.predicate == "replaced"]
+    assert "pta" in replaced.second

@@ -95,3 +95,11 @@ def test_the_get_passive_keeps_its_participle_in_the_clause_and_says_no_more_tha
 def test_a_formula_whose_digits_are_glued_to_its_letters_is_one_word_and_no_negation() -> None:
     assert [w.lower for w in words("NO2 and PbI3 in H2O")] == ["no2", "and", "pbi3", "in", "h2o"]
     assert not analyse("Residential NO2 exposure was estimated with a regression model.").negated
+
+
+def test_and_before_a_pronoun_and_its_verb_starts_a_clause() -> None:
+    # found by a flip of issue 46: one clause made "gallery" and "1972" look stated together
+    assert clauses("Vera Lind opened her first studio in 1972, and she opened a gallery in 1980.") == [
+        "Vera Lind opened her first studio in 1972, ", "and she opened a gallery in 1980."]
+    studio = fact("V1", "Vera Lind opened her first studio in 1972, and she opened a gallery in 1980.")
+    assert not judge("Vera Lind opened her first gallery in 1972. [V1]", studio).passed
