@@ -15,7 +15,8 @@
     scope         "scope and strength fidelity": no claim stronger or wider than its facts
     conflicts     §9 and G-5: conflicting facts refused (cited, or allowed and one adopted), both with attribution pass
     rephrasing    §5.1 rephrasing: lemmas (lemminflect), WordNet 3.0 synonyms and derived forms (data/wordnet-3.0.tsv)
-    frames        roles and comparisons bound: reversed comparisons, swapped roles, a change given an agent
+    frames        roles and comparisons bound: reversed comparisons, swapped roles
+    agency        a change given an agent the facts only place in sequence (strengthening)
     groups        values bound to their groups: a number moved to another arm, version or year
     explain       §7.1 failure reasons: the clause and the scoped evidence needed
     memo          per-object memos of what checks derive from a fact
@@ -28,7 +29,7 @@
 """
 
 __all__ = [
-    "audit", "binding", "citations", "conflicts", "entailment", "explain", "facts", "frames", "groups", "judge",
+    "agency", "audit", "binding", "citations", "conflicts", "entailment", "explain", "facts", "frames", "groups", "judge",
     "memo", "metrics", "model", "modifiers", "names", "numeric", "paragraph", "qualifiers", "quantities",
     "rephrasing", "request", "scope", "tokens", "verdict", "words",
 ]

@@ -64,6 +64,7 @@ from streams.worker.guard import Step, log_key, run_guarded
 from streams.worker.idle_release import IdleRelease, PartitionWait
 from streams.worker.metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from streams.worker.metrics import WorkerMetrics, look_or_none, readiness
+from streams.worker.web_urls import announce_web_server
 from streams.worker.wire import ConfluentOut
 from streams.worker.write_behind import WriteBehind
 
@@ -232,7 +233,7 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
                              stored=probe.first_at_or_after)
     if settings.web_port > 0:
         _register_pages(omega, watch, partial(idle_release.waiting, app, packets_topic, steps, idle), idle)
-        _announce_web_server(app)
+        announce_web_server(app)
     log.info("app_created", app_id=settings.app_id, topics=[t.name for t in ALL_TOPICS],
              prefix=settings.topic_prefix, dead_letters=DEAD_LETTERS.name)
     return omega
@@ -352,28 +353,6 @@ def _register_pages(omega: OmegaApp, watch: watchdog.StallWatch | None,
     async def ready(self: Any, request: Any) -> Any:
         ok, why = readiness(app, await look_or_none(app, omega.processed))
         return self.json({"ready": ok, "why": why}, status=200 if ok else 503)
-
-
-def web_urls(bind: str, port: int) -> dict[str, str]:
-    """Where the worker's /metrics and /healthz answer: its web server's bind address (an IPv6 one in brackets) and
-    port, as `web_server_started` logs them."""
-    host = f"[{bind}]" if ":" in bind else bind
-    return {"metrics_url": f"http://{host}:{port}/metrics", "healthz_url": f"http://{host}:{port}/healthz"}
-
-
-def _announce_web_server(app: faust.App) -> None:
-    """Log one `web_server_started` line with the URLs of /metrics and /healthz once Faust's web server is up: when
-    its service has started, so after the server child that binds the port (a bind that fails raises before the
-    line). It starts with the worker's first services, before table recovery."""
-    web = app.web
-    on_started = web.on_started
-
-    async def started_and_announced() -> None:
-        await on_started()
-        log.info("web_server_started", **web_urls(app.conf.web_bind, app.conf.web_port))
-
-    # Faust sends no signal for it: the web service's own start-up hook (mode's `on_started`) is the place
-    web.on_started = started_and_announced  # type: ignore[method-assign]
 
 
 def _register_span_flush(app: faust.App, spans: SpanSink) -> None:

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from streams.settings import Settings
 from streams.wire.codec import SchemaRegistry
-from streams.worker import app as worker_app
-from streams.worker.app import create_app, web_urls
+from streams.worker import web_urls as web_module
+from streams.worker.app import create_app
+from streams.worker.web_urls import web_urls
 from tests.unit.streams.log_capture import captured
 
 
@@ -34,7 +35,7 @@ def test_the_worker_logs_its_web_urls_once_the_server_listens(tmp_path: Path) ->
     web = omega.app.web
 
     async def start_look_stop() -> tuple[list[dict[str, object]], int]:
-        with captured(worker_app) as events:
+        with captured(web_module) as events:
             await web.start()  # the web service alone, as the worker starts it: no broker involved
             try:
                 said = [dict(e) for e in events if e["event"] == "web_server_started"]
