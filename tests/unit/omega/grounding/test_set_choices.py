@@ -1,6 +1,6 @@
 """Issue 46 (fault 3's class): each subset / overlap / equality and any / all choice in the grounding's frames,
 qualifiers, binding and conflicts, pinned by a hand-written fact and sentence whose verdict follows from the
-contract (/work/shared/spec/seeds/grounded-generation-contract.md) or the module's docstring. Each test names the
+contract (spec/seeds/grounded-generation-contract.md, §-numbers as cited) or the module's docstring. Each test names the
 line it pins; docs/mutation.md lists the flip each one kills."""
 
 from __future__ import annotations
