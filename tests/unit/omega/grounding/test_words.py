@@ -103,3 +103,11 @@ def test_and_before_a_pronoun_and_its_verb_starts_a_clause() -> None:
         "Vera Lind opened her first studio in 1972, ", "and she opened a gallery in 1980."]
     studio = fact("V1", "Vera Lind opened her first studio in 1972, and she opened a gallery in 1980.")
     assert not judge("Vera Lind opened her first gallery in 1972. [V1]", studio).passed
+
+
+def test_only_two_dated_sides_read_as_born_and_died() -> None:
+    # issue 46 (words.py life_dates, all -> any): "(1950 -- present)" after a name is a period, not a birth and a death
+    assert life_dates("1950 \u2013 present") == ["1950", "present"]
+    chemist = fact("P1", "Ada Vell (1950 -- present) is a British chemist.")
+    assert not judge("Ada Vell died in present. [P1]", chemist).passed
+    assert life_dates("April 14, 1866 \u2013 October 20, 1936") == ["born April 14, 1866", "died October 20, 1936"]
