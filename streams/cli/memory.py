@@ -125,7 +125,8 @@ def _gzip_checked(path: Path, lines: Iterable[bytes]) -> Iterator[bytes]:
               help="Stop after this many seconds without a new record (default: run until SIGTERM/SIGINT).")
 @click.option("--batch", "batch_size", type=click.IntRange(min=1), default=None,
               help=f"Most events per transaction [default: {DEFAULT_BATCH:,}; {REBUILD_BATCH:,} with --rebuild]. "
-                   "A bound, not a wait: a batch holds what is already fetched.")
+                   "A bound: a batch holds what is fetched, topped up (at most a second in all) while the "
+                   "broker holds more past it.")
 @click.option("--group-id", envvar="OMEGA_PROJECTOR_GROUP", default="omega-projector", show_default=True,
               help="Kafka consumer group (offsets committed for monitoring only) [env OMEGA_PROJECTOR_GROUP].")
 @click.option("--metrics-port", envvar="OMEGA_PROJECTOR_METRICS_PORT", type=click.IntRange(0, 65535), default=0,
