@@ -29,7 +29,7 @@
 """
 
 __all__ = [
-    "agency", "audit", "binding", "citations", "conflicts", "entailment", "explain", "facts", "frames", "groups", "judge",
-    "memo", "metrics", "model", "modifiers", "names", "numeric", "paragraph", "qualifiers", "quantities",
+    "agency", "audit", "binding", "citations", "conflicts", "entailment", "explain", "facts", "frames", "groups",
+    "judge", "memo", "metrics", "model", "modifiers", "names", "numeric", "paragraph", "qualifiers", "quantities",
     "rephrasing", "request", "scope", "tokens", "verdict", "words",
 ]
