@@ -275,3 +275,13 @@ def test_values_set_side_by_side_after_a_comparative_show_its_direction_and_shar
     assert not judge("Under the batch workload, Heron 2.0 had a lower p99 latency than Heron 1.5 (27.9 versus 18.4 "
                      "ms). [L1]", LATENCY_PAIR).passed
     assert [q.unit for _s, _e, q in quantity_spans("(18.4 versus 27.9 ms)")] == ["ms", "ms"]
+
+
+def test_a_number_in_a_plain_unit_is_the_facts_rate_when_the_sentence_names_the_period_elsewhere() -> None:
+    # the fact writes the rate at the number ("52.4 minutes per day"); the sentence says it once, apart from it
+    minutes = fact("R1", "At 12 months, pupils in programme schools accumulated 52.4 minutes per day of physical "
+                         "activity.", {"timeframe": "12 months", "units": "minutes per day"})
+    assert judge("At 12 months, daily physical activity of pupils in programme schools was 52.4 minutes. [R1]",
+                 minutes).passed
+    assert judge("At 12 months, pupils in programme schools accumulated 52.4 minutes of physical activity per day. "
+                 "[R1]", minutes).passed
