@@ -310,9 +310,14 @@ def _subject(before: Sequence[Word], text: str) -> Sequence[Word]:
     verb = next((i for i in range(len(before) - 1, 0, -1) if verb_form(before[i])), None)
     if verb is None:
         return before
-    start = next((i for i in range(verb - 1, 0, -1)
-                  if "," in text[before[i - 1].start + len(before[i - 1].surface):before[i].start]), 0)
+    start = _after_last_comma(before[:verb], text)
     return before[start:verb] if _tokens(before[start:verb]) else before
+
+
+def _after_last_comma(found: Sequence[Word], text: str) -> int:
+    """Where the words after the last comma between them start (0 without one): a fronted phrase ends there."""
+    return next((i for i in range(len(found) - 1, 0, -1)
+                 if "," in text[found[i - 1].start + len(found[i - 1].surface):found[i].start]), 0)
 
 
 def _bare_side(subject: Sequence[Word], between: Sequence[Word], side: int | None, second: Sequence[Word]
@@ -346,16 +351,13 @@ def _comparing_verb(found: Sequence[Word], text: str) -> Frame | None:
             continue
         negated = _negated_predicate(found[:at])
         before = [w for w in found[:at] if w.lower != "fell"]
-        scene = next((i for i in range(len(before) - 1, 0, -1)
-                      if "," in text[before[i - 1].start + len(before[i - 1].surface):before[i].start]), 0)
-        before = before[scene:]
+        before = before[_after_last_comma(before, text):]
         by = next((i for i, w in enumerate(rest) if w.lower == "by"), None)
         if at and found[at - 1].lower in _BE and by is not None:  # "B was outperformed by A"
             before, rest = list(rest[by + 1:]), before
         # "A outperformed B | on the proportion of ...": the respect in which they compare is neither side
-        rest = rest[:next((i for i, w in enumerate(rest) if i and w.lower in _RESPECT), len(rest))]
-        before = before[:next((i for i, w in enumerate(before) if i and w.lower in _RESPECT), len(before))]
-        return Frame("comparison", f"not {predicate}" if negated else predicate, _tokens(before), _tokens(rest))
+        return Frame("comparison", f"not {predicate}" if negated else predicate, _tokens(_up_to_respect(before)),
+                     _tokens(_up_to_respect(rest)))
     return None
 
 

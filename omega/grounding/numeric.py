@@ -145,6 +145,7 @@ def _how(quantity: Quantity, stated: list[Quantity]) -> str:
 UP = lexicon("increase increased rise rose risen grow grew higher more greater larger longer climb climbed gain gained")
 DOWN = lexicon("""decrease decreased fall fell drop dropped decline declined lower less fewer smaller shorter reduce
     reduced""")
+_DIRECTED = UP | DOWN
 _BRACKET = re.compile(r"\([^()]*\)")
 
 
@@ -158,26 +159,25 @@ def amount_directions(claim: Analysis, facts: Sequence[AtomicFact]) -> frozenset
     owned: set[str] = set()
     text = _BRACKET.sub(" ", claim.lowered)
     for _start, end, quantity in quantity_spans(text):
-        up = _direction_after(text, end)
-        if up is not None and (quantity.value, quantity.unit, up) in stated:
-            owned.update(normal(w) for w in re.findall(r"[a-z]+", text[end:end + 30])[:2] if normal(w) in UP | DOWN)
+        directed = _directed_after(text, end)
+        if directed and (quantity.value, quantity.unit, directed[0] in UP) in stated:
+            owned.update(directed)
     return frozenset(owned)
 
 
 def _amounts_of(fact: AtomicFact) -> frozenset[tuple[Decimal, str | None, bool]]:
     """(value, unit, goes up) of each amount of a fact a direction word follows."""
     text = _BRACKET.sub(" ", fact.analysis.lowered)
-    return frozenset((q.value, q.unit, up) for _s, end, q in quantity_spans(text)
-                     if (up := _direction_after(text, end)) is not None)
+    return frozenset((q.value, q.unit, directed[0] in UP) for _s, end, q in quantity_spans(text)
+                     if (directed := _directed_after(text, end)))
 
 
 _amounts: ByObject[AtomicFact, frozenset[tuple[Decimal, str | None, bool]]] = ByObject(_amounts_of)
 
 
-def _direction_after(text: str, end: int) -> bool | None:
-    """Whether the direction word among the two words right after a number's end goes up; None without one."""
-    found = [normal(w) for w in re.findall(r"[a-z]+", text[end:end + 30])[:2] if normal(w) in UP | DOWN]
-    return (found[0] in UP) if found else None
+def _directed_after(text: str, end: int) -> list[str]:
+    """The direction words (normal form) among the two words right after a number's end; the first decides."""
+    return [normal(w) for w in re.findall(r"[a-z]+", text[end:end + 30])[:2] if normal(w) in _DIRECTED]
 
 
 _FROM_TO = re.compile(r"\bfrom\s+(?P<a>[^\s,;]+)[^;,]*?\bto\s+(?P<b>[^\s,;]+)")
@@ -214,7 +214,7 @@ def directions_shown(claim: Analysis, claim_text: str, sides: Sequence[tuple[str
     for m in _PAIR.finditer(lowered):
         a, b = Decimal(m.group("a").replace(",", "")), Decimal(m.group("b").replace(",", ""))
         directed = [normal(w) for w in re.findall(r"[a-z]+", lowered[max(0, m.start() - 60):m.start()])
-                    if normal(w) in UP | DOWN]
+                    if normal(w) in _DIRECTED]
         if a != b and directed and directed[-1] in (UP if a > b else DOWN):
             paired.add(directed[-1])
     return (frozenset(shown) if not (shown & UP and shown & DOWN) else frozenset()) | paired
