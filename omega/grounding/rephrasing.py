@@ -9,6 +9,15 @@ The same word, and nothing more (G-3: a synonym table is language; a mechanism, 
   expansion, so WordNet's hypernyms are not read at all.
 A synonym's synonym is not followed: one step, so "fall" reaches "drop" but not what "drop" reaches.
 
+A word whose other form a fact states among the words the analysis reads as carrying no claim ("analysis", "study",
+"report": `tokens.FUNCTION_WORDS`) is that word, said (`said_as_function_words`): "samples were analysed" by
+"analysis of samples". The fact must still say it: a sentence adding "and analysed" to a fact without it fails.
+
+A negated word is entailed by its antonym affirmed (`negated_antonym`): "are not included" by "exclude", "did not
+rise" by "fell". The converse is not read: antonyms are often contraries ("did not rise" may be "stayed level"),
+so a fact's "did not rise" never gives a sentence's "fell". One negated clause, one word: the antonym must be
+the only word its cited facts do not state, and no cited fact may be negated itself.
+
 Never read this way: names (a capitalised word is a name, not a word to translate, except a sentence's first word
 when it stands alone and WordNet knows it), numbers, and every word
 another check owns (qualifier terms, scope and strength words, units, negations): a rephrased "caused" must
@@ -18,6 +27,7 @@ it is compared by changes, and `aligned` says which words it read as which.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from functools import lru_cache
@@ -26,7 +36,7 @@ from typing import NamedTuple
 
 from omega.grounding.facts import AtomicFact
 from omega.grounding.memo import ByObject
-from omega.grounding.tokens import Analysis, Clause
+from omega.grounding.tokens import FUNCTION_WORDS, Analysis, Clause
 
 TABLE = Path(__file__).resolve().parent / "data" / "wordnet-3.0.tsv"
 
@@ -72,7 +82,14 @@ def lemmas(word: str) -> frozenset[str]:
     known = getAllLemmas(word)
     for forms in (known or getAllLemmasOOV(word, "NOUN")).values():  # a word it has not seen: a noun's rules
         found.update(forms)
+    same = _tables()[0]
+    # WordNet spells -ize/-yze and keeps its derivations there ("analyze" -> "analysis"); the British spelling is
+    # the same word ("analysed" = "analysis")
+    found.update(v for v in (_AMERICAN.sub(r"\1z\2", f) for f in tuple(found)) if v in same)
     return frozenset(found)
+
+
+_AMERICAN = re.compile(r"([iy])s(e|ation|er)$")
 
 
 @lru_cache(maxsize=65536)
@@ -116,6 +133,47 @@ def aligned(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str])
     if not mapping:
         return Alignment(claim, (), {})
     return Alignment(renamed(claim, mapping), tuple(readings), mapping)
+
+
+def said_as_function_words(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str]
+                           ) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The claim's unstated words that a cited fact says in another form as a word without claim of its own
+    ("analysed" by "analysis"), and the readings made."""
+    said = frozenset(w for f in facts for w in _WORD.findall(f.analysis.lowered) if w in FUNCTION_WORDS)
+    stated = frozenset().union(*(f.analysis.tokens for f in facts)) if facts else frozenset()
+    found: dict[str, str] = {}
+    for normal, surface in claim.surface:
+        if normal in stated or normal in owned or normal in found or not surface.isalpha():
+            continue
+        word = next((w for w in sorted(related(surface)) if w in said and w != surface), None)
+        if word is not None:
+            found[normal] = f"{surface} = {word}"
+    return frozenset(found), tuple(found.values())
+
+
+_WORD = re.compile(r"[a-z]+")
+
+
+def negated_antonym(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str]) -> Alignment:
+    """The claim's one negated word read as a fact word it is the antonym of ("not included" = "exclude"), the
+    negation spent on it; the claim unchanged when there is no such word or more than one."""
+    if not claim.negated or sum(c.negated for c in claim.clauses) != 1 or any(f.analysis.negated for f in facts):
+        return Alignment(claim, (), {})
+    stated = frozenset().union(*(f.analysis.tokens | f.analysis.places for f in facts))
+    unstated = [(n, s) for n, s in dict(claim.surface).items() if n not in stated and n not in owned
+                and n in claim.content]
+    if len(unstated) != 1 or not re.search(rf"\b(?:not|never)\s+(?:[a-z]+\s+)?{re.escape(unstated[0][1])}\b",
+                                            claim.lowered):
+        return Alignment(claim, (), {})  # the negation must be the word's: "not included", "did not rise"
+    normal, surface = unstated[0]
+    index = {lemma: n for fact in facts for lemma, n in _fact_lemmas(fact).items()}
+    target = next((index[w] for w in sorted(antonyms(surface)) if w in index and index[w] not in owned), None)
+    if target is None:
+        return Alignment(claim, (), {})
+    affirmed = renamed(claim, {normal: target})
+    affirmed = replace(affirmed, negated=False, clauses=tuple(replace(c, negated=False) for c in affirmed.clauses))
+    return Alignment(affirmed, (f"not {surface} = {_fact_word(facts, target)}, its antonym affirmed",),
+                     {normal: target})
 
 
 def _opening_word(claim: Analysis, name: tuple[str, ...]) -> bool:

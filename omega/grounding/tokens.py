@@ -113,8 +113,10 @@ LIGHT_VERBS = re.compile(
     r"achiev(?:es|ed|ing)|recorded|involv(?:es|ed|ing)|(?:made|make|makes) up|register(?:s|ed)|"
     r"total(?:s|led|ed|ling)|(?:stood|stands|stand) at|underw(?:ent)|undergo(?:es|ne)?|experienc(?:ed|es)|"
     r"attain(?:s|ed)|as a whole|(?:take|takes|took|taken|taking) place|"
-    r"(?:get|gets|got|gotten|getting)(?=\s+[a-z]+ed\b)|according to)\b")  # the get-passive: "got married" =
-# "married"; "according to" only attributes to the source the words after it name, which must be stated
+    r"(?:get|gets|got|gotten|getting)(?=\s+[a-z]+ed\b)|according to|"
+    r"(?:drawn|taken)(?= from\b))\b")  # the get-passive: "got married" =
+# "married"; "according to" only attributes to the source the words after it name, which must be stated; "drawn
+# from three batches" says only "from three batches"
 # A verb that only reports a measurement ("microscopy gave a roughness of 61 nm", "the membrane exhibited a flux of
 # 4.8 L/m²/h") carries no claim when a number follows it in the clause: the measurement is the claim.
 MEASURING_VERBS = re.compile(r"\b(?:gave|give|gives|giving|exhibit(?:s|ed|ing)?|display(?:s|ed|ing)?)\b"
@@ -130,6 +132,10 @@ PHRASAL_VERBS = (
     (re.compile(r"\b(?:take|takes|took|taken|taking) part in\b"), "participate"),
     (re.compile(r"\b(?:carry|carries|carried|carrying)(?P<object>(?:\s+[\w-]+){0,4}?)\s+out\b"), "conduct"),
     (re.compile(r"\b(?:set|sets|setting) up\b"), "establish"),
+    (re.compile(r"\b(?:level|levels|levelled|leveled|levelling|leveling) off\b"), "plateau"),  # WordNet plateau.v.01
+    # "varied between 6.1 and 8.3": with its two limits given, "vary" is WordNet's range.v.01 ("change or be
+    # different within limits"), the fact's "ranged from 6.1 to 8.3"
+    (re.compile(r"\b(?:vary|varies|varied|varying)(?=\s+(?:between|from)\s+-?\d)"), "range"),
 )
 FRONTING = word_set("in on at among during after before for from following since until within across by")
 ORDINALS = word_set("""first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth

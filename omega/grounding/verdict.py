@@ -69,7 +69,7 @@ from omega.grounding.numeric import (
 from omega.grounding.qualifiers import OWNED as QUALIFIER_OWNED
 from omega.grounding.qualifiers import qualifier_integrity, referring_back
 from omega.grounding.quantities import unit_words
-from omega.grounding.rephrasing import aligned, renamed
+from omega.grounding.rephrasing import aligned, negated_antonym, renamed, said_as_function_words
 from omega.grounding.scope import OWNED as SCOPE_OWNED
 from omega.grounding.scope import scope_and_strength_fidelity
 from omega.grounding.tokens import Analysis, analyse, normal, normals
@@ -157,12 +157,10 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
         | (QUANTITY_NOUNS if claim.quantities else frozenset()) \
         | directions_shown(claim, claim_text, numeric_sides(claim_text)) | by_the_facts \
         | presented_side_by_side(claim_text)
-    anaphor, pronoun = anaphoric_subject(claim, facts)
-    owned |= anaphor
+    said, said_read = _said_otherwise(claim, facts, owned)
+    owned |= said
     claim, readings, framed = read_as_facts(claim_text, claim, facts, owned)
-    if anaphor:
-        named = " ".join(w for name in claim.names if set(map(normal, name)) & anaphor for w in claim.spoken(name))
-        readings += (f"{named} = '{pronoun}', the subject of {facts[0].id}, which names no subject",)
+    readings += said_read
     partners = name_partners(claim, [f.analysis for f in facts])
     coverage = semantic_entailment(claim, facts, owned, partners)
     uncited = uncited_fact_use(coverage.uncovered, numbers.unmatched, cited, allowed_facts)
@@ -188,6 +186,18 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     if judge is not None and judged.paraphrase_uncertain and failures[0].code == NOT_ENTAILED:
         return consult(judged, judge, claim_text, [f.statement for f in facts], ids)
     return judged
+
+
+def _said_otherwise(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str]
+                    ) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The claim words a cited fact says without stating them as tokens (a pronoun subject, a word without claim
+    of its own), and the readings made."""
+    anaphor, pronoun = anaphoric_subject(claim, facts)
+    said, readings = said_as_function_words(claim, facts, owned | anaphor)
+    if anaphor:
+        named = " ".join(w for name in claim.names if set(map(normal, name)) & anaphor for w in claim.spoken(name))
+        readings += (f"{named} = '{pronoun}', the subject of {facts[0].id}, which names no subject",)
+    return anaphor | said, readings
 
 
 # A fact whose subject is a personal pronoun (sources split into sentences: "She took a teaching position ...")
@@ -224,6 +234,8 @@ def read_as_facts(claim_text: str, claim: Analysis, facts: list[AtomicFact],
     """The claim read in the facts' words (§5.1 rephrasing, a comparison from its other side), the readings made,
     and the frames' verdict."""
     claim, readings, mapping = aligned(claim, facts, owned)
+    claim, antonym_read, antonym = negated_antonym(claim, facts, owned)
+    readings, mapping = readings + antonym_read, {**mapping, **antonym}
     framed = comparisons_and_roles(claim_text, facts, mapping)
     if framed.covered:  # a comparison stated from the other side, with the antonym (§5.1)
         claim, readings = renamed(claim, framed.covered), readings + framed.readings

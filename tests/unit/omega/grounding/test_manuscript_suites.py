@@ -1,8 +1,8 @@
 """Issue 42: grounding on manuscript prose. The own manuscript suite (tests/data/grounding_manuscript: six fields,
 each label with its contract basis) and the two blind halves written from the contract alone
 (tests/data/grounding_blind, tests/data/grounding_blind_2) are judged on every build. The bounds are the figures
-measured when they landed (BENCHMARKS.md, `make grounding-eval`), as floors against regression: the issue's goals
-(blind false support <= 1%, recall >= 60%; own recall >= 90%) are not met yet and are not asserted."""
+measured when they landed (BENCHMARKS.md, `make grounding-eval`), as floors against regression; the two blind halves
+together also at the issue's goal (false support <= 1%, recall >= 60%), which each half alone does not meet."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def _judged(folder: str) -> list[tuple[bool, bool, str]]:
 
 
 @pytest.mark.parametrize(("folder", "max_false", "min_passed"), [
-    ("grounding_manuscript", 0, 76), ("grounding_blind", 0, 15), ("grounding_blind_2", 1, 30),
+    ("grounding_manuscript", 0, 76), ("grounding_blind", 0, 19), ("grounding_blind_2", 1, 40),
 ])
 def test_false_support_and_recall_stay_at_least_where_they_landed(folder: str, max_false: int,
                                                                   min_passed: int) -> None:
@@ -48,3 +48,11 @@ def test_the_manuscript_suite_covers_six_fields_and_every_label_has_its_basis() 
     judged = _judged("grounding_manuscript")
     assert len(judged) >= 150
     assert all("§" in basis or "G-" in basis for _, _, basis in judged)
+
+
+def test_the_blind_halves_together_meet_the_goal() -> None:
+    judged = _judged("grounding_blind") + _judged("grounding_blind_2")
+    unsupported = [passed for passed, supported, _ in judged if not supported]
+    supported = [passed for passed, supported, _ in judged if supported]
+    assert sum(unsupported) <= 0.01 * len(unsupported)
+    assert sum(supported) >= 0.60 * len(supported)

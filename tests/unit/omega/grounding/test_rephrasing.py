@@ -59,3 +59,41 @@ def test_the_capitalised_first_word_of_a_sentence_is_read_as_a_word_not_a_name()
     # a name is still a name: a capitalised word inside the sentence is not translated
     assert not judge("In the 2023 survey, 25% of respondents living alone reported Loneliness most of the time. [L1]",
                      lonely).passed
+
+
+EXCLUDED = fact("X1", "The report's labour market statistics exclude self-employed workers.")
+NOT_INCLUDED = fact("X2", "The report's labour market statistics do not include self-employed workers.")
+
+
+def test_a_negated_word_is_entailed_by_its_antonym_affirmed() -> None:
+    verdict = judge("Self-employed workers are not included in the report's labour market statistics. [X1]", EXCLUDED)
+    assert verdict.passed, verdict.rationale
+    assert "not included = exclude, its antonym affirmed" in verdict.rationale
+
+
+def test_an_antonym_is_not_read_from_a_negated_fact() -> None:
+    # "did not include" may be the contrary, not the antonym: the converse reading is never made
+    verdict = judge("The report's labour market statistics exclude self-employed workers. [X2]", NOT_INCLUDED)
+    assert not verdict.passed
+    assert NOT_ENTAILED in codes(verdict)
+
+
+def test_a_negation_elsewhere_in_the_sentence_is_not_spent_on_an_antonym() -> None:
+    verdict = judge("No self-employed workers are included in the report's labour market statistics. [X1]",
+                    EXCLUDED)
+    assert not verdict.passed
+
+
+def test_a_verb_said_by_a_fact_as_a_word_without_claim_of_its_own_is_stated() -> None:
+    surveyed = fact("S1", "Each pond was surveyed by environmental DNA (eDNA) analysis of three water samples.")
+    verdict = judge("Three water samples from each pond were analysed for environmental DNA. [S1]", surveyed)
+    assert verdict.passed, verdict.rationale
+    assert "analysed = analysis" in verdict.rationale
+    collected = fact("S2", "Three water samples were collected from each pond.")
+    assert not judge("Three water samples were collected from each pond and analysed. [S2]", collected).passed
+
+
+def test_a_british_spelling_is_the_american_word_wordnet_keeps() -> None:
+    assert "analyze" in lemmas("analysed")
+    assert "analysis" in related("analysed")
+    assert "randomize" in lemmas("randomise")

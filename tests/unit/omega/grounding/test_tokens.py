@@ -146,3 +146,24 @@ def test_according_to_attributes_and_its_source_must_still_be_stated() -> None:
     assert judge("According to density functional theory calculations, PEAI binding may suppress iodide "
                  "vacancies. [A1]", dft).passed
     assert not judge("According to X-ray diffraction, PEAI binding may suppress iodide vacancies. [A1]", dft).passed
+
+
+def test_levelled_off_is_plateaued() -> None:
+    plateaued = fact("P1", "KestrelDB 3.2 throughput plateaued above 128 concurrent clients.")
+    assert judge("KestrelDB 3.2 throughput levelled off above 128 concurrent clients. [P1]", plateaued).passed
+    assert not judge("KestrelDB 3.2 throughput levelled above 128 concurrent clients. [P1]", plateaued).passed
+
+
+def test_varied_between_two_limits_is_ranged_from_them() -> None:
+    ranged = fact("R1", "Water pH ranged from 6.1 to 8.3 across the surveyed ponds.")
+    assert judge("Across the surveyed ponds, water pH varied between 6.1 and 8.3. [R1]", ranged).passed
+    # without its limits "varied" is not "ranged"
+    assert not judge("Water pH varied across the surveyed ponds. [R1]", ranged).passed
+
+
+def test_drawn_from_says_only_from() -> None:
+    batches = fact("B1", "Across 24 devices from three fabrication batches, the mean efficiency was 23.5%.")
+    assert judge("The 24 devices, drawn from three fabrication batches, had a mean efficiency of 23.5%. [B1]",
+                 batches).passed
+    assert not judge("The 24 devices, drawn from three fabrication batches, had a mean efficiency of 24.5%. [B1]",
+                     batches).passed
