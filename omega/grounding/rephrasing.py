@@ -50,19 +50,22 @@ class Alignment(NamedTuple):
 
 
 @lru_cache(maxsize=1)
-def _tables() -> tuple[Mapping[str, frozenset[str]], Mapping[str, frozenset[str]]]:
-    """word -> its synonyms and derived forms (one step), and word -> its antonyms, read once from the committed
-    WordNet table."""
+def _tables() -> tuple[Mapping[str, frozenset[str]], Mapping[str, frozenset[str]], Mapping[str, frozenset[str]]]:
+    """word -> its synonyms and derived forms (one step), word -> its antonyms, and word -> its derived forms
+    alone, read once from the committed WordNet table."""
     same: dict[str, frozenset[str]] = {}
     opposite: dict[str, frozenset[str]] = {}
+    forms: dict[str, frozenset[str]] = {}
     for line in TABLE.read_text(encoding="utf-8").splitlines():
         if line.startswith("#"):
             continue
         word, synonyms, derived, antonym = line.split("\t")
         same[word] = frozenset(synonyms.split()) | frozenset(derived.split())
+        if derived:
+            forms[word] = frozenset(derived.split())
         if antonym:
             opposite[word] = frozenset(antonym.split())
-    return same, opposite
+    return same, opposite, forms
 
 
 @lru_cache(maxsize=65536)
@@ -126,7 +129,8 @@ def aligned(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str])
     for normal, surface in claim.surface:
         if normal in stated or normal in owned or normal in mapping or surface in named or not surface.isalpha():
             continue
-        target = next((index[w] for w in sorted(related(surface)) if w in index and index[w] not in owned), None)
+        target = next((index[w] for w in sorted(related(surface)) if w in index and index[w] not in owned
+                       and (index[w] not in claim.tokens or _one_word(surface, w))), None)
         if target is not None:
             mapping[normal] = target
             readings.append(f"{spelled.get(normal, surface)} = {_fact_word(facts, target)}")
@@ -174,6 +178,15 @@ def negated_antonym(claim: Analysis, facts: Sequence[AtomicFact], owned: frozens
     affirmed = replace(affirmed, negated=False, clauses=tuple(replace(c, negated=False) for c in affirmed.clauses))
     return Alignment(affirmed, (f"not {surface} = {_fact_word(facts, target)}, its antonym affirmed",),
                      {normal: target})
+
+
+def _one_word(a: str, b: str) -> bool:
+    """The same word in two forms (an inflection or a derivation: "delivery" / "delivered"), not two synonyms. A
+    fact word the sentence says itself covers that word; a synonym of it in the sentence is another claim
+    ("pregnancy" is not read as the "maternity" of "maternity hospitals" the sentence also names)."""
+    own, other = lemmas(a), lemmas(b)
+    forms = _tables()[2]
+    return bool(own & other) or any(forms.get(x, frozenset()) & other for x in own)
 
 
 def _opening_word(claim: Analysis, name: tuple[str, ...]) -> bool:

@@ -97,3 +97,18 @@ def test_a_british_spelling_is_the_american_word_wordnet_keeps() -> None:
     assert "analyze" in lemmas("analysed")
     assert "analysis" in related("analysed")
     assert "randomize" in lemmas("randomise")
+
+
+def test_a_synonym_of_a_fact_word_the_sentence_says_itself_is_another_claim() -> None:
+    recruited = fact("M1", "The cohort recruited 2,784 mother-child pairs at delivery in three maternity hospitals.")
+    # "pregnancy" = "maternity" in WordNet, but the sentence's own "maternity hospitals" takes the fact's word
+    verdict = judge("The cohort enrolled 2,784 mother-child pairs during pregnancy in three maternity hospitals. [M1]",
+                    recruited)
+    assert not verdict.passed
+    assert "'pregnancy'" in verdict.failures[0].reason
+
+
+def test_another_form_of_a_fact_word_the_sentence_says_itself_is_still_that_word() -> None:
+    delivered = fact("M2", "Intervention schools delivered a mean of 78% of scheduled sessions.")
+    verdict = judge("On delivery, intervention schools delivered a mean of 78% of scheduled sessions. [M2]", delivered)
+    assert verdict.passed, verdict.rationale
