@@ -1,6 +1,6 @@
 """Docs point at real things (issue 44, item 6): every repository path and every `omega.` / `streams.` /
-`projections.` name that README.md, docs/*.md or a docstring of the three packages names exists, and the module
-maps in the packages' `__init__` docstrings name every module there is and no module there is not.
+`projections.` name that README.md, BENCHMARKS.md, docs/*.md or a docstring of the three packages names exists,
+and the module maps in the packages' `__init__` docstrings name every module there is and no module there is not.
 
 Each test collects every miss before it fails, so one run lists all the references to fix (file:line -> name)."""
 
@@ -20,7 +20,7 @@ from streams.topics import ALL_TOPICS
 
 REPO = Path(__file__).resolve().parents[2]
 PACKAGES = ("omega", "streams", "projections")
-DOCUMENTS = sorted([REPO / "README.md", *(REPO / "docs").rglob("*.md")])
+DOCUMENTS = sorted([REPO / "README.md", REPO / "BENCHMARKS.md", *(REPO / "docs").rglob("*.md")])
 
 # A path is checked when its first part is one of these tracked rooms (out/, .omega-data/, secrets/, a spec's
 # seeds/ ... are made by a run or live elsewhere, so they are not checked).
