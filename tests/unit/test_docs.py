@@ -245,3 +245,26 @@ def test_a_missing_path_and_a_missing_symbol_are_reported() -> None:
     assert not _resolves("omega.no_such_module")
     assert _resolves("omega.packets.validator.evolve")
     assert json.dumps(sorted(_avro_names() & {"omega.events.Alert"})) == '["omega.events.Alert"]'
+
+
+# ------------------------------------------------------------------ the front page and the site (issue 44, item 7)
+def test_the_readme_is_a_front_page_of_at_most_250_lines() -> None:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 250
+    headings = [line for line in text.splitlines() if line.startswith("## ")]
+    assert headings == ["## The two commands", "## Live in five commands", "## Where to go next"]
+
+
+def test_every_page_the_readme_sends_a_reader_to_exists_and_every_docs_page_is_listed() -> None:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    linked = set(re.findall(r"\]\(([^)#]+)\)", text))
+    assert all((REPO / target).is_file() for target in linked), sorted(t for t in linked if not (REPO / t).is_file())
+    pages = {str(p.relative_to(REPO)) for p in (REPO / "docs").rglob("*.md")} - {"docs/index.md"}
+    assert pages <= linked, sorted(pages - linked)
+
+
+def test_make_test_builds_the_docs_site_strictly() -> None:
+    script = (REPO / "scripts" / "run-tests.sh").read_text(encoding="utf-8")
+    assert "mkdocs build --strict" in script
+    dev = (REPO / "pyproject.toml").read_text(encoding="utf-8").split("\ndev = [", 1)[1].split("\n]", 1)[0]
+    assert '"mkdocs>=' in dev  # so `make venv` installs it from a fresh clone
