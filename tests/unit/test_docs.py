@@ -1,5 +1,5 @@
 """Docs point at real things (issue 44, item 6): every repository path and every `omega.` / `streams.` /
-`projections.` name that README.md, BENCHMARKS.md, docs/*.md or a docstring of the three packages names exists,
+`projections.` name that README.md, BENCHMARKS.md, docs/*.md or a docstring of the packages or tests names exists,
 and the module maps in the packages' `__init__` docstrings name every module there is and no module there is not.
 
 Each test collects every miss before it fails, so one run lists all the references to fix (file:line -> name)."""
@@ -40,11 +40,12 @@ DOTTED = re.compile(r"(?<![\w./-])((?:omega|streams|projections)(?:\.\w+)+)(?![\
 
 
 def _texts() -> Iterator[tuple[str, int, str]]:
-    """(where, line number, text) of every document line and every docstring line of the three packages."""
+    """(where, line number, text) of every document line and every docstring line of the three packages and of the
+    tests."""
     for document in DOCUMENTS:
         for number, line in enumerate(document.read_text(encoding="utf-8").splitlines(), 1):
             yield str(document.relative_to(REPO)), number, line
-    for module in sorted(itertools.chain.from_iterable((REPO / p).rglob("*.py") for p in PACKAGES)):
+    for module in sorted(itertools.chain.from_iterable((REPO / p).rglob("*.py") for p in (*PACKAGES, "tests"))):
         tree = ast.parse(module.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
             if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
@@ -67,11 +68,13 @@ def _path_exists(token: str) -> bool:
     token = token.rstrip(".,")
     for source, target in INSTALLED_AS.items():
         token = token.replace(source, target)
-    return all(any(REPO.glob(path.rstrip("/"))) if "*" in path else (REPO / path).exists() for path in _expand(token))
+    # a module named by its path without `.py` (`tests/integration/test_under_fire`) counts as that file
+    return all(any(REPO.glob(path.rstrip("/"))) if "*" in path
+               else (REPO / path).exists() or (REPO / f"{path}.py").is_file() for path in _expand(token))
 
 
 def _named_file_exists(name: str) -> bool:
-    """A bare `x.py` or `x.md` names a file somewhere in the repository (by its name)."""
+    """A bare file name ending in .py or .md names a file somewhere in the repository (by its name)."""
     if name in SPEC_DOCUMENTS or (REPO / name).exists():
         return True
     rooms = (REPO / room for room in ROOMS)
