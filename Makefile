@@ -34,6 +34,7 @@ test-install: venv
 lint: venv
 	$(BIN)/ruff check omega streams projections tests
 	$(BIN)/mypy
+	$(BIN)/mkdocs build --strict --quiet
 
 test: venv
 	bash scripts/run-tests.sh

@@ -20,7 +20,7 @@ SPEC_SEVERITY = {
     # the scale's own labels map to themselves
     "MEDIUM": "MEDIUM", "LOW": "LOW", "INFO": "INFO",
 }
-"""Spec label -> its place on `SEVERITY_SCALE` (the table README.md shows)."""
+"""Spec label -> its place on `SEVERITY_SCALE` (the table docs/concepts.md shows)."""
 
 
 def normalised_severity(label: str) -> str:

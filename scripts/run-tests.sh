@@ -9,6 +9,8 @@ T0=$SECONDS
 
 echo "== ruff"; $BIN/ruff check omega streams projections tests
 echo "== mypy"; $BIN/mypy
+# The docs site (mkdocs.yml): a broken link, a missing anchor or a page outside the nav fails here.
+echo "== mkdocs"; $BIN/mkdocs build --strict --quiet
 
 started=""
 pg_started=""

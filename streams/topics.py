@@ -1,4 +1,4 @@
-"""Every topic in one place: its logical name, key, value schema, producer and consumer (the README's table)."""
+"""Every topic in one place: its logical name, key, value schema, producer and consumer (docs/concepts.md's table)."""
 
 from __future__ import annotations
 

@@ -31,7 +31,7 @@ def sign_group() -> None:
                    "Python-JSON form) for verifiers that predate the JCS alg.")
 def sign_packets(file: Path, key_id: str, secret_env: str | None, secret_file: Path | None, out_path: str,
                  alg: str) -> None:
-    """Sign every packet of a JSONL file (HMAC-SHA256 over its canonical form; see README "Packet authenticity").
+    """Sign every packet of a JSONL file (HMAC-SHA256 over its canonical form; see docs/judges/omen.md).
 
     Each output line is the packet with a top-level `_auth` {alg, key_id, sig}, in canonical JSON."""
     if (secret_env is None) == (secret_file is None):

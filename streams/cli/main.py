@@ -29,7 +29,7 @@ LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "WARN", "ERROR", "CRITICAL")  # a leve
 
 
 class ContractGroup(click.Group):
-    """The `omega` group, keeping the CLI's one contract whatever a command raises (README, "CLI"): exit 0 ok, 1
+    """The `omega` group, keeping the CLI's one contract whatever a command raises (docs/cli.md): exit 0 ok, 1
     something rejected, 2 usage, input, configuration, network or server errors, always one line on stderr and
     never a traceback; a reader that stops reading (`| head`) ends the command quietly."""
 

@@ -75,7 +75,7 @@ def input_failed(exc: OSError | InputError) -> NoReturn:
 
 
 def existing_files(files: tuple[Path, ...]) -> list[Path]:
-    """The inputs, in order: a directory becomes its input files (streams.replay.directory_inputs), `-` stays for
+    """The inputs, in order: a directory becomes its input files (streams.replay_inputs.directory_inputs), `-` stays for
     stdin (once). Missing files (all named), an empty directory or a binary file end the command with exit 2."""
     missing = [str(f) for f in files if f != STDIN and not f.exists()]
     if missing:

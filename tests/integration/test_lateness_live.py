@@ -204,7 +204,7 @@ def test_two_producers_of_each_episode_interleaved_with_jitter_give_the_verdicts
                         _late(burst, start + timedelta(minutes=5)))
 
 
-IDLE_LATENESS_MS, IDLE_RELEASE_S = 60_000, 5.0  # the README's lateness for several producers; the default release
+IDLE_LATENESS_MS, IDLE_RELEASE_S = 60_000, 5.0  # docs/operations.md's lateness for many producers; the default release
 EXAMPLES = sorted((REPO / "examples" / "omen").glob("*.jsonl"))
 
 

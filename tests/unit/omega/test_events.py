@@ -1,5 +1,5 @@
 """One severity scale on every alert (omega/events.py, issue 23): each spec's labels land on CRITICAL > HIGH >
-MEDIUM > LOW > INFO as README.md's table says, the record keeps the spec's own label beside it, and a label no
+MEDIUM > LOW > INFO as docs/concepts.md's table says, the record keeps the spec's own label beside it, and a label no
 spec uses is refused."""
 
 from __future__ import annotations

@@ -66,7 +66,8 @@ def test_failures_and_successes_by_pattern_and_type(client: TestClient, store: S
 
 def test_empty_pattern_and_type_filter_nothing_as_the_readme_writes_the_route(client: TestClient,
                                                                               store: SqliteStore) -> None:
-    """README: `/failures?pattern=&type=`: left empty, the parameters mean every entry, not entries named ''."""
+    """docs/judges/memories.md, `/failures?pattern=&type=`: left empty, the parameters mean every entry, not entries
+    named ''."""
     assert client.get("/failures?pattern=&type=").json()["count"] == len(store.failures()) > 0
     assert client.get("/successes?pattern=&type=").json()["count"] == len(store.successes()) > 0
     assert client.get("/failures?pattern=&type=REASONING").json()["count"] == len(

@@ -1,4 +1,4 @@
-"""The CLI's one contract (issue 43, README "CLI"): every command given bad input, a bad setting or an unreachable
+"""The CLI's one contract (issue 43, docs/cli.md): every command given bad input, a bad setting or an unreachable
 service exits 2 with exactly one line on stderr, never a traceback, and prints no URL password; a reader that
 stops reading ends the command quietly. Every command of the click tree must have its case here: a new command
 without one fails `test_every_command_has_a_bad_input_case`. So must every option or argument that reads a file, an

@@ -16,7 +16,7 @@ from streams.cli.options import EXIT_OK
 
 REPO = Path(__file__).resolve().parents[4]
 
-# Every command of README's command table, as `omega --help` and `omega check --help` must list them.
+# Every command of docs/cli.md's command table, as `omega --help` and `omega check --help` must list them.
 TOP_LEVEL = {"replay", "check", "plan", "worker", "publish", "tail", "project", "memory", "ingest", "ask", "sign",
              "watch", "schemas"}
 CHECKS = {"packets", "messages", "memories", "oracle", "answers", "extraction", "grounding"}

@@ -144,8 +144,8 @@ def test_a_tick_releases_first_and_times_directives_out_at_its_watermark_less_th
 
 
 def test_packets_at_the_same_instant_are_released_in_packet_id_order_not_content_order(pipeline: Pipeline) -> None:
-    # issue 46, fault 1: the README and omega/packets/lateness.py promise (created_at, packet id); a decision and
-    # the directive after it, given the same created_at and arriving directive first, must still be judged
+    # issue 46, fault 1: docs/operations.md and omega/packets/lateness.py promise (created_at, packet id); a decision
+    # and the directive after it, given the same created_at and arriving directive first, must still be judged
     # decision first (judged the other way round, the directive is refused by the state machine)
     lines = (EXAMPLES / "write_act.jsonl").read_text().splitlines()
     packets = [json.loads(line) for line in lines]

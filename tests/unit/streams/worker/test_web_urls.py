@@ -1,4 +1,4 @@
-"""The worker's web server says where it is (README "CLI": servers print their URL when they start): one
+"""The worker's web server says where it is (docs/cli.md: servers print their URL when they start): one
 `web_server_started` log line with the URLs of /metrics and /healthz, once the port is bound."""
 
 from __future__ import annotations
