@@ -13,7 +13,9 @@ A strict bound on a proportion ("fewer than half of the 36 ponds", "more than 20
 every proportion the cited facts state for it meets it: the counts out of the total the sentence names ("14 of 36
 ponds": 38.9% < 50%), else every percentage the facts state (§5.1 "strictly entailed"; one that does not meet it
 refuses the bound, since the verifier cannot tell which one the sentence means). An approximation ("nearly half",
-"about 40%") is no bound and stays refused. Nothing else is computed: no ratios, no percent changes, no sums, no
+"about 40%") is no bound and stays refused. A decade is such a bound on a year ("born in the fifties", "in the
+1950s", "in the '50s" from "born July 20, 1957"): met when a cited fact states a year within it, the century too
+when the sentence writes it. Nothing else is computed: no ratios, no percent changes, no sums, no
 rounding ("12.4" is not "12"; "about 12" is not "12.4").
 """
 
@@ -56,8 +58,14 @@ def numerical_accuracy(claim: Analysis, facts: Sequence[AtomicFact]) -> NumericR
     derivations: list[str] = []
     bounds = _bounds(claim.lowered)
     bound_words: set[str] = set()
+    decades = _decades_met(claim.lowered, stated)
+    for words_of, shown, _text in decades.values():
+        bound_words.update(words_of)
+        derivations.append(shown)
     for quantity in claim.quantities:
         if any(same_quantity(q, s) for q in (quantity, *as_rates(quantity, claim.lowered)) for s in stated):
+            continue
+        if any(text == quantity.text for _words, _shown, text in decades.values()):
             continue
         derived = _difference(quantity, stated)
         word = bounds.get((quantity.text, quantity.value))
@@ -104,6 +112,29 @@ def _bound_met(word: str, bound: Quantity, claim: Analysis, facts: Sequence[Atom
 
 _DIFFERENCE_AFTER = re.compile(r"\s*(?:[a-zµ°%/²³-]+\s+){0,3}?(?:more|less|fewer|higher|lower|greater|smaller|larger|"
                                r"longer|shorter)\b")
+
+
+_DECADE = re.compile(r"\bthe\s+(?:(1\d|20)(\d)0s|'(\d)0s|(twenties|thirties|forties|fifties|sixties|seventies|"
+                     r"eighties|nineties))\b")
+_DECADE_WORDS = {"twenties": 2, "thirties": 3, "forties": 4, "fifties": 5, "sixties": 6, "seventies": 7,
+                 "eighties": 8, "nineties": 9}
+
+
+def _decades_met(lowered: str, stated: Sequence[Quantity]) -> dict[str, tuple[frozenset[str], str, str]]:
+    """The sentence's decades a stated year falls in: decade -> (its word, if spelled, as the numeric check's;
+    the derivation shown; the number text the decade is written with, if any)."""
+    years = [q for q in stated if q.unit is None and q.places == 0 and q.text.isdigit() and len(q.text) == 4]
+    met: dict[str, tuple[frozenset[str], str, str]] = {}
+    for m in _DECADE.finditer(lowered):
+        century, tens, short, word = m.groups()
+        digit = int(tens or short or _DECADE_WORDS[word])
+        year = next((y for y in years if int(y.text[2]) == digit and (century is None or y.text[:2] == century)),
+                    None)
+        if year is not None:
+            text = f"{century}{tens}0" if century else (f"{short}0" if short else "")
+            met[m.group(0)] = (frozenset({normal(word)}) if word else frozenset(), f"{year.text} is in {m.group(0)}",
+                               text)
+    return met
 
 
 def difference_stated(claim: Analysis, facts: Sequence[AtomicFact]) -> bool:

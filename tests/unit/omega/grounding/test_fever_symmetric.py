@@ -1,7 +1,7 @@
 """FEVER-Symmetric dev (tests/data/fever_symmetric/, vendored with its licence): claims and evidence nobody on the
 team wrote. The metrics are recomputed from the data on every run, so a change that lets refuted claims through
 fails the build (issue 19: false support at most 1%, support recall at least 35%; issue 42 raised the recall floor to
-where it landed, 153 of 354, so a change that loses it fails too)."""
+where it landed, 155 of 354, so a change that loses it fails too)."""
 
 from __future__ import annotations
 
@@ -37,4 +37,4 @@ def test_refuted_claims_pass_at_most_one_time_in_a_hundred_and_supported_ones_at
     assert metrics.false_support_rate is not None
     assert metrics.over_refusal_rate is not None
     assert metrics.false_support_rate <= 0.01
-    assert 1 - metrics.over_refusal_rate >= 0.43
+    assert 1 - metrics.over_refusal_rate >= 0.435

@@ -285,3 +285,16 @@ def test_a_number_in_a_plain_unit_is_the_facts_rate_when_the_sentence_names_the_
                  minutes).passed
     assert judge("At 12 months, pupils in programme schools accumulated 52.4 minutes of physical activity per day. "
                  "[R1]", minutes).passed
+
+
+@pytest.mark.parametrize(("sentence", "passes"), [
+    ("Carlos Santana was born in the fifties. [Y1]", True),
+    ("Carlos Santana was born in the 1950s. [Y1]", True),
+    ("Carlos Santana was born in the '50s. [Y1]", True),
+    ("Carlos Santana was born in the forties. [Y1]", False),
+    ("Carlos Santana was born in the 1850s. [Y1]", False),  # the century written is the century checked
+    ("Carlos Santana was born in the 1940s. [Y1]", False),
+])
+def test_a_decade_is_met_by_a_stated_year_within_it(sentence: str, passes: bool) -> None:
+    born = fact("Y1", "Carlos Santana (born July 20, 1957) is a Mexican and American musician.")
+    assert judge(sentence, born).passed is passes
