@@ -106,11 +106,13 @@ class Word(NamedTuple):
 
 def plain(text: str) -> str:
     """PTB escapes read, apostrophes and dashes unified, accents folded, possessive clitics removed."""
-    text = _PTB_RE.sub(lambda m: _PTB[m.group(0)], text).replace("\u2019", "'").replace("\u2018", "'")
-    text = text.replace(" -- ", " \u2013 ")
+    # each escape holds "-", "``" or "''", each possessive "'": the scans (every position tried) only when one can match
+    if "-" in text or "``" in text or "''" in text:
+        text = _PTB_RE.sub(lambda m: _PTB[m.group(0)], text)
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace(" -- ", " \u2013 ")
     folded = text if text.isascii() else "".join(
         c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return _POSSESSIVE.sub("", folded)
+    return _POSSESSIVE.sub("", folded) if "'" in folded else folded
 
 
 @lru_cache(maxsize=256)  # one sentence's texts are read by several checks; a bound keeps it to about one sentence
