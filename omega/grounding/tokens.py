@@ -131,6 +131,9 @@ PHRASAL_VERBS = (
     (re.compile(r"\b(?:carry|carries|carried|carrying)(?P<object>(?:\s+[\w-]+){0,4}?)\s+out\b"), "conduct"),
     (re.compile(r"\b(?:set|sets|setting) up\b"), "establish"),
 )
+# every phrasal verb at once (its object group unnamed: one name per pattern): most clauses have none, and one scan
+# is a fraction of one per verb
+_ANY_PHRASAL = re.compile("|".join(pattern.pattern.replace("(?P<object>", "(?:") for pattern, _ in PHRASAL_VERBS))
 FRONTING = word_set("in on at among during after before for from following since until within across by")
 ORDINALS = word_set("""first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth
 fifteenth twentieth""")
@@ -286,7 +289,8 @@ def _tokens_of(text: str) -> _Piece:
     spans += [(m.start(), m.end()) for m in LIGHT_VERBS.finditer(lowered)]
     spans += [(m.start(), m.end()) for m in MEASURING_VERBS.finditer(lowered)]
     spans += [m.span(1) for m in AGED.finditer(lowered)]
-    phrasal = [(m, verb) for pattern, verb in PHRASAL_VERBS for m in pattern.finditer(lowered)]
+    phrasal = [(m, verb) for pattern, verb in PHRASAL_VERBS for m in pattern.finditer(lowered)] \
+        if _ANY_PHRASAL.search(lowered) else []
     for m, _verb in phrasal:  # "brought blood pressure down": the verb and its particle, not the object between
         inner = m.span("object") if "object" in m.re.groupindex and m.group("object") else None
         spans += [(m.start(), inner[0]), (inner[1], m.end())] if inner else [m.span()]
