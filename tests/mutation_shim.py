@@ -3,8 +3,8 @@
 - mutmut 3.7, the newest whose click requirement faust-streaming accepts, reads `item._nodeid`, which pytest 9 no
   longer has: aliased to `nodeid`.
 - mutmut forks each mutant's run from a process that has already run the tests, so memoised results (functools
-  caches, the grounding analyses) would answer for the mutated code and hide it: every session starts with them
-  empty.
+  caches, the grounding analyses and per-fact memos) would answer for the mutated code and hide it: every session
+  starts with them empty.
 - For the same reason a mutant of a function that runs at import time (tables built by the module's own helpers,
   the compiled schema predicates) would never run: for the mutants of those modules (IMPORT_TIME, found by
   scanning omega/ for module-level calls), our packages and the test modules are imported afresh.
@@ -82,6 +82,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     for obj in gc.get_objects():
         if isinstance(obj, functools._lru_cache_wrapper):  # the type has no public name
             obj.cache_clear()
+        elif type(obj).__qualname__ == "ByObject" and type(obj).__module__ == "omega.grounding.memo":
+            obj.clear()  # per-fact memos: a fact built at a test module's top is the same object in every mutant's run
     for module_name, names in MEMO_DICTS.items():
         module = sys.modules.get(module_name)
         for name in names:

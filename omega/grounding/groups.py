@@ -236,8 +236,21 @@ def fact_value_groups(facts: Sequence[AtomicFact], measures: frozenset[str]
 
 
 def _within_facts(facts: Sequence[AtomicFact], measures: frozenset[str]) -> list[list[tuple[Decimal, frozenset[str]]]]:
-    return [pairs for f in facts for pairs in value_groups(f.content, unit=_unit_of(f), measures=measures)
-            if len(pairs) > 1]
+    return [pairs for f in facts for pairs in _fact_groups(f, measures) if len(pairs) > 1]
+
+
+def _fact_groups(fact: AtomicFact, measures: frozenset[str]) -> list[list[tuple[Decimal, frozenset[str]]]]:
+    """`value_groups` of a fact, once per fact and measures (those of the facts cited with it: one or two sets)."""
+    by_measures = _groups_by_measures(fact)
+    groups = by_measures.get(measures)
+    if groups is None:
+        groups = by_measures[measures] = value_groups(fact.content, unit=_unit_of(fact), measures=measures)
+    return groups
+
+
+# the text-keyed cache of value_groups holds about a paragraph: a fact read again after other sentences is not in it
+_groups_by_measures: ByObject[AtomicFact, dict[frozenset[str], list[list[tuple[Decimal, frozenset[str]]]]]] = \
+    ByObject(lambda _fact: {})
 
 
 def across_facts(facts: Sequence[AtomicFact]) -> list[list[tuple[Decimal, frozenset[str]]]]:
@@ -310,6 +323,13 @@ def _clause_profiles(text: str) -> tuple[tuple[frozenset[tuple[Decimal, str]], f
     return tuple(out)
 
 
+def _profiles_of(fact: AtomicFact) -> tuple[tuple[frozenset[tuple[Decimal, str]], frozenset[str], str | None], ...]:
+    return _clause_profiles(fact.content)
+
+
+_fact_profiles = ByObject(_profiles_of)  # once per fact: the text-keyed cache holds about a paragraph
+
+
 def moved_between_clauses(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:
     """A value one clause of a fact gives, stated with the name or the direction of another clause that gives the
     same measure another value ("emissions fell by 12% in the EU, while they rose by 5% in the US": "12% in the
@@ -322,7 +342,7 @@ def moved_between_clauses(claim_text: str, facts: Sequence[AtomicFact]) -> list[
         return []  # one value, read with the whole sentence's names and direction
     value, unit = stated[0]
     for fact in facts:
-        profiles = _clause_profiles(fact.content)
+        profiles = _fact_profiles(fact)
         own = [p for p in profiles if (value, unit) in p[0]]
         others = [p for p in profiles if any(u == unit and v != value for v, u in p[0]) and (value, unit) not in p[0]]
         if len(own) != 1 or not others:

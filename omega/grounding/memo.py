@@ -30,3 +30,7 @@ class ByObject(Generic[K, V]):
         value = self._derive(obj)
         self._held[id(obj)] = (obj, value)
         return value
+
+    def clear(self) -> None:
+        """Forget every entry (a mutation run's session starts without what the unmutated code derived)."""
+        self._held.clear()

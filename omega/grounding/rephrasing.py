@@ -139,15 +139,15 @@ def aligned(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str])
     return Alignment(renamed(claim, mapping), tuple(readings), mapping)
 
 
-def said_as_function_words(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str]
-                           ) -> tuple[frozenset[str], tuple[str, ...]]:
+def said_as_function_words(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str],
+                           also_owned: frozenset[str] = frozenset()) -> tuple[frozenset[str], tuple[str, ...]]:
     """The claim's unstated words that a cited fact says in another form as a word without claim of its own
     ("analysed" by "analysis"), and the readings made."""
     said = frozenset(w for f in facts for w in _WORD.findall(f.analysis.lowered) if w in FUNCTION_WORDS)
     stated = frozenset().union(*(f.analysis.tokens for f in facts)) if facts else frozenset()
     found: dict[str, str] = {}
     for normal, surface in claim.surface:
-        if normal in stated or normal in owned or normal in found or not surface.isalpha():
+        if normal in stated or normal in owned or normal in also_owned or normal in found or not surface.isalpha():
             continue
         word = next((w for w in sorted(related(surface)) if w in said and w != surface), None)
         if word is not None:

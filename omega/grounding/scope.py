@@ -24,6 +24,7 @@ import re
 from collections.abc import Sequence
 
 from omega.grounding.facts import AtomicFact
+from omega.grounding.memo import ByObject
 from omega.grounding.model import CLAIM_STRENGTHENED, SCOPE_EXPANSION, Failure, quoted
 from omega.grounding.quantities import sample_size
 from omega.grounding.tokens import Analysis, lexicon
@@ -61,19 +62,26 @@ def causal_cues(analysis: Analysis) -> frozenset[str]:
     return frozenset(phrases) | (analysis.tokens & CAUSAL)
 
 
+def _cues_of(fact: AtomicFact) -> frozenset[str]:
+    return causal_cues(fact.analysis)
+
+
+_fact_cues = ByObject(_cues_of)  # once per fact: every sentence citing it asks again
+
+
 def scope_and_strength_fidelity(claim: Analysis, facts: Sequence[AtomicFact]) -> list[Failure]:
     """§6.1 scope and strength fidelity: no causation, dropped hedge, intensifier, universal or wider population
     beyond the cited facts."""
     ids = tuple(f.id for f in facts)
     stated = frozenset().union(*(f.analysis.tokens for f in facts)) if facts else frozenset()
     failures: list[Failure] = []
-    causal = sorted(causal_cues(claim) - frozenset().union(*(causal_cues(f.analysis) for f in facts)))
+    causal = sorted(causal_cues(claim) - frozenset().union(*(_fact_cues(f) for f in facts)))
     if causal:
         correlational = bool(stated & CORRELATIONAL)
         why = "correlation stated as causation" if correlational else "a causal claim the cited facts do not make"
         failures.append(Failure(CLAIM_STRENGTHENED, f"{why}: {quoted(claim.spoken(causal))}",
                                 "a cited fact establishing the causal relation (e.g. from a randomised trial)", ids))
-    associated = [f.id for f in facts if f.analysis.tokens & CORRELATIONAL and not causal_cues(f.analysis)]
+    associated = [f.id for f in facts if f.analysis.tokens & CORRELATIONAL and not _fact_cues(f)]
     if associated and not claim.tokens & CORRELATIONAL and not causal and _CHANGE_VERB.search(claim.lowered):
         failures.append(Failure(CLAIM_STRENGTHENED, f"the association of {', '.join(associated)} is stated as an "
                                 "effect: the sentence drops 'associated' (correlation stated as causation)",

@@ -137,6 +137,9 @@ PHRASAL_VERBS = (
     # different within limits"), the fact's "ranged from 6.1 to 8.3"
     (re.compile(r"\b(?:vary|varies|varied|varying)(?=\s+(?:between|from)\s+-?\d)"), "range"),
 )
+# every phrasal verb at once (its object group unnamed: one name per pattern): most clauses have none, and one scan
+# is a fraction of one per verb
+_ANY_PHRASAL = re.compile("|".join(pattern.pattern.replace("(?P<object>", "(?:") for pattern, _ in PHRASAL_VERBS))
 FRONTING = word_set("in on at among during after before for from following since until within across by")
 ORDINALS = word_set("""first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth
 fifteenth twentieth""")
@@ -292,7 +295,8 @@ def _tokens_of(text: str) -> _Piece:
     spans += [(m.start(), m.end()) for m in LIGHT_VERBS.finditer(lowered)]
     spans += [(m.start(), m.end()) for m in MEASURING_VERBS.finditer(lowered)]
     spans += [m.span(1) for m in AGED.finditer(lowered)]
-    phrasal = [(m, verb) for pattern, verb in PHRASAL_VERBS for m in pattern.finditer(lowered)]
+    phrasal = [(m, verb) for pattern, verb in PHRASAL_VERBS for m in pattern.finditer(lowered)] \
+        if _ANY_PHRASAL.search(lowered) else []
     for m, _verb in phrasal:  # "brought blood pressure down": the verb and its particle, not the object between
         inner = m.span("object") if "object" in m.re.groupindex and m.group("object") else None
         spans += [(m.start(), inner[0]), (inner[1], m.end())] if inner else [m.span()]

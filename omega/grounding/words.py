@@ -106,11 +106,13 @@ class Word(NamedTuple):
 
 def plain(text: str) -> str:
     """PTB escapes read, apostrophes and dashes unified, accents folded, possessive clitics removed."""
-    text = _PTB_RE.sub(lambda m: _PTB[m.group(0)], text).replace("\u2019", "'").replace("\u2018", "'")
-    text = text.replace(" -- ", " \u2013 ")
+    # each escape holds "-", "``" or "''", each possessive "'": the scans (every position tried) only when one can match
+    if "-" in text or "``" in text or "''" in text:
+        text = _PTB_RE.sub(lambda m: _PTB[m.group(0)], text)
+    text = text.replace("\u2019", "'").replace("\u2018", "'").replace(" -- ", " \u2013 ")
     folded = text if text.isascii() else "".join(
         c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return _POSSESSIVE.sub("", folded)
+    return _POSSESSIVE.sub("", folded) if "'" in folded else folded
 
 
 @lru_cache(maxsize=256)  # one sentence's texts are read by several checks; a bound keeps it to about one sentence
@@ -182,12 +184,19 @@ def clauses(text: str, claim: bool = False) -> list[str]:
     """The clauses of a plain text: its main text cut at clause boundaries, then each parenthetical set aside.
     A claim is also cut before a participle that follows a noun ("a cricketer born in July"): each of its
     predicates is then bound on its own, which never makes a fact's clause looser."""
+    return list(_clauses(text, claim))
+
+
+# one sentence is cut by several checks (analysis, frames, groups, profiles: up to 6 texts a sentence); a bound of
+# a few sentences keeps no sentence from one judgement to the next
+@lru_cache(maxsize=16)
+def _clauses(text: str, claim: bool) -> tuple[str, ...]:
     main, spans = set_aside(text)
     out = _cut(main, claim)
     for span in spans:
         for part in life_dates(span):
             out += _cut_at_words(part, claim)
-    return [c for c in out if WORD.search(c) or re.search(r"\d", c)]
+    return tuple(c for c in out if WORD.search(c) or re.search(r"\d", c))
 
 
 _RANGE = re.compile(r"\s[\u2013\u2014\u2212-]\s")
