@@ -16,6 +16,7 @@
     conflicts     §9 and G-5: conflicting facts refused (cited, or allowed and one adopted), both with attribution pass
     rephrasing    §5.1 rephrasing: lemmas (lemminflect), WordNet 3.0 synonyms and derived forms (data/wordnet-3.0.tsv)
     frames        roles and comparisons bound: reversed comparisons, swapped roles
+    frame_reading a clause read as frames: a comparison's two sides, a predicate's agent, patient and baseline
     agency        a change given an agent the facts only place in sequence (strengthening)
     groups        values bound to their groups: a number moved to another arm, version or year
     explain       §7.1 failure reasons: the clause and the scoped evidence needed
@@ -29,7 +30,7 @@
 """
 
 __all__ = [
-    "agency", "audit", "binding", "citations", "conflicts", "entailment", "explain", "facts", "frames", "groups",
-    "judge", "memo", "metrics", "model", "modifiers", "names", "numeric", "paragraph", "qualifiers", "quantities",
-    "rephrasing", "request", "scope", "tokens", "verdict", "words",
+    "agency", "audit", "binding", "citations", "conflicts", "entailment", "explain", "facts", "frame_reading",
+    "frames", "groups", "judge", "memo", "metrics", "model", "modifiers", "names", "numeric", "paragraph",
+    "qualifiers", "quantities", "rephrasing", "request", "scope", "tokens", "verdict", "words",
 ]

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from omega.grounding.facts import AtomicFact
-from omega.grounding.frames import fact_frames, frames, relation
+from omega.grounding.frame_reading import frames
+from omega.grounding.frames import fact_frames, relation
 from omega.grounding.model import CLAIM_STRENGTHENED, Failure, quoted
 from omega.grounding.rephrasing import lemmas
 from omega.grounding.words import words

@@ -148,7 +148,6 @@ MODALS = word_set("can could may might must shall should will would")
 _NOT_HEDGED_AFTER = word_set("in on at as with for alongside opposite before under a an the")
 
 
-
 @lru_cache(maxsize=65536)
 def lemma(word: str) -> str:
     """The normal form of one lower-case word: irregular forms, then one inflectional suffix, a final 'e' and

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from omega.grounding.frames import frames
+from omega.grounding.frame_reading import frames
 from omega.grounding.model import NOT_ENTAILED, NUMERIC_MISMATCH
 from tests.unit.omega.grounding.support import codes, fact, judge
 
