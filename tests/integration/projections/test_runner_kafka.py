@@ -28,8 +28,8 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
-from projections.api import create_app
-from projections.sqlite_store import SqliteStore
+from projections.http.app import create_app
+from projections.store.sqlite import SqliteStore
 from streams.cli.main import main
 from streams.kafka.projection_source import PROJECTED
 from streams.topics import topic_name

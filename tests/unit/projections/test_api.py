@@ -11,10 +11,10 @@ from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from projections.api import create_app
+from projections.http.app import create_app
 from projections.projector import Projector
-from projections.sqlite_store import SqliteStore
-from projections.store import Position
+from projections.store.protocol import Position
+from projections.store.sqlite import SqliteStore
 from tests.unit.projections.factories import Log, episode_events, interleave, session_script
 
 

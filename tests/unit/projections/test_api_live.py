@@ -14,10 +14,10 @@ import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 
-from projections import live_views
-from projections.api import create_app
+from projections.http.app import create_app
+from projections.live import views as live_views
 from projections.projector import Projector
-from projections.sqlite_store import SqliteStore
+from projections.store.sqlite import SqliteStore
 from tests.unit.projections.factories import Log, alert
 from tests.unit.projections.live_log import live_log
 

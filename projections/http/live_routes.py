@@ -24,8 +24,8 @@ from fastapi import FastAPI, Header, HTTPException, Query, Request
 from pydantic import BaseModel, Field
 from sse_starlette import EventSourceResponse
 
-from projections import live_views
-from projections.store import SqlStore
+from projections.live import views as live_views
+from projections.store.base import SqlStore
 
 T = TypeVar("T")
 Reading = Callable[[], AbstractContextManager[SqlStore]]

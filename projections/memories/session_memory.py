@@ -57,8 +57,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from omega.canonical import derived_id
-from projections.documents import Draft, JSONObject, find_sorted, union_sorted
-from projections.events import (
+from projections.memories.documents import Draft, JSONObject, find_sorted, union_sorted
+from projections.memories.log_events import (
     AGENT_MESSAGES,
     ALERTS,
     CONFLICT_RESOLVER,
@@ -75,7 +75,7 @@ from projections.events import (
     time_key,
     truthy,
 )
-from projections.triggers import contradiction_severity, hypothesis_items, statement_of, status_of
+from projections.memories.triggers import contradiction_severity, hypothesis_items, statement_of, status_of
 
 SessionMemory = JSONObject
 RESOLVING = ("CONFIRMED", "REJECTED", "MODIFIED")

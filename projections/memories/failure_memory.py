@@ -28,10 +28,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from omega.canonical import derived_id
-from projections.documents import Draft, JSONObject, find_sorted, insert_sorted, union_sorted
-from projections.events import LogEvent, normalise_statement, time_key
-from projections.pattern_memory import pattern_id
-from projections.triggers import FailureSignal, WarningSignal, failures, warnings
+from projections.memories.documents import Draft, JSONObject, find_sorted, insert_sorted, union_sorted
+from projections.memories.log_events import LogEvent, normalise_statement, time_key
+from projections.memories.pattern_memory import pattern_id
+from projections.memories.triggers import FailureSignal, WarningSignal, failures, warnings
 
 FailureMemory = JSONObject
 

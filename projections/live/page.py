@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.routing import BaseRoute
 
-STATIC = Path(__file__).with_name("static")
+STATIC = Path(__file__).parents[1] / "static"  # projections/static/, package data
 VENDOR = "static/vendor"
 SWAGGER_JS = f"{VENDOR}/swagger-ui/swagger-ui-bundle.js"
 SWAGGER_CSS = f"{VENDOR}/swagger-ui/swagger-ui.css"

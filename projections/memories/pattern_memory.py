@@ -39,9 +39,17 @@ from collections.abc import Mapping
 from typing import Any
 
 from omega.canonical import derived_id
-from projections.documents import Draft, JSONObject, insert_sorted, union_sorted
-from projections.events import PHI, TERMINATIONS, LogEvent, MessageView, normalise_statement, number, text_of
-from projections.triggers import MATCH_THRESHOLD, failures, strings, successes, warnings
+from projections.memories.documents import Draft, JSONObject, insert_sorted, union_sorted
+from projections.memories.log_events import (
+    PHI,
+    TERMINATIONS,
+    LogEvent,
+    MessageView,
+    normalise_statement,
+    number,
+    text_of,
+)
+from projections.memories.triggers import MATCH_THRESHOLD, failures, strings, successes, warnings
 
 PatternMemory = JSONObject
 OUTCOME_SCORE = {"SUCCESS": 1.0, "PARTIAL": 0.5, "FAILURE": 0.0}

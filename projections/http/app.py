@@ -28,11 +28,12 @@ from fastapi.responses import JSONResponse, PlainTextResponse
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Gauge, generate_latest
 from pydantic import BaseModel, Field
 
-from projections.consistency import check_consistency
-from projections.documents import KINDS
-from projections.live_api import Problem, add_live_routes
-from projections.live_page import mount_live_page
-from projections.store import Position, SqlStore
+from projections.http.live_routes import Problem, add_live_routes
+from projections.live.page import mount_live_page
+from projections.memories.consistency import check_consistency
+from projections.memories.documents import KINDS
+from projections.store.base import SqlStore
+from projections.store.protocol import Position
 
 LagProbe = Callable[[Mapping[Position, int]], Awaitable[int | None]]
 """Given the stored positions, the records not yet applied (e.g. `streams.kafka.projection_source.kafka_lag`)."""

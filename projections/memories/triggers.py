@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from omega.canonical import derived_id
-from projections.events import (
+from projections.memories.log_events import (
     AGENT_MESSAGES,
     ALERTS,
     PHI,

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 
-from projections.documents import JSONObject
-from projections.events import LogEvent
-from projections.live_model import LiveDelta, reduce_live
+from projections.live.model import LiveDelta, reduce_live
+from projections.memories.documents import JSONObject
+from projections.memories.log_events import LogEvent
 
 _ABSENT = object()
 """What a journal records for a key that was not cached before the batch."""

@@ -14,10 +14,10 @@ from typing import Any
 
 import orjson
 
-from projections.documents import JSONObject
-from projections.events import normalise_time
-from projections.live_model import ALERT_KINDS, RANK, SEVERITIES, STATES, public
-from projections.store import SqlStore
+from projections.live.model import ALERT_KINDS, RANK, SEVERITIES, STATES, public
+from projections.memories.documents import JSONObject
+from projections.memories.log_events import normalise_time
+from projections.store.base import SqlStore
 
 __all__ = ["KINDS", "MAX_LIMIT", "SEVERITIES", "STATES", "alerts", "alerts_after", "episode", "episodes",
            "last_seq", "session_status"]
