@@ -2,8 +2,10 @@
 
     log_events      LogEvent, the envelope the runner hands over, and readers of its JSON-text fields
     documents       memory documents: canonical JSON text, copy-on-write editing (Draft), KINDS
+    content         readers of an agent message's content items (hypotheses, statements, contradiction severity)
     triggers        what an event triggers in the specialised memories (§3.5 rules 2-4), decided once
-    session_memory  Session Memory (agent 53): the timeline, problem, hypotheses, decisions, evidence
+    session_memory  Session Memory (agent 53): the timeline, problem, decisions, commitments, evidence
+    session_hypotheses  Session Memory's hypotheses: proposed, supported, resolved, abandoned
     pattern_memory  Pattern Memory (agent 54)
     failure_memory  Failure Memory (agent 55)
     success_memory  Success Memory (agent 56)

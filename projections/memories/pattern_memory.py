@@ -39,6 +39,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from omega.canonical import derived_id
+from projections.memories.content import strings
 from projections.memories.documents import Draft, JSONObject, insert_sorted, union_sorted
 from projections.memories.log_events import (
     PHI,
@@ -49,7 +50,7 @@ from projections.memories.log_events import (
     number,
     text_of,
 )
-from projections.memories.triggers import MATCH_THRESHOLD, failures, strings, successes, warnings
+from projections.memories.triggers import MATCH_THRESHOLD, failures, successes, warnings
 
 PatternMemory = JSONObject
 OUTCOME_SCORE = {"SUCCESS": 1.0, "PARTIAL": 0.5, "FAILURE": 0.0}
