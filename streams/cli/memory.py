@@ -294,7 +294,8 @@ def memory_serve(store_url: str, host: str, port: int, bootstrap: str | None, pr
     """Serve the HTTP read API (JSON; OpenAPI at /openapi.json, docs at /docs)."""
     import uvicorn
 
-    from projections.http.app import LagProbe, create_app
+    from projections.http.app import read_model_api as create_app
+    from projections.http.operations import LagProbe
 
     probe: LagProbe | None = None
     if bootstrap:
