@@ -1,5 +1,5 @@
 """The projector: log events in, the four memories of each session (and the live read models of
-`projections.live_model`) out, in batches with their position.
+`projections.live.model`) out, in batches with their position.
 
 It keeps the current memories of recently active sessions in memory (loaded lazily from the store, evicted
 least recently used once past `max_cached_sessions`), applies all four reducers to each event (`batches`), and

@@ -2,7 +2,7 @@
 SSE), its assets under `/static`, and Swagger UI / ReDoc at /docs and /redoc with vendored assets.
 
 Everything the browser loads comes from this package (projections/static/, package data): no CDN, no build step.
-The page only reads the JSON routes of projections.api (/episodes, /episodes/{id}, /alerts, /alerts/stream).
+The page only reads the JSON routes of projections.http (/episodes, /episodes/{id}, /alerts, /alerts/stream).
 """
 
 from __future__ import annotations

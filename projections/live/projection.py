@@ -1,5 +1,5 @@
 """The projector's side of the live read models: recently active episode and session documents kept in memory
-(loaded lazily from the store, evicted least recently used), `projections.live_model` applied to each event,
+(loaded lazily from the store, evicted least recently used), `projections.live.model` applied to each event,
 and the batch's changes undone in the cache when the batch fails, so the cache never holds what the store does
 not."""
 

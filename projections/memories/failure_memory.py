@@ -1,6 +1,6 @@
 """Failure Memory (agent 55, §3.3): the reducer, on the failure triggers of §3.5.3.
 
-Which events count is decided in `projections.triggers` (shared with Pattern Memory): self-reported failures,
+Which events count is decided in `projections.memories.triggers` (shared with Pattern Memory): self-reported failures,
 contradictions detected, approaches abandoned, Quality Controller rejections, the seven OMEGA-57 failure
 signature alerts and every CRITICAL alert, REJECTED OMEN packet verdicts and FAILURE terminations; alerts
 below that bar become active warnings.

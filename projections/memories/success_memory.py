@@ -1,6 +1,6 @@
 """Success Memory (agent 56, §3.4): the reducer, on the success triggers of §3.5.4.
 
-Which events count is decided in `projections.triggers` (shared with Pattern Memory): breakthroughs flagged by
+Which events count is decided in `projections.memories.triggers` (shared with Pattern Memory): breakthroughs flagged by
 any agent, hypotheses confirmed with HIGH confidence (>= 0.8), Quality Controller approvals ([SHIP],
 [SHIP WITH CAVEATS]) and what PHI marks brilliant.
 

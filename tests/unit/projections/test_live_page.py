@@ -89,7 +89,7 @@ def test_static_assets_are_served_with_their_content_type(client: TestClient, pa
 
 def test_an_unknown_asset_is_a_404(client: TestClient) -> None:
     assert client.get("/static/nothing.js").status_code == 404
-    assert client.get("/static/../live_page.py").status_code == 404
+    assert client.get("/static/../runner.py").status_code == 404  # projections/runner.py is beside static/
 
 
 @pytest.mark.parametrize(("path", "bundle"), [("/docs", "/static/vendor/swagger-ui/swagger-ui-bundle.js"),
