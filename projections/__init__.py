@@ -1,14 +1,15 @@
-"""Memory projections: the OMEGA-57 memories (Session 53, Pattern 54, Failure 55, Success 56, spec §3) rebuilt
-from the log into a read model.
+"""Memory projections: the OMEGA-57 memories (Session 53, Pattern 54, Failure 55, Success 56, spec §3) and the live
+read models, rebuilt from the log into a read model, in floors: pure rules below, storage and serving above.
 
-    events          LogEvent, the envelope the runner hands over, and readers of its JSON-text fields
-    triggers        what an event triggers in the specialised memories (§3.5 rules 2-4), decided once
-    session_memory, pattern_memory, failure_memory, success_memory
-                    one pure reducer each: apply(memory | None, event) -> memory
-    memories        the four together (Memories, apply_all)
-    consistency     check_consistency: the §3.5.5 cross-memory rules
-    store           the ReadModelStore protocol and the SQL both backends share
-    sqlite_store    SqliteStore (embedded default), postgres_store: PostgresStore (psycopg 3)
-    projector       Projector: cached memories, batched transactions with tracking positions, rebuild
-Dependencies point one way: this package imports `omega`, never `streams`.
+    memories/       the pure memory rules: event -> memory, no store, clock or I/O
+    live/           the live read models (episodes, session status, alert feed): reducers, tables, views, page
+    store/          the read-model stores: SQLite and PostgreSQL over one shared SQL base; they only store
+    http/           the FastAPI read API, one APIRouter per resource
+    batches         reduce_batch: a batch's events through the reducers, skipped when at or before the position
+    projector       Projector: cached memories, the reducers called per batch, the batch handed to the store
+    runner          Runner: an EventSource (FileSource here, Kafka in the shell) fed to the projector
+    metrics         ProjectorMetrics: `omega project`'s Prometheus counters
+The live page's assets are package data under static/. Floors, bottom up: memories/ (imports only `omega`), the
+live reducers, store/, batches and projector, runner, http/ (tests/unit/projections/test_layering.py); this
+package never imports `streams`.
 """

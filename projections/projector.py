@@ -1,10 +1,10 @@
 """The projector: log events in, the four memories of each session (and the live read models of
-`projections.live_model`) out, in batches with their position.
+`projections.live.model`) out, in batches with their position.
 
 It keeps the current memories of recently active sessions in memory (loaded lazily from the store, evicted
-least recently used once past `max_cached_sessions`), applies all four reducers to each event, and hands each
-batch to the store, which commits every changed document with the batch's tracking positions in one
-transaction. When a batch fails, the sessions it touched are put back as they were before it, so the cache
+least recently used once past `max_cached_sessions`), applies all four reducers to each event (`batches`), and
+hands each reduced batch to the store, which commits every changed document with the batch's tracking positions
+in one transaction. When a batch fails, the sessions it touched are put back as they were before it, so the cache
 never holds what the store does not.
 """
 
@@ -17,11 +17,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import islice
 
-from projections.documents import JSONObject
-from projections.events import LogEvent
-from projections.live_projection import LiveProjection
-from projections.memories import EMPTY, REDUCERS, Memories, apply_all
-from projections.store import BatchResult, DocKey, ReadModelStore
+from projections.batches import apply_batch
+from projections.live.projection import LiveProjection
+from projections.memories.combined import EMPTY, REDUCERS, Memories, apply_all
+from projections.memories.documents import JSONObject
+from projections.memories.log_events import LogEvent
+from projections.store.protocol import BatchResult, DocKey, ReadModelStore
 
 DEFAULT_BATCH = 1000
 REBUILD_BATCH = 20_000
@@ -111,7 +112,7 @@ class Projector:
 
         try:
             with collector_paused():
-                result = self.store.apply_batch(events, reduce, self._live.apply)
+                result = apply_batch(self.store, events, reduce, self._live.apply)
         except BaseException:
             self._live.rollback()
             for sid, memories in before.items():

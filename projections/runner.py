@@ -32,14 +32,13 @@ from typing import Any, Protocol
 
 import orjson
 
-from projections.events import LogEvent
+from projections.memories.log_events import LogEvent
 from projections.projector import DEFAULT_BATCH, Projector
-from projections.store import BatchResult, Position, SqlStore
+from projections.store.protocol import BatchResult, Position
 
 UNDECODABLE = "undecodable"
 """Logical topic of a record that could not be decoded (read by no memory; it only advances the position)."""
 
-DEFAULT_STORE = "sqlite:.omega-data/memories.sqlite"
 
 clock = time.monotonic
 
@@ -387,21 +386,3 @@ def _freeze_heap() -> None:
 def run(runner: Runner, *, rebuild: bool = False) -> RunStats:
     """`Runner.run` on a fresh event loop (for callers that are not async)."""
     return asyncio.run(runner.run(rebuild=rebuild))
-
-
-# ------------------------------------------------------------------------------------------- stores
-def open_store(url: str, *, read_only: bool = False) -> SqlStore:
-    """A (closed) store from `sqlite:PATH` or `postgresql://...` (`postgres://` too); ValueError otherwise.
-    `read_only`: the store can only be read (the read commands), see `SqliteStore` and `PostgresStore`."""
-    if url.startswith("sqlite:"):
-        path = url.removeprefix("sqlite:").removeprefix("//")
-        if not path:
-            raise ValueError("sqlite: needs a path, e.g. sqlite:.omega-data/memories.sqlite")
-        from projections.sqlite_store import SqliteStore
-
-        return SqliteStore(path, read_only=read_only)
-    if url.startswith(("postgresql://", "postgres://")):
-        from projections.postgres_store import PostgresStore  # psycopg only when asked for
-
-        return PostgresStore(url, read_only=read_only)
-    raise ValueError(f"unknown read-model store {url!r}: use sqlite:PATH or postgresql://...")

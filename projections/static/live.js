@@ -1,4 +1,4 @@
-// The live page (projections/live_page.py): episodes in trouble first, the budget burn of one episode, and the
+// The live page (projections/live/page.py): episodes in trouble first, the budget burn of one episode, and the
 // alert feed over Server-Sent Events. Reads only the JSON routes of projections/api.py; every URL is relative, so
 // the page works under any prefix a proxy serves the API at. Data is written with textContent, never as HTML.
 "use strict";

@@ -28,12 +28,13 @@ from rich.table import Table
 from rich.tree import Tree
 
 from omega.canonical import canonical_json
-from projections.consistency import check_consistency
-from projections.documents import KINDS
+from projections.memories.consistency import check_consistency
+from projections.memories.documents import KINDS
 from projections.metrics import ProjectorMetrics
 from projections.projector import DEFAULT_BATCH, REBUILD_BATCH, Projector
-from projections.runner import EventSource, FileSource, ProgressLog, Runner, RunStats, open_store
-from projections.store import SqlStore
+from projections.runner import EventSource, FileSource, ProgressLog, Runner, RunStats
+from projections.store.base import SqlStore
+from projections.store.urls import open_store
 from streams.cli.checking import Tally, check_options
 from streams.cli.options import (
     EXIT_OK,
@@ -293,7 +294,8 @@ def memory_serve(store_url: str, host: str, port: int, bootstrap: str | None, pr
     """Serve the HTTP read API (JSON; OpenAPI at /openapi.json, docs at /docs)."""
     import uvicorn
 
-    from projections.api import LagProbe, create_app
+    from projections.http.app import read_model_api as create_app
+    from projections.http.operations import LagProbe
 
     probe: LagProbe | None = None
     if bootstrap:

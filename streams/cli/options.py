@@ -10,7 +10,7 @@ from typing import NoReturn
 import click
 
 from omega.packets.authenticity import AuthPolicy
-from projections.runner import DEFAULT_STORE as DEFAULT_READ_MODEL
+from projections.store.urls import DEFAULT_STORE as DEFAULT_READ_MODEL
 from streams.auth_policy import PolicyError, policy_for
 from streams.logs import masked
 from streams.replay_inputs import INPUT_SUFFIXES, STDIN, InputError, directory_inputs, open_input

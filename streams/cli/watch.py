@@ -27,10 +27,10 @@ from rich.live import Live
 from rich.table import Table
 from rich.text import Text
 
-from projections import live_views as views
+from projections.live import views
 from projections.projector import Projector
 from projections.runner import EventSource, Runner
-from projections.store import SqlStore
+from projections.store.base import SqlStore
 from streams.cli.memory import _opened  # the read commands' one way to open a store (read-only, exit 2 if absent)
 from streams.cli.options import EXIT_OK, prefix_option, read_model_option, usage_error
 
@@ -236,7 +236,7 @@ async def watch_projecting(store: SqlStore, source: EventSource, console: Consol
 @contextmanager
 def _scratch_store() -> Iterator[SqlStore]:
     """A new, empty SQLite read model in a temporary directory, removed afterwards."""
-    from projections.sqlite_store import SqliteStore
+    from projections.store.sqlite import SqliteStore
 
     with tempfile.TemporaryDirectory(prefix="omega-watch-") as scratch:
         store = SqliteStore(str(Path(scratch) / "memories.sqlite"))

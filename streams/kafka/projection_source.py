@@ -16,10 +16,10 @@ import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 from aiokafka.structs import OffsetAndMetadata
 
-from projections.events import LogEvent
+from projections.memories.log_events import LogEvent
 from projections.projector import collector_paused
 from projections.runner import undecodable_event
-from projections.store import Position
+from projections.store.protocol import Position
 from streams.settings import kafka_client_options
 from streams.topics import AGENT_MESSAGES, ALERTS, ESCALATIONS, TERMINATIONS, VERDICTS, TopicSpec, topic_name
 from streams.wire.codec import DecodeError, SchemaRegistry

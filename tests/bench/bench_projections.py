@@ -37,13 +37,13 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from projections.documents import canonical
-from projections.events import LogEvent
-from projections.memories import EMPTY, Memories, apply_all
+from projections.memories.combined import EMPTY, Memories, apply_all
+from projections.memories.documents import canonical
+from projections.memories.log_events import LogEvent
 from projections.projector import DEFAULT_BATCH, REBUILD_BATCH, Projector
 from projections.runner import Runner, RunStats
-from projections.sqlite_store import SqliteStore
-from projections.store import SqlStore
+from projections.store.base import SqlStore
+from projections.store.sqlite import SqliteStore
 from tests.bench.pinning import pin_to_one_core
 from tests.unit.projections.factories import workload
 
@@ -204,7 +204,7 @@ def _measure(args: argparse.Namespace, events: Sequence[LogEvent]) -> dict[str, 
             stores: dict[str, Callable[[], SqlStore]] = {"sqlite": lambda: SqliteStore(Path(tmp) / "kafka.sqlite")}
             schemas: list[str] = []
             if args.postgres:
-                from projections.postgres_store import PostgresStore
+                from projections.store.postgres import PostgresStore
 
                 def postgres() -> SqlStore:
                     schemas.append(f"bench_{uuid.uuid4().hex[:12]}")
@@ -235,7 +235,7 @@ def _measure(args: argparse.Namespace, events: Sequence[LogEvent]) -> dict[str, 
             pstats.Stats(profile, stream=sys.stdout).sort_stats("cumulative").print_stats(25)
 
     if args.postgres:
-        from projections.postgres_store import PostgresStore  # psycopg only when asked for
+        from projections.store.postgres import PostgresStore  # psycopg only when asked for
 
         schema = f"bench_{uuid.uuid4().hex[:12]}"
         try:

@@ -1,7 +1,8 @@
 """The architecture, checked from the source: the pure core stays pure (`omega` imports no shell, broker, Avro,
 logging, asyncio or clock module, and never reads the wall clock or a random source); no package has an import
 cycle; the shell's rooms keep their walls (stages and wire know no broker or framework, kafka knows no stage);
-no streams module outgrows 400 lines; every core package's `__init__` maps its modules."""
+no streams or projections module outgrows 400 lines; every core and projections package's `__init__` maps its
+modules."""
 
 from __future__ import annotations
 
@@ -290,6 +291,13 @@ def test_no_streams_module_is_over_400_lines(module: Path) -> None:
     assert len(module.read_text(encoding="utf-8").splitlines()) <= 400
 
 
+@pytest.mark.parametrize("module", sorted(p for p in (REPO / "projections").rglob("*.py")
+                                          if "__pycache__" not in p.parts),
+                         ids=lambda p: str(p.relative_to(REPO)))
+def test_no_projections_module_is_over_400_lines(module: Path) -> None:
+    assert len(module.read_text(encoding="utf-8").splitlines()) <= 400
+
+
 # ------------------------------------------------------------------ each core package maps its modules
 def _core_packages() -> list[Path]:
     return sorted(p.parent for p in CORE.rglob("__init__.py") if "__pycache__" not in p.parts)
@@ -360,3 +368,31 @@ def test_the_layer_checker_reports_each_forbidden_import(imported: str) -> None:
                                       "streams.kafkaesque", "fastavro"])
 def test_the_layer_checker_allows_other_imports(imported: str) -> None:
     assert layer_findings("streams.stages.x", [imported], BROKER_AND_FRAMEWORK) == []
+
+
+# ------------------------------------------------------------------ each projections package maps exactly its modules
+def package_contents(package: Path) -> set[str]:
+    """The modules and sub-packages of a package directory, by name."""
+    return ({p.stem for p in package.glob("*.py") if p.stem != "__init__"}
+            | {p.name for p in package.iterdir() if (p / "__init__.py").is_file()})
+
+
+def module_map(docstring: str) -> set[str]:
+    """The names a module map lists: the first word of each line indented by four spaces (`name  description`;
+    a sub-package may be written `name/`)."""
+    return {line.split()[0].rstrip("/") for line in docstring.splitlines()
+            if line.startswith("    ") and not line.startswith("     ") and line.strip()}
+
+
+def test_a_module_map_is_read_from_its_indented_lines() -> None:
+    docstring = ("Title.\n\n    alpha       one\n    beta/       a package\n                continued\n"
+                 "Prose, not mapped.\n")
+    assert module_map(docstring) == {"alpha", "beta"}
+
+
+@pytest.mark.parametrize("package", sorted(p.parent for p in (REPO / "projections").rglob("__init__.py")
+                                           if "__pycache__" not in p.parts),
+                         ids=lambda p: str(p.relative_to(REPO)))
+def test_each_projections_package_maps_exactly_its_modules(package: Path) -> None:
+    docstring = ast.get_docstring(ast.parse((package / "__init__.py").read_text(encoding="utf-8")), clean=False)
+    assert module_map(docstring or "") == package_contents(package)

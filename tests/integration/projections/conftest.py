@@ -14,9 +14,9 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from projections.postgres_store import PostgresStore
-from projections.sqlite_store import SqliteStore
-from projections.store import SqlStore
+from projections.store.base import SqlStore
+from projections.store.postgres import PostgresStore
+from projections.store.sqlite import SqliteStore
 
 # the session fixture `postgres_url` comes from tests/conftest.py (tests/pg_server.py)
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 from aiokafka import AIOKafkaProducer
 
-from projections.events import LogEvent
+from projections.memories.log_events import LogEvent
 from projections.projector import Projector
 from projections.runner import Runner, RunStats
-from projections.sqlite_store import SqliteStore
-from projections.store import SqlStore
+from projections.store.base import SqlStore
+from projections.store.sqlite import SqliteStore
 from streams.kafka.clients import ensure_topics
 from streams.kafka.projection_source import PROJECTED, KafkaSource
 from streams.topics import BY_LOGICAL, topic_name

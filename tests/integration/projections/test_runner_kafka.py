@@ -28,8 +28,8 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from click.testing import CliRunner
 from fastapi.testclient import TestClient
 
-from projections.api import create_app
-from projections.sqlite_store import SqliteStore
+from projections.http.app import read_model_api
+from projections.store.sqlite import SqliteStore
 from streams.cli.main import main
 from streams.kafka.projection_source import PROJECTED
 from streams.topics import topic_name
@@ -161,7 +161,7 @@ def test_the_read_api_and_memory_show_serve_what_the_runner_projected(kafka_boot
     with SqliteStore(path) as store:
         stats = asyncio.run(project_from_kafka(kafka_bootstrap, prefix, store))
         assert (stats.applied, stats.undecodable, stats.lag) == (800, 0, 0)
-        client = TestClient(create_app(store))
+        client = TestClient(read_model_api(store))
         assert client.get("/sessions").json()["sessions"] == [f"sess-{i:05d}" for i in range(8)]
         session = client.get("/sessions/sess-00001/memory/session").json()
         assert session["document"]["session_id"] == "sess-00001"

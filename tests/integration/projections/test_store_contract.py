@@ -8,12 +8,14 @@ from collections.abc import Callable, Mapping
 
 import pytest
 
-from projections.documents import JSONObject
-from projections.events import LogEvent
-from projections.pattern_memory import pattern_id
+from projections.batches import apply_batch
+from projections.memories.documents import JSONObject
+from projections.memories.log_events import LogEvent
+from projections.memories.pattern_memory import pattern_id
 from projections.projector import Projector
-from projections.sqlite_store import SqliteStore
-from projections.store import DocKey, SqlStore
+from projections.store.base import SqlStore
+from projections.store.protocol import DocKey
+from projections.store.sqlite import SqliteStore
 from tests.unit.projections.factories import Log, episode_events, interleave, session_script
 
 StoreFactory = Callable[[], SqlStore]
@@ -69,7 +71,7 @@ def test_documents_are_stored_per_session_and_kind(make_store: StoreFactory) -> 
 def test_positions_are_the_last_applied_offsets(make_store: StoreFactory) -> None:
     store = make_store()
     events = _events()
-    store.apply_batch(events, _echo)
+    apply_batch(store, events, _echo)
     last: dict[tuple[str, int], int] = {}
     for e in events:
         last[(e.position_source, e.partition)] = e.offset
@@ -83,7 +85,7 @@ def test_positions_are_the_last_applied_offsets(make_store: StoreFactory) -> Non
 def test_a_batch_failing_in_the_reducer_leaves_neither_change_nor_position(make_store: StoreFactory) -> None:
     store = make_store()
     events = _events()
-    store.apply_batch(events[:5], _echo)
+    apply_batch(store, events[:5], _echo)
     before, positions = store.content_hash(), store.positions()
     seen = 0
 
@@ -95,7 +97,7 @@ def test_a_batch_failing_in_the_reducer_leaves_neither_change_nor_position(make_
         return {(f"new-{event.offset}", "session"): {"x": 1}}
 
     with pytest.raises(RuntimeError, match="reducer crashed"):
-        store.apply_batch(events[5:15], crashing)
+        apply_batch(store, events[5:15], crashing)
     assert (store.content_hash(), store.positions()) == (before, positions)
     reopened = make_store()
     assert (reopened.content_hash(), reopened.positions()) == (before, positions)
@@ -128,7 +130,7 @@ def test_a_batch_failing_in_the_write_leaves_neither_change_nor_position(make_st
 def test_an_unencodable_document_fails_the_batch(make_store: StoreFactory) -> None:
     store = make_store()
     with pytest.raises(TypeError):
-        store.apply_batch(_events()[:3], lambda e: {(e.key, "session"): {"bad": {1, 2}}})
+        apply_batch(store, _events()[:3], lambda e: {(e.key, "session"): {"bad": {1, 2}}})
     assert (store.content_hash(), store.positions()) == (EMPTY_HASH, {})
 
 
@@ -147,11 +149,11 @@ def test_resume_after_the_stored_position(make_store: StoreFactory) -> None:
 def test_replayed_events_are_recognised_and_skipped(make_store: StoreFactory) -> None:
     store = make_store()
     events = [e for e in _events() if (e.topic, e.partition) == (_events()[0].topic, _events()[0].partition)][:15]
-    assert store.apply_batch(events[:10], _echo).applied == 10
+    assert apply_batch(store, events[:10], _echo).applied == 10
     before = store.content_hash()
-    result = store.apply_batch(events[5:15], _echo)
+    result = apply_batch(store, events[5:15], _echo)
     assert (result.applied, result.skipped) == (5, 5)
-    again = store.apply_batch([events[14], events[14]], _echo)  # a redelivery, twice in one batch
+    again = apply_batch(store, [events[14], events[14]], _echo)  # a redelivery, twice in one batch
     assert (again.applied, again.skipped) == (0, 2)
     assert store.content_hash() != before  # the five new events did land
     assert store.position(events[0].position_source, events[0].partition) == events[14].offset

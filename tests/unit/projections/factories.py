@@ -13,8 +13,8 @@ from typing import Any
 
 from omega.canonical import derived_id
 from omega.events import SPEC_SEVERITY
-from projections.events import AGENT_MESSAGES, ALERTS, ESCALATIONS, TERMINATIONS, VERDICTS, LogEvent
-from projections.memories import EMPTY, Memories, apply_all
+from projections.memories.combined import EMPTY, Memories, apply_all
+from projections.memories.log_events import AGENT_MESSAGES, ALERTS, ESCALATIONS, TERMINATIONS, VERDICTS, LogEvent
 
 T0 = datetime(2026, 1, 26, 9, 0, tzinfo=UTC)
 AGENTS = {

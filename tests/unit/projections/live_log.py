@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from omega.canonical import derived_id
-from projections.events import AGENT_MESSAGES, ALERTS, ESCALATIONS, TERMINATIONS, VERDICTS, LogEvent
+from projections.memories.log_events import AGENT_MESSAGES, ALERTS, ESCALATIONS, TERMINATIONS, VERDICTS, LogEvent
 from tests.unit.projections.factories import Log, alert, escalation, message, termination, verdict
 
 

@@ -6,15 +6,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+import fastapi.routing
 import pytest
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
+from starlette.routing import BaseRoute
 
-from projections.api import create_app
+from projections.http.app import read_model_api
 from projections.projector import Projector
-from projections.sqlite_store import SqliteStore
-from projections.store import Position
+from projections.store.protocol import Position
+from projections.store.sqlite import SqliteStore
 from tests.unit.projections.factories import Log, episode_events, interleave, session_script
 
 
@@ -30,7 +32,7 @@ def store(tmp_path: Path) -> Iterator[SqliteStore]:
 
 @pytest.fixture
 def client(store: SqliteStore) -> TestClient:
-    return TestClient(create_app(store))
+    return TestClient(read_model_api(store))
 
 
 def test_sessions_and_one_memory_by_kind(client: TestClient, store: SqliteStore) -> None:
@@ -85,22 +87,30 @@ def test_health_reports_the_lag_probe(store: SqliteStore) -> None:
     async def lag(positions: dict[Position, int]) -> int:
         return 42 if positions == store.positions() else -1
 
-    assert TestClient(create_app(store, lag=lag)).get("/health").json()["lag"] == 42
+    assert TestClient(read_model_api(store, lag=lag)).get("/health").json()["lag"] == 42
 
 
 def test_health_is_503_when_the_store_does_not_answer(store: SqliteStore) -> None:
-    client = TestClient(create_app(store))
+    client = TestClient(read_model_api(store))
     store.close()
     answer = client.get("/health")
     assert answer.status_code == 503
     assert answer.json()["status"] == "unavailable"
 
 
+def _api_routes(routes: list[BaseRoute]) -> list[APIRoute]:
+    """The API routes of an app, those of its included routers too (a FastAPI that keeps an included router whole,
+    0.16x, lists it as one entry: `iter_route_contexts` opens it; an older one lists its routes flat)."""
+    contexts = getattr(fastapi.routing, "iter_route_contexts", None)
+    found = routes if contexts is None else [c.original_route for c in contexts(routes)]
+    return [r for r in found if isinstance(r, APIRoute)]
+
+
 def test_the_openapi_document_lists_every_route_with_its_response_model(client: TestClient) -> None:
     document = client.get("/openapi.json").json()
-    documented = {r.path for r in client.app.routes  # type: ignore[attr-defined]
-                  if isinstance(r, APIRoute) and r.include_in_schema}
-    # The live page's own routes (projections.live_page: the page, its assets, the docs) are pinned by its tests.
+    documented = {r.path for r in _api_routes(client.app.routes)  # type: ignore[attr-defined]
+                  if r.include_in_schema}
+    # The live page's own routes (projections.live.page: the page, its assets, the docs) are pinned by its tests.
     routes = {p for p in documented if p != "/" and not p.startswith(("/static", "/docs", "/redoc"))}
     assert routes == {"/health", "/sessions", "/sessions/{session_id}/memory", "/sessions/{session_id}/memory/{kind}",
                       "/failures", "/successes", "/consistency", "/metrics",
@@ -119,7 +129,7 @@ def test_metrics_give_sessions_positions_and_lag_in_prometheus_text(store: Sqlit
     async def lag(positions: dict[Position, int]) -> int:
         return 7
 
-    answer = TestClient(create_app(store, lag=lag)).get("/metrics")
+    answer = TestClient(read_model_api(store, lag=lag)).get("/metrics")
     samples = {(s.name, tuple(sorted(s.labels.items()))): s.value
                for family in text_string_to_metric_families(answer.text) for s in family.samples}
 
@@ -132,7 +142,7 @@ def test_metrics_give_sessions_positions_and_lag_in_prometheus_text(store: Sqlit
 
 
 def test_metrics_say_the_store_is_down_instead_of_failing(store: SqliteStore) -> None:
-    client = TestClient(create_app(store))
+    client = TestClient(read_model_api(store))
     store.close()
     answer = client.get("/metrics")
     assert answer.status_code == 200

@@ -14,10 +14,10 @@ import pytest
 import uvicorn
 from fastapi.testclient import TestClient
 
-from projections import live_views
-from projections.api import create_app
+from projections.http.app import read_model_api
+from projections.live import views as live_views
 from projections.projector import Projector
-from projections.sqlite_store import SqliteStore
+from projections.store.sqlite import SqliteStore
 from tests.unit.projections.factories import Log, alert
 from tests.unit.projections.live_log import live_log
 
@@ -31,7 +31,7 @@ def store(tmp_path: Path) -> Iterator[SqliteStore]:
 
 @pytest.fixture
 def client(store: SqliteStore) -> TestClient:
-    return TestClient(create_app(store))
+    return TestClient(read_model_api(store))
 
 
 def test_episodes_page_by_cursor_in_trouble_first(client: TestClient) -> None:
@@ -85,7 +85,7 @@ def test_the_openapi_document_declares_the_enums(client: TestClient) -> None:
 
 
 def _serve(store: SqliteStore) -> tuple[uvicorn.Server, threading.Thread, str]:
-    server = uvicorn.Server(uvicorn.Config(create_app(store, poll_interval=0.05), host="127.0.0.1", port=0,
+    server = uvicorn.Server(uvicorn.Config(read_model_api(store, poll_interval=0.05), host="127.0.0.1", port=0,
                                            log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

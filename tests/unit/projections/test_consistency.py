@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from projections.consistency import check_consistency
+from projections.memories.consistency import check_consistency
 from tests.unit.projections.factories import Log, episode_events, replay, session_script
 
 

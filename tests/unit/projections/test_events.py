@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from projections.events import (
+from projections.memories.log_events import (
     AGENT_MESSAGES,
     ALERTS,
     VERDICTS,

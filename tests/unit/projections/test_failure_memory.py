@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from projections import failure_memory
-from projections.events import ALERTS, TERMINATIONS, VERDICTS, LogEvent
-from projections.pattern_memory import pattern_id
-from projections.triggers import SIGNATURES
+from projections.memories import failure_memory
+from projections.memories.log_events import ALERTS, TERMINATIONS, VERDICTS, LogEvent
+from projections.memories.pattern_memory import pattern_id
+from projections.memories.triggers import SIGNATURES
 from tests.unit.projections.factories import alert, event, msg, termination, verdict
 
 

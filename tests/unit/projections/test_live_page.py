@@ -11,7 +11,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from projections.live_page import STATIC, mount_live_page
+from projections.live.page import STATIC, mount_live_page
 
 EXTERNAL = re.compile(r"https?://|//[a-z0-9.-]+\.[a-z]{2,}/", re.IGNORECASE)
 
@@ -89,7 +89,7 @@ def test_static_assets_are_served_with_their_content_type(client: TestClient, pa
 
 def test_an_unknown_asset_is_a_404(client: TestClient) -> None:
     assert client.get("/static/nothing.js").status_code == 404
-    assert client.get("/static/../live_page.py").status_code == 404
+    assert client.get("/static/../runner.py").status_code == 404  # projections/runner.py is beside static/
 
 
 @pytest.mark.parametrize(("path", "bundle"), [("/docs", "/static/vendor/swagger-ui/swagger-ui-bundle.js"),

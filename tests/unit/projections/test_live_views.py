@@ -15,13 +15,13 @@ import pytest
 from click.testing import CliRunner
 
 from omega.canonical import derived_id
-from projections import live_views
-from projections.live_model import ALERT_KINDS, OMEN_ALERT_KINDS
-from projections.postgres_store import PostgresStore
+from projections.live import views as live_views
+from projections.live.model import ALERT_KINDS, OMEN_ALERT_KINDS
 from projections.projector import Projector
 from projections.runner import FileSource, Runner
-from projections.sqlite_store import SqliteStore
-from projections.store import SqlStore
+from projections.store.base import SqlStore
+from projections.store.postgres import PostgresStore
+from projections.store.sqlite import SqliteStore
 from streams.cli.main import main
 from streams.kafka.projection_source import projected_topics
 from tests.unit.projections.factories import alert, escalation

@@ -12,7 +12,7 @@ import httpx
 from projections.metrics import ProjectorMetrics
 from projections.projector import Projector
 from projections.runner import FileSource, Runner, RunStats
-from projections.sqlite_store import SqliteStore
+from projections.store.sqlite import SqliteStore
 from tests.unit.projections.test_runner import LOGICAL, _events, _write_replay
 
 

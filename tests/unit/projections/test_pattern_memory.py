@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from projections import pattern_memory
-from projections.events import ALERTS, TERMINATIONS, LogEvent
-from projections.pattern_memory import pattern_id
+from projections.memories import pattern_memory
+from projections.memories.log_events import ALERTS, TERMINATIONS, LogEvent
+from projections.memories.pattern_memory import pattern_id
 from tests.unit.projections.factories import alert, event, msg, termination
 
 

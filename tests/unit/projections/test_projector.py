@@ -13,10 +13,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from projections import projector as projector_module
-from projections.consistency import check_consistency
-from projections.events import LogEvent
+from projections.memories.consistency import check_consistency
+from projections.memories.log_events import LogEvent
 from projections.projector import Projector
-from projections.sqlite_store import SqliteStore
+from projections.store.sqlite import SqliteStore
 from tests.unit.projections.factories import Log, episode_events, interleave, session_script, workload
 
 

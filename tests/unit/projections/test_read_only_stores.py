@@ -11,10 +11,11 @@ from typing import Any
 import psycopg
 import pytest
 
-from projections.postgres_store import PostgresStore
 from projections.projector import Projector
-from projections.runner import open_store
-from projections.sqlite_store import ReadOnlyStoreError, SqliteStore
+from projections.store.base import ReadOnlyStoreError
+from projections.store.postgres import PostgresStore
+from projections.store.sqlite import SqliteStore
+from projections.store.urls import open_store
 from tests.unit.projections.factories import Log, session_script
 
 

@@ -12,12 +12,13 @@ import orjson
 import pytest
 
 from omega.canonical import canonical_json
-from projections.events import LogEvent
-from projections.postgres_store import PostgresStore
+from projections.memories.log_events import LogEvent
 from projections.projector import Projector
-from projections.runner import UNDECODABLE, FileSource, ProgressLog, Runner, RunStats, open_store, unjsonable
-from projections.sqlite_store import SqliteStore
-from projections.store import Position
+from projections.runner import UNDECODABLE, FileSource, ProgressLog, Runner, RunStats, unjsonable
+from projections.store.postgres import PostgresStore
+from projections.store.protocol import Position
+from projections.store.sqlite import SqliteStore
+from projections.store.urls import open_store
 from streams.replay_inputs import jsonable
 from tests.unit.projections.factories import Log, episode_events, interleave, session_script
 

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from projections import session_memory
-from projections.events import ALERTS, ESCALATIONS, TERMINATIONS, VERDICTS, LogEvent
-from projections.memories import EMPTY, REDUCERS, apply_all
+from projections.memories import session_memory
+from projections.memories.combined import EMPTY, REDUCERS, apply_all
+from projections.memories.log_events import ALERTS, ESCALATIONS, TERMINATIONS, VERDICTS, LogEvent
 from tests.unit.projections.factories import (
     Log,
     alert,

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from projections import success_memory
-from projections.events import LogEvent
+from projections.memories import success_memory
+from projections.memories.log_events import LogEvent
 from tests.unit.projections.factories import msg
 
 

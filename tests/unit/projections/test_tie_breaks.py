@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from projections import failure_memory, session_memory, success_memory
-from projections.events import AGENT_MESSAGES, ALERTS, LogEvent
+from projections.memories import failure_memory, session_memory, success_memory
+from projections.memories.log_events import AGENT_MESSAGES, ALERTS, LogEvent
 from projections.projector import Projector
-from projections.sqlite_store import SqliteStore
+from projections.store.sqlite import SqliteStore
 from tests.unit.projections.factories import Log, alert, event, message, msg
 
 Reducer = Callable[[dict[str, Any] | None, LogEvent], dict[str, Any]]

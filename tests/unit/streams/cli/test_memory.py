@@ -145,7 +145,7 @@ def test_a_read_command_leaves_the_store_file_byte_for_byte_and_its_mtime(
 
 def test_the_read_commands_open_the_store_read_only(replay_file: Path, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
-    from projections.sqlite_store import SqliteStore
+    from projections.store.sqlite import SqliteStore
 
     path = tmp_path / "m.sqlite"
     _project(replay_file, f"sqlite:{path}")

@@ -13,10 +13,10 @@ import pytest
 from click.testing import CliRunner
 from rich.console import Console
 
-from projections import live_views
+from projections.live import views as live_views
 from projections.runner import FileSource
-from projections.sqlite_store import SqliteStore
-from projections.store import SqlStore
+from projections.store.base import SqlStore
+from projections.store.sqlite import SqliteStore
 from streams.cli import watch as watch_module
 from streams.cli.main import main
 from streams.cli.watch import AlertFeed, budget_bar, watch_loop, watch_projecting

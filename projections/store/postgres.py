@@ -17,9 +17,9 @@ from typing import Any
 import psycopg
 from psycopg import sql
 
-from projections.live_tables import LIVE_TABLES
-from projections.sqlite_store import ReadOnlyStoreError
-from projections.store import Row, SqlStore
+from projections.live.tables import LIVE_TABLES
+from projections.store.base import MEMORY_TABLES, SqlStore
+from projections.store.protocol import Row
 
 
 class PostgresStore(SqlStore):
@@ -29,10 +29,9 @@ class PostgresStore(SqlStore):
     text_type = 'TEXT COLLATE "C"'
 
     def __init__(self, url: str, *, schema: str = "public", read_only: bool = False) -> None:
-        super().__init__()
+        super().__init__(read_only=read_only)
         self.url = url
         self.schema = schema
-        self.read_only = read_only
         self._conn: psycopg.Connection[Any] | None = None
 
     def __repr__(self) -> str:
@@ -62,14 +61,6 @@ class PostgresStore(SqlStore):
             raise
         self._conn = conn
 
-    def _ddl(self) -> list[str]:
-        return [] if self.read_only else super()._ddl()
-
-    def _disconnect(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-
     @contextmanager
     def _transaction(self) -> Iterator[None]:
         with self.connection.transaction():
@@ -80,25 +71,14 @@ class PostgresStore(SqlStore):
             cur.execute(sql_text.encode(), tuple(params) or None)
             return cur.fetchall()
 
-    def _execute(self, sql_text: str, params: Sequence[Any] = ()) -> None:
-        self._writable()
+    def _write(self, sql_text: str, params: Sequence[Any] = ()) -> None:
         self.connection.execute(sql_text.encode(), tuple(params) or None)
 
-    def _executemany(self, sql_text: str, rows: Sequence[Row]) -> None:
-        self._writable()
+    def _write_many(self, sql_text: str, rows: Sequence[Row]) -> None:
         if rows:
             with self.connection.cursor() as cur:
                 cur.executemany(sql_text.encode(), rows)
 
-    def _writable(self) -> None:
-        # Refused here with the store's name; the server would refuse it too (a READ ONLY transaction).
-        if self.read_only:
-            raise ReadOnlyStoreError(f"{self!r} is open read-only: it cannot be written")
-
-    def reset(self) -> None:
-        """See `ReadModelStore.reset`; TRUNCATE is one statement and leaves no dead rows behind."""
-        with self._transaction():
-            self._execute(", ".join(("TRUNCATE memory_documents", "memory_failures", "memory_successes",
-                                     "memory_positions", "memory_applied", *LIVE_TABLES)))
-        self._positions = {}
-        self._indexed.clear()
+    def _delete_all(self) -> None:
+        # TRUNCATE is one statement and leaves no dead rows behind
+        self._execute(f"TRUNCATE {', '.join((*MEMORY_TABLES, *LIVE_TABLES))}")

@@ -2,7 +2,7 @@
 SSE), its assets under `/static`, and Swagger UI / ReDoc at /docs and /redoc with vendored assets.
 
 Everything the browser loads comes from this package (projections/static/, package data): no CDN, no build step.
-The page only reads the JSON routes of projections.api (/episodes, /episodes/{id}, /alerts, /alerts/stream).
+The page only reads the JSON routes of projections.http (/episodes, /episodes/{id}, /alerts, /alerts/stream).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from starlette.routing import BaseRoute
 
-STATIC = Path(__file__).with_name("static")
+STATIC = Path(__file__).parents[1] / "static"  # projections/static/, package data
 VENDOR = "static/vendor"
 SWAGGER_JS = f"{VENDOR}/swagger-ui/swagger-ui-bundle.js"
 SWAGGER_CSS = f"{VENDOR}/swagger-ui/swagger-ui.css"

@@ -36,8 +36,8 @@ from typing import Any
 from omega.agents import failures, rules
 from omega.events import SEVERITY_SCALE, SPEC_SEVERITY
 from omega.packets import fsm
-from projections.documents import JSONObject
-from projections.events import (
+from projections.memories.documents import JSONObject
+from projections.memories.log_events import (
     AGENT_MESSAGES,
     ALERTS,
     ESCALATIONS,

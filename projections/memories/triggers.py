@@ -36,7 +36,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from omega.canonical import derived_id
-from projections.events import (
+from projections.memories.content import (
+    analysis,
+    contradiction_severity,
+    lessons,
+    object_hypothesis_items,
+    object_of,
+    prevention,
+    statement_of,
+    status_of,
+    strings,
+)
+from projections.memories.log_events import (
     AGENT_MESSAGES,
     ALERTS,
     PHI,
@@ -157,105 +168,6 @@ class BrilliantSignal:
     filed_to: str | None
 
 
-# ------------------------------------------------------------------------------------------- helpers
-def strings(value: Any) -> tuple[str, ...]:
-    """A JSON value as a tuple of texts: a list's items, one text, or nothing."""
-    if value is None:
-        return ()
-    if isinstance(value, list):
-        return tuple(text_of(v) for v in value if v is not None)
-    return (text_of(value),)
-
-
-def _obj(value: Any) -> Mapping[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _lessons(value: Any, application: str = "") -> tuple[Mapping[str, str], ...]:
-    out: list[Mapping[str, str]] = []
-    for item in value if isinstance(value, list) else ([] if value is None else [value]):
-        if isinstance(item, dict):
-            out.append({"lesson": text_of(item.get("lesson")), "application": text_of(item.get("application"))})
-        else:
-            out.append({"lesson": text_of(item), "application": application})
-    return tuple(out)
-
-
-def _prevention(value: Any, condition: str) -> tuple[Mapping[str, str], ...]:
-    out: list[Mapping[str, str]] = []
-    for item in value if isinstance(value, list) else ([] if value is None else [value]):
-        if isinstance(item, dict):
-            out.append({"condition": text_of(item.get("condition"), condition), "action": text_of(item.get("action"))})
-        else:
-            out.append({"condition": condition, "action": text_of(item)})
-    return tuple(out)
-
-
-def _analysis(obj: Mapping[str, Any], immediate: str, factors: tuple[str, ...] = (), root: str | None = None,
-              predictable: bool | None = None) -> dict[str, Any]:
-    nested = _obj(obj.get("analysis"))
-
-    def pick(name: str) -> Any:
-        return obj.get(name, nested.get(name))
-
-    return {
-        "immediate_cause": text_of(pick("immediate_cause"), immediate),
-        "contributing_factors": list(strings(pick("contributing_factors")) or factors),
-        "root_cause": text_of(pick("root_cause")) if pick("root_cause") is not None else root,
-        "predictable": pick("predictable") if isinstance(pick("predictable"), bool) else predictable,
-        "warning_signs_missed": list(strings(pick("warning_signs_missed"))),
-    }
-
-
-RESOLUTIONS = ("CONFIRMED", "REJECTED", "MODIFIED")
-SEVERITIES = ("MINOR", "SERIOUS", "FATAL")
-
-
-def hypothesis_items(view: MessageView) -> list[Any]:
-    """A message's hypothesis items in one vocabulary: content `hypothesis`/`hypotheses` (text or {id,
-    statement, confidence, status, basis, reason, new_statement}), then the session judge's
-    `hypothesis_resolved` {statement|id, resolution, basis, modified_to} (as status = resolution) and
-    `hypothesis_abandoned` {statement|id, reason} (as status ABANDONED)."""
-    items = view.items("hypothesis", "hypotheses")
-    for item in view.items("hypothesis_resolved"):
-        obj = item if isinstance(item, dict) else {"statement": item}
-        resolution = text_of(obj.get("resolution")).strip().upper()
-        if resolution in RESOLUTIONS:  # a resolution that names no outcome resolves nothing
-            items.append({**obj, "status": resolution, "new_statement": obj.get("modified_to")})
-    for item in view.items("hypothesis_abandoned"):
-        obj = item if isinstance(item, dict) else {"statement": item}
-        items.append({**obj, "status": "ABANDONED"})
-    return items
-
-
-def _hypothesis_items(view: MessageView) -> list[Mapping[str, Any]]:
-    return [h for h in hypothesis_items(view) if isinstance(h, dict)]
-
-
-def contradiction_severity(view: MessageView) -> str:
-    """A flagged contradiction's severity: the flag extra `contradiction_severity` when it is one of
-    FATAL/SERIOUS/MINOR, else blocks_progress -> FATAL, requires_resolution -> SERIOUS, else MINOR."""
-    given = text_of(view.signals.get("contradiction_severity")).strip().upper()
-    if given in SEVERITIES:
-        return given
-    return "FATAL" if view.blocks_progress else "SERIOUS" if view.requires_resolution else "MINOR"
-
-
-def status_of(item: Mapping[str, Any]) -> str:
-    """A hypothesis item's status, upper-cased (ACTIVE when absent)."""
-    return text_of(item.get("status"), "ACTIVE").strip().upper() or "ACTIVE"
-
-
-def statement_of(item: Any, *names: str) -> str:
-    """The statement of a content item: the text itself, or the first of `names` present in the object."""
-    if isinstance(item, dict):
-        for name in names:
-            if item.get(name) is not None:
-                return text_of(item[name])
-        return ""
-    return text_of(item)
-
-
 # ------------------------------------------------------------------------------------------- failures
 def failures(event: LogEvent) -> tuple[FailureSignal, ...]:
     """The failures the event reports (Failure Memory session_failures), computed once per event."""
@@ -285,15 +197,15 @@ def _message_failures(event: LogEvent, view: MessageView) -> list[FailureSignal]
     at, agent = view.timestamp, view.agent_id
     reported = view.signal("failure")
     if reported is not None or view.tag in FAILED_TAGS:
-        obj = _obj(reported)
+        obj = object_of(reported)
         kind = text_of(obj.get("failure_type", obj.get("type")), "PROCESS").upper()
         description = statement_of(obj, "description") if obj else text_of(reported, view.verdict)
         description = description if description and reported is not True else view.verdict
         out.append(FailureSignal(
             _fid(event, "SELF_REPORTED", 0), event.event_id, "SELF_REPORTED",
             kind if kind in FAILURE_TYPES else "PROCESS", text_of(obj.get("pattern"), "SELF_REPORTED_FAILURE"),
-            description, agent, at, None, _analysis(obj, view.verdict), _lessons(obj.get("lessons")),
-            _prevention(obj.get("prevention"), description),
+            description, agent, at, None, analysis(obj, view.verdict), lessons(obj.get("lessons")),
+            prevention(obj.get("prevention"), description),
             strings(obj.get("warning_signs")) or ("Agent reports its own failure",),
             text_of(obj.get("root_cause"), "Reported by the failing agent")))
     if view.contradiction_detected:
@@ -302,25 +214,25 @@ def _message_failures(event: LogEvent, view: MessageView) -> list[FailureSignal]
         out.append(FailureSignal(
             _fid(event, "CONTRADICTION", 0), event.event_id, "CONTRADICTION", "REASONING", "CONTRADICTION",
             f"Agent {agent} contradicts {other}: {view.verdict}", agent, at, severity,
-            _analysis({}, view.verdict), (),
+            analysis({}, view.verdict), (),
             ({"condition": "contradiction detected", "action": "Deploy the Conflict Resolver (50) (§4.2.2)"},),
             ("Agents report incompatible claims",), "Agents reached incompatible conclusions"))
-    abandoned = [statement_of(h, "statement") or text_of(h.get("id")) for h in _hypothesis_items(view)
+    abandoned = [statement_of(h, "statement") or text_of(h.get("id")) for h in object_hypothesis_items(view)
                  if status_of(h) == "ABANDONED"]
     abandoned += [statement_of(a, "statement", "approach", "hypothesis") for a in view.items("abandoned", "abandon")]
-    reasons = [text_of(_obj(a).get("reason"), view.verdict) for a in _hypothesis_items(view)
+    reasons = [text_of(object_of(a).get("reason"), view.verdict) for a in object_hypothesis_items(view)
                if status_of(a) == "ABANDONED"]
-    reasons += [text_of(_obj(a).get("reason"), view.verdict) for a in view.items("abandoned", "abandon")]
+    reasons += [text_of(object_of(a).get("reason"), view.verdict) for a in view.items("abandoned", "abandon")]
     for index, (statement, reason) in enumerate(zip(abandoned, reasons, strict=True)):
         out.append(FailureSignal(
             _fid(event, "APPROACH_ABANDONED", index), event.event_id, "APPROACH_ABANDONED", "APPROACH",
-            "APPROACH_ABANDONED", f"Approach abandoned: {statement}", agent, at, None, _analysis({}, reason), (),
+            "APPROACH_ABANDONED", f"Approach abandoned: {statement}", agent, at, None, analysis({}, reason), (),
             (), ("Approach abandoned before reaching a result",), "The approach did not lead to a result"))
     if agent == QUALITY_CONTROLLER and view.tag in REJECT_TAGS:
         issues = strings(view.get("issues")) or strings(view.get("reasons"))
         out.append(FailureSignal(
             _fid(event, "QC_REJECTION", 0), event.event_id, "QC_REJECTION", "PROCESS", "QC_REJECTION",
-            view.verdict, agent, at, None, _analysis({}, view.verdict, issues), (), (),
+            view.verdict, agent, at, None, analysis({}, view.verdict, issues), (), (),
             ("Quality Controller rejected the output",), "Output below the quality bar"))
     return out
 
@@ -331,19 +243,19 @@ def _alert_failure(event: LogEvent) -> tuple[FailureSignal, ...]:
     kind, severity = str(record.get("kind", "")), str(record.get("spec_severity") or record.get("severity", ""))
     if kind not in SIGNATURES and severity != "CRITICAL":
         return ()
-    details = _obj(read_json(record.get("details")))
+    details = object_of(read_json(record.get("details")))
     message = str(record.get("message", ""))
     # A kind outside the table gets a fixed sign and cause, so its failure pattern does not grow a new sign with
     # each alert text (the text itself is the failure's description).
     failure_type, sign, cause, condition, action = SIGNATURES.get(
         kind, ("PROCESS", f"{kind} alert", f"{kind} alert", kind.replace("_", " ").lower(), f"Investigate {kind}"))
-    facts = _obj(details.get("facts"))
-    level = _obj(details.get("escalation")).get("level")
+    facts = object_of(details.get("facts"))
+    level = object_of(details.get("escalation")).get("level")
     agent = facts.get("agent_id")
     return (FailureSignal(
         _fid(event, "ALERT", 0), event.event_id, "ALERT", failure_type, kind, message,
         agent if isinstance(agent, int) and not isinstance(agent, bool) else None, event.timestamp, severity,
-        _analysis({}, message, tuple(f"{k}: {text_of(v)}" for k, v in sorted(facts.items())), None, True), (),
+        analysis({}, message, tuple(f"{k}: {text_of(v)}" for k, v in sorted(facts.items())), None, True), (),
         ({"condition": condition, "action": action},), (sign,), cause,
         level if isinstance(level, int) and not isinstance(level, bool) else None),)
 
@@ -356,7 +268,7 @@ def _verdict_failure(event: LogEvent) -> FailureSignal:
     return FailureSignal(
         _fid(event, "PACKET_REJECTED", 0), event.event_id, "PACKET_REJECTED", "PROCESS", "PACKET_REJECTED",
         f"{what}: {'; '.join(factors)}" if factors else what, None, event.timestamp, "ERROR",
-        _analysis({}, factors[0] if factors else what, factors, None, True), (),
+        analysis({}, factors[0] if factors else what, factors, None, True), (),
         tuple({"condition": str(v.get("rule")), "action": "Fix the packet before it is sent"} for v in errors[:1]),
         ("Packet breaks a safety invariant or the schema",), "A producer emitted a packet the validator rejects")
 
@@ -369,8 +281,8 @@ def _termination_failure(event: LogEvent) -> FailureSignal:
     return FailureSignal(
         _fid(event, "TERMINATION", 0), event.event_id, "TERMINATION", TERMINATION_FAILURE_TYPES.get(ftype, "PROCESS"),
         f"TERMINATION_{ftype}", why, None, event.timestamp, "CRITICAL",
-        _analysis({}, why, strings(record.get("what_was_attempted")), why),
-        _lessons(record.get("what_was_learned"), recommendation),
+        analysis({}, why, strings(record.get("what_was_attempted")), why),
+        lessons(record.get("what_was_learned"), recommendation),
         ({"condition": f"{ftype.lower()} failure", "action": recommendation},) if recommendation else (),
         (f"Session terminated with failure {ftype}",), why)
 
@@ -387,8 +299,8 @@ def _warnings(event: LogEvent) -> tuple[WarningSignal, ...]:
     severity = WARNING_SEVERITY.get(str(record.get("spec_severity") or record.get("severity", "")))
     if severity is None:
         return ()
-    details = _obj(read_json(record.get("details")))
-    action = _obj(details.get("recovery")).get("action")
+    details = object_of(read_json(record.get("details")))
+    action = object_of(details.get("recovery")).get("action")
     kind = str(record.get("kind", ""))
     return (WarningSignal(derived_id("warn_", event.event_id), event.event_id, kind,
                           str(record.get("message", "")), event.timestamp, severity,
@@ -412,7 +324,7 @@ def _successes(event: LogEvent) -> tuple[SuccessSignal, ...]:
     out: list[SuccessSignal] = []
     flagged = view.signal("breakthrough")
     if flagged is not None or view.tag == "BREAKTHROUGH":
-        obj = _obj(flagged)
+        obj = object_of(flagged)
         kind = text_of(obj.get("success_type", obj.get("type")), "BREAKTHROUGH").upper()
         description = statement_of(obj, "description", "insight") if obj else text_of(flagged, "")
         description = description if description and flagged is not True else view.verdict
@@ -420,7 +332,7 @@ def _successes(event: LogEvent) -> tuple[SuccessSignal, ...]:
                             text_of(obj.get("pattern"), "BREAKTHROUGH"), description, obj,
                             text_of(obj.get("key_insight"), description)))
     confirmed = 0
-    for item in _hypothesis_items(view):
+    for item in object_hypothesis_items(view):
         confidence = number(item.get("confidence"))
         confidence = view.confidence if confidence is None else confidence
         if status_of(item) == "CONFIRMED" and confidence is not None and confidence >= HIGH_CONFIDENCE:
@@ -439,8 +351,8 @@ def _success(event: LogEvent, trigger: str, index: int, kind: str, pattern: str,
              obj: Mapping[str, Any], insight: str) -> SuccessSignal:
     view = event.message
     assert view is not None  # only messages report successes
-    nested = _obj(obj.get("analysis"))
-    repl = _obj(obj.get("replicability"))
+    nested = object_of(obj.get("analysis"))
+    repl = object_of(obj.get("replicability"))
 
     def pick(block: Mapping[str, Any], name: str) -> list[str]:
         return list(strings(obj.get(name, block.get(name))))
@@ -466,7 +378,7 @@ def brilliant(event: LogEvent) -> tuple[BrilliantSignal, ...]:
     marked = view.signal("brilliant")
     if marked is None and view.tag != "BRILLIANT":
         return ()
-    obj = _obj(marked)
+    obj = object_of(marked)
     idea = statement_of(obj, "idea", "description") if obj else text_of(marked, "")
     idea = idea if idea and marked is not True else view.verdict
     filed = obj.get("filed_to")

@@ -21,8 +21,8 @@ from typing import Any
 
 import orjson
 
-from projections.documents import JSONObject, canonical, parse
-from projections.live_model import NO_SEVERITY, RANK, LiveDelta
+from projections.live.model import NO_SEVERITY, RANK, LiveDelta
+from projections.memories.documents import JSONObject, canonical, parse
 
 Row = tuple[Any, ...]
 ALERT_COLUMNS = ("seq", "alert_id", "source", "kind", "severity", "spec_severity", "subject_id", "episode_id",

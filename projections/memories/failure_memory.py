@@ -1,6 +1,6 @@
 """Failure Memory (agent 55, §3.3): the reducer, on the failure triggers of §3.5.3.
 
-Which events count is decided in `projections.triggers` (shared with Pattern Memory): self-reported failures,
+Which events count is decided in `projections.memories.triggers` (shared with Pattern Memory): self-reported failures,
 contradictions detected, approaches abandoned, Quality Controller rejections, the seven OMEGA-57 failure
 signature alerts and every CRITICAL alert, REJECTED OMEN packet verdicts and FAILURE terminations; alerts
 below that bar become active warnings.
@@ -28,10 +28,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from omega.canonical import derived_id
-from projections.documents import Draft, JSONObject, find_sorted, insert_sorted, union_sorted
-from projections.events import LogEvent, normalise_statement, time_key
-from projections.pattern_memory import pattern_id
-from projections.triggers import FailureSignal, WarningSignal, failures, warnings
+from projections.memories.documents import Draft, JSONObject, find_sorted, insert_sorted, union_sorted
+from projections.memories.log_events import LogEvent, normalise_statement, time_key
+from projections.memories.pattern_memory import pattern_id
+from projections.memories.triggers import FailureSignal, WarningSignal, failures, warnings
 
 FailureMemory = JSONObject
 

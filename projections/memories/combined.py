@@ -6,9 +6,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from projections import failure_memory, pattern_memory, session_memory, success_memory
-from projections.documents import JSONObject
-from projections.events import LogEvent
+from projections.memories import failure_memory, pattern_memory, session_memory, success_memory
+from projections.memories.documents import JSONObject
+from projections.memories.log_events import LogEvent
 
 Reducer = Callable[[JSONObject | None, LogEvent], JSONObject]
 REDUCERS: Mapping[str, tuple[Reducer, Callable[[str], JSONObject]]] = {

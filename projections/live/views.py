@@ -2,7 +2,7 @@
 newest first, or after a `seq` for the SSE stream and `omega watch`), and an OMEGA-57 session's status.
 
 Every function returns plain JSON-able dicts (the shapes of /tmp/ci/live_view_contract.md, documented in
-projections.live_model). Arguments are validated here: an unknown severity, kind or state, a `since` that is
+projections.live.model). Arguments are validated here: an unknown severity, kind or state, a `since` that is
 not ISO-8601, a limit outside 1..MAX_LIMIT or a cursor this module did not write raise ValueError (the HTTP
 API answers 422). Cursors are opaque: base64url of the sort key of a page's last row.
 """
@@ -14,10 +14,10 @@ from typing import Any
 
 import orjson
 
-from projections.documents import JSONObject
-from projections.events import normalise_time
-from projections.live_model import ALERT_KINDS, RANK, SEVERITIES, STATES, public
-from projections.store import SqlStore
+from projections.live.model import ALERT_KINDS, RANK, SEVERITIES, STATES, public
+from projections.memories.documents import JSONObject
+from projections.memories.log_events import normalise_time
+from projections.store.base import SqlStore
 
 __all__ = ["KINDS", "MAX_LIMIT", "SEVERITIES", "STATES", "alerts", "alerts_after", "episode", "episodes",
            "last_seq", "session_status"]

@@ -1,5 +1,5 @@
 """The projector's side of the live read models: recently active episode and session documents kept in memory
-(loaded lazily from the store, evicted least recently used), `projections.live_model` applied to each event,
+(loaded lazily from the store, evicted least recently used), `projections.live.model` applied to each event,
 and the batch's changes undone in the cache when the batch fails, so the cache never holds what the store does
 not."""
 
@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Callable
 
-from projections.documents import JSONObject
-from projections.events import LogEvent
-from projections.live_model import LiveDelta, reduce_live
+from projections.live.model import LiveDelta, reduce_live
+from projections.memories.documents import JSONObject
+from projections.memories.log_events import LogEvent
 
 _ABSENT = object()
 """What a journal records for a key that was not cached before the batch."""

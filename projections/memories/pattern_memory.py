@@ -23,7 +23,7 @@ Triggers and mapping:
   the pattern's signature gains the evidence as indicators weighted by the strength. 0.7 itself is no match.
 - Explicit pattern query: PHI content `pattern_query` (text or {pattern|query}) -> a query entry listing
   the problem patterns whose name contains the query text (case-folded).
-- Every failure and active warning of the event (`projections.triggers`) -> the failure pattern of its name;
+- Every failure and active warning of the event (`projections.memories.triggers`) -> the failure pattern of its name;
   every success -> the solution pattern of its name (§3.5.5: these exist in Failure / Success Memory).
 - A termination report -> `outcome`; every example takes it, and problem patterns' success_rate becomes this
   session's score (SUCCESS 1.0, PARTIAL 0.5, FAILURE 0.0; null before). Rates across sessions are the
@@ -39,9 +39,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from omega.canonical import derived_id
-from projections.documents import Draft, JSONObject, insert_sorted, union_sorted
-from projections.events import PHI, TERMINATIONS, LogEvent, MessageView, normalise_statement, number, text_of
-from projections.triggers import MATCH_THRESHOLD, failures, strings, successes, warnings
+from projections.memories.content import strings
+from projections.memories.documents import Draft, JSONObject, insert_sorted, union_sorted
+from projections.memories.log_events import (
+    PHI,
+    TERMINATIONS,
+    LogEvent,
+    MessageView,
+    normalise_statement,
+    number,
+    text_of,
+)
+from projections.memories.triggers import MATCH_THRESHOLD, failures, successes, warnings
 
 PatternMemory = JSONObject
 OUTCOME_SCORE = {"SUCCESS": 1.0, "PARTIAL": 0.5, "FAILURE": 0.0}

@@ -1,9 +1,5 @@
-"""Read-model stores of the memory projections: the protocol, and the SQL logic both backends share.
-
-Tracking-record pattern (docs/design.md, Idempotency): every batch writes its documents, their index rows AND the
-new log positions in ONE transaction, so after a crash the read model and the position agree; on restart the
-runner resumes after `position(source, partition)`, and an event at or before the stored position is
-recognised and skipped.
+"""The SQL both read-model backends share: the tables, one batch's commit, the reads and the content hash; a
+backend supplies only its connection, its transaction and its paramstyle.
 
 Tables (the same in both backends; text compared bytewise, so both order rows alike):
     memory_documents  (session_id, kind, doc)                 one canonical JSON document per memory
@@ -12,10 +8,9 @@ Tables (the same in both backends; text compared bytewise, so both order rows al
     memory_positions  (source, log_partition, log_offset)     the tracking records
     memory_applied    (source, log_partition, log_offset, event_id)   only with `audit = True`: one row per
                       applied event, written in the batch's transaction (no key, so a duplicate would show)
-    live_episodes, live_sessions, live_alerts   the live read models (projections.live_tables), written by the
-                      batch's `views` reducer in the same transaction, so the positions cover them too
-The two index tables repeat each session failure / success (and brilliant idea, type BRILLIANT_IDEA) with the
-columns the cross-session queries filter on; they are rewritten with their document.
+    live_episodes, live_sessions, live_alerts   the live read models (projections.live.tables), written from the
+                      batch's live changes in the same transaction, so the positions cover them too
+The two index tables (projections.store.index_rows) are rewritten with their document.
 """
 
 from __future__ import annotations
@@ -23,134 +18,20 @@ from __future__ import annotations
 import hashlib
 from abc import ABC, abstractmethod
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, Protocol, Self
 
 import orjson
 
-from projections.documents import KINDS, JSONObject, canonical, parse
-from projections.events import LogEvent
-from projections.live_model import LiveDelta
-from projections.live_tables import HASHED_LIVE, LIVE_TABLES, LiveTables
+from projections.live.model import LiveDelta
+from projections.live.tables import HASHED_LIVE, LIVE_TABLES, LiveTables
+from projections.memories.documents import KINDS, JSONObject, canonical, parse
+from projections.store.index_rows import INDEX_TABLES, index_changes
+from projections.store.protocol import AuditRow, Batch, DocKey, Position, Row
 
-Position = tuple[str, int]
-"""(source, partition) of a log position."""
-DocKey = tuple[str, str]
-"""(session_id, kind) of a stored document."""
-Row = tuple[Any, ...]
-
-
-class EventReducer(Protocol):
-    """Applies one event and returns the documents it changed, by (session_id, kind)."""
-
-    def __call__(self, event: LogEvent, /) -> Mapping[DocKey, JSONObject]: ...
-
-
-class ViewReducer(Protocol):
-    """Applies one event to the live read models and returns what it changed (projections.live_model)."""
-
-    def __call__(self, event: LogEvent, /) -> LiveDelta: ...
-
-
-@dataclass(frozen=True, slots=True)
-class BatchResult:
-    """What a batch did: events applied, events skipped (at or before the stored position), documents
-    written."""
-
-    applied: int = 0
-    skipped: int = 0
-    documents: int = 0
-
-    def __add__(self, other: BatchResult) -> BatchResult:
-        return BatchResult(self.applied + other.applied, self.skipped + other.skipped,
-                           self.documents + other.documents)
-
-
-class ReadModelStore(Protocol):
-    """Where the memories live between runs. Implementations: `SqliteStore`, `PostgresStore`."""
-
-    def open(self) -> None:
-        """Connect and create the tables when missing (idempotent)."""
-
-    def close(self) -> None:
-        """Disconnect (idempotent)."""
-
-    def apply_batch(self, events: Iterable[LogEvent], reducer: EventReducer,
-                    views: ViewReducer | None = None) -> BatchResult:
-        """Apply `events` in order through `reducer` (and `views`, the live read models) and commit every
-        changed document with the new positions in one transaction; events at or before the stored position
-        are skipped and counted. If a reducer or the write fails, nothing of the batch is stored and the
-        exception propagates."""
-
-    def position(self, source: str, partition: int) -> int | None:
-        """The last applied offset of (source, partition); resume after it. None before the first."""
-
-    def positions(self) -> dict[Position, int]:
-        """Every tracking position."""
-
-    def get(self, session_id: str, kind: str) -> JSONObject | None:
-        """One memory document ("session", "pattern", "failure" or "success") of a session."""
-
-    def session(self, session_id: str) -> dict[str, JSONObject]:
-        """kind -> document for one session (the kinds it has)."""
-
-    def sessions(self) -> list[str]:
-        """Ids of the sessions (and OMEN episodes) with a document, sorted."""
-
-    def failures(self, *, pattern: str | None = None, failure_type: str | None = None) -> list[JSONObject]:
-        """Session failures across sessions (each with its `session_id`), by pattern name or id and/or type,
-        in time order (untimed last), then by session id and entry id."""
-
-    def successes(self, *, pattern: str | None = None, success_type: str | None = None) -> list[JSONObject]:
-        """Session successes and brilliant ideas (type BRILLIANT_IDEA) across sessions, likewise."""
-
-    def episode_document(self, episode_id: str) -> JSONObject | None:
-        """The live episode document (projections.live_model), None when unknown."""
-
-    def session_status_document(self, session_id: str) -> JSONObject | None:
-        """The live OMEGA-57 session status document, None when unknown."""
-
-    def content_hash(self) -> str:
-        """SHA-256 over a canonical dump of the whole read model (the live tables included, their arrival
-        `seq` not), tracking positions excluded: two stores holding the same memories give the same hash."""
-
-    def reset(self) -> None:
-        """Delete every document, index row and position (the first step of a rebuild)."""
-
-
-# ------------------------------------------------------------------------------------------- index rows
-def indexed_entries(kind: str, doc: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    """entry id -> entry of the failure or success entries a document indexes (none for other kinds)."""
-    if kind == "failure":
-        return {e["id"]: e for e in doc.get("session_failures") or ()}
-    if kind == "success":
-        found = {e["id"]: e for e in doc.get("session_successes") or ()}
-        found.update((e["id"], e) for e in doc.get("brilliant_ideas") or ())
-        return found
-    return {}
-
-
-def index_row(session_id: str, entry: Mapping[str, Any]) -> Row:
-    """The index row of one failure, success or brilliant idea (an idea has `captured_at`, no type)."""
-    if "captured_at" in entry:
-        return session_id, entry["id"], "BRILLIANT_IDEA", None, None, entry.get("captured_at"), canonical(entry)
-    return (session_id, entry["id"], entry.get("failure_type", entry.get("success_type")), entry.get("pattern"),
-            entry.get("pattern_id"), entry.get("occurred_at"), canonical(entry))
-
-
-@dataclass
-class IndexChanges:
-    """What one batch does to an index table: sessions rewritten whole, rows upserted, rows deleted."""
-
-    rewrite: list[str]
-    upsert: list[Row]
-    delete: list[tuple[str, str]]
-
-
-INDEX_TABLES = {"failure": ("memory_failures", "failure_type"), "success": ("memory_successes", "success_type")}
+MEMORY_TABLES = ("memory_documents", "memory_failures", "memory_successes", "memory_positions", "memory_applied")
 HASHED = (
     ("memory_documents", "session_id, kind, doc", "session_id, kind"),
     ("memory_failures", "session_id, entry_id, failure_type, pattern, pattern_id, occurred_at, entry",
@@ -161,9 +42,20 @@ HASHED = (
 )
 
 
+class ReadOnlyStoreError(RuntimeError):
+    """A write attempted through a store opened read-only."""
+
+
+class Connection(Protocol):
+    """What the base needs of a backend's connection."""
+
+    def close(self) -> None: ...
+
+
 class SqlStore(LiveTables, ABC):
     """The store logic over a DB-API connection; a backend supplies the connection, its transaction and its
-    DDL. SQL is written with `?` placeholders and translated to the backend's paramstyle."""
+    statements' execution. SQL is written with `?` placeholders and translated to the backend's paramstyle.
+    `read_only`: no DDL runs and every write is refused (`ReadOnlyStoreError`)."""
 
     placeholder = "?"
     text_type = "TEXT"  # PostgreSQL declares its text columns COLLATE "C", so ORDER BY is bytewise there too
@@ -172,7 +64,9 @@ class SqlStore(LiveTables, ABC):
     audit = False
     """Also record every applied event in `memory_applied` (an audit trail: proves exactly-once application)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, read_only: bool = False) -> None:
+        self.read_only = read_only
+        self._conn: Connection | None = None
         self._positions: dict[Position, int] = {}
         self._open = False
         # The failure / success documents last committed, by key: the next version is diffed against them by
@@ -185,8 +79,10 @@ class SqlStore(LiveTables, ABC):
     @abstractmethod
     def _connect(self) -> None: ...
 
-    @abstractmethod
-    def _disconnect(self) -> None: ...
+    def _disconnect(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
 
     @abstractmethod
     def _transaction(self) -> AbstractContextManager[None]:
@@ -196,15 +92,33 @@ class SqlStore(LiveTables, ABC):
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]: ...
 
     @abstractmethod
-    def _execute(self, sql: str, params: Sequence[Any] = ()) -> None: ...
+    def _write(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """Run one writing statement."""
 
     @abstractmethod
-    def _executemany(self, sql: str, rows: Sequence[Row]) -> None: ...
+    def _write_many(self, sql: str, rows: Sequence[Row]) -> None:
+        """Run one writing statement over `rows`."""
+
+    def _execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self._writable()
+        self._write(sql, params)
+
+    def _executemany(self, sql: str, rows: Sequence[Row]) -> None:
+        self._writable()
+        self._write_many(sql, rows)
+
+    def _writable(self) -> None:
+        # Every write goes through _execute/_executemany: refused here with the store's name, before the
+        # backend's own refusal (SQLite's "attempt to write a readonly database", PostgreSQL's READ ONLY).
+        if self.read_only:
+            raise ReadOnlyStoreError(f"{self!r} is open read-only: it cannot be written")
 
     def _sql(self, sql: str) -> str:
         return sql if self.placeholder == "?" else sql.replace("?", self.placeholder)
 
     def _ddl(self) -> list[str]:
+        if self.read_only:
+            return []  # the tables must be there already: a database without them fails on the first query
         t = self.text_type
         index_columns = (f"session_id {t} NOT NULL, entry_id {t} NOT NULL, {{type}} {t}, pattern {t}, "
                          f"pattern_id {t}, occurred_at {t}, entry {t} NOT NULL, PRIMARY KEY (session_id, entry_id)")
@@ -262,57 +176,19 @@ class SqlStore(LiveTables, ABC):
         return {(str(s), int(p)): int(o) for s, p, o in rows}
 
     # -------------------------------------------------------------- writing
-    def apply_batch(self, events: Iterable[LogEvent], reducer: EventReducer,
-                    views: ViewReducer | None = None) -> BatchResult:
-        """See `ReadModelStore.apply_batch`."""
-        positions = dict(self._positions)
-        documents: dict[DocKey, JSONObject] = {}
-        live = LiveDelta()
-        audit: list[Row] = []
-        applied = skipped = 0
-        for event in events:
-            where = (event.position_source, event.partition)
-            last = positions.get(where)
-            if last is not None and event.offset <= last:
-                skipped += 1  # a redelivery or a replay from before the position: already in the read model
-                continue
-            documents.update(reducer(event))
-            if views is not None:
-                live.update(views(event))
-            positions[where] = event.offset
-            applied += 1
-            if self.audit:
-                audit.append((where[0], where[1], event.offset, event.event_id))
-        moved = {p: o for p, o in positions.items() if self._positions.get(p) != o}
-        if moved:
-            self._commit(documents, moved, audit, live)
+    def commit(self, batch: Batch) -> None:
+        """See `ReadModelStore.commit`; a batch that moved no position writes nothing."""
+        if batch.positions:
+            self._commit(batch.documents, batch.positions, batch.audit, batch.live)
         # Only now, once committed: a failed batch leaves the known positions as they were.
-        self._positions = positions
-        return BatchResult(applied, skipped, len(documents))
-
-    def _index_changes(self, kind: str, documents: Mapping[DocKey, JSONObject]) -> IndexChanges:
-        changes = IndexChanges([], [], [])
-        for key, doc in documents.items():
-            if key[1] != kind:
-                continue
-            sid = key[0]
-            entries = indexed_entries(kind, doc)
-            before = self._indexed.get(key)
-            if before is None:
-                changes.rewrite.append(sid)
-                changes.upsert += [index_row(sid, e) for e in entries.values()]
-                continue
-            old = indexed_entries(kind, before)
-            changes.upsert += [index_row(sid, e) for i, e in entries.items() if old.get(i) is not e]
-            changes.delete += [(sid, i) for i in old if i not in entries]
-        return changes
+        self._positions.update(batch.positions)
 
     def _commit(self, documents: Mapping[DocKey, JSONObject], positions: Mapping[Position, int],
-                audit: Sequence[Row] = (), live: LiveDelta | None = None) -> None:
+                audit: Sequence[AuditRow] = (), live: LiveDelta | None = None) -> None:
         # Serialise before the transaction opens: a document that cannot be encoded fails the batch without
         # holding the write lock, and the lock is held only for the writes themselves.
         rows = [(sid, kind, canonical(doc)) for (sid, kind), doc in documents.items()]
-        indexed = {kind: self._index_changes(kind, documents) for kind in INDEX_TABLES}
+        indexed = {kind: index_changes(kind, documents, self._indexed) for kind in INDEX_TABLES}
         with self._transaction():
             # 1. the documents
             self._executemany(self._sql(
@@ -354,11 +230,13 @@ class SqlStore(LiveTables, ABC):
     def reset(self) -> None:
         """See `ReadModelStore.reset`."""
         with self._transaction():
-            for table in ("memory_documents", "memory_failures", "memory_successes", "memory_positions",
-                          "memory_applied", *LIVE_TABLES):
-                self._execute(f"DELETE FROM {table}")  # noqa: S608 - a constant table name
+            self._delete_all()
         self._positions = {}
         self._indexed.clear()
+
+    def _delete_all(self) -> None:
+        for table in (*MEMORY_TABLES, *LIVE_TABLES):
+            self._execute(f"DELETE FROM {table}")  # noqa: S608 - a constant table name
 
     # -------------------------------------------------------------- reading
     def position(self, source: str, partition: int) -> int | None:

@@ -1,6 +1,6 @@
 """Success Memory (agent 56, §3.4): the reducer, on the success triggers of §3.5.4.
 
-Which events count is decided in `projections.triggers` (shared with Pattern Memory): breakthroughs flagged by
+Which events count is decided in `projections.memories.triggers` (shared with Pattern Memory): breakthroughs flagged by
 any agent, hypotheses confirmed with HIGH confidence (>= 0.8), Quality Controller approvals ([SHIP],
 [SHIP WITH CAVEATS]) and what PHI marks brilliant.
 
@@ -24,10 +24,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from omega.canonical import derived_id
-from projections.documents import Draft, JSONObject, find_sorted, insert_sorted, union_sorted
-from projections.events import LogEvent, normalise_statement, time_key
-from projections.pattern_memory import pattern_id
-from projections.triggers import BrilliantSignal, SuccessSignal, brilliant, successes
+from projections.memories.documents import Draft, JSONObject, find_sorted, insert_sorted, union_sorted
+from projections.memories.log_events import LogEvent, normalise_statement, time_key
+from projections.memories.pattern_memory import pattern_id
+from projections.memories.triggers import BrilliantSignal, SuccessSignal, brilliant, successes
 
 SuccessMemory = JSONObject
 

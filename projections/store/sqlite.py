@@ -17,20 +17,16 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from projections.store import Row, SqlStore
-
-
-class ReadOnlyStoreError(RuntimeError):
-    """A write attempted through a store opened read-only."""
+from projections.store.base import SqlStore
+from projections.store.protocol import Row
 
 
 class SqliteStore(SqlStore):
     """`ReadModelStore` over a SQLite file (":memory:" works too, for tests); `read_only`: see the module."""
 
     def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
-        super().__init__()
+        super().__init__(read_only=read_only)
         self.path = str(path)
-        self.read_only = read_only
         if read_only and self.path == ":memory:":
             raise ValueError("a read-only SQLite store needs a file: an in-memory one would always be empty")
         self._conn: sqlite3.Connection | None = None
@@ -67,15 +63,6 @@ class SqliteStore(SqlStore):
         conn.execute("PRAGMA busy_timeout=10000")
         return conn
 
-    def _ddl(self) -> list[str]:
-        # Read-only: the tables must be there already; a file without them fails on the first query.
-        return [] if self.read_only else super()._ddl()
-
-    def _disconnect(self) -> None:
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-
     @contextmanager
     def _transaction(self) -> Iterator[None]:
         conn = self.connection
@@ -92,16 +79,8 @@ class SqliteStore(SqlStore):
     def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         return self.connection.execute(sql, tuple(params)).fetchall()
 
-    def _execute(self, sql: str, params: Sequence[Any] = ()) -> None:
-        self._writable()
+    def _write(self, sql: str, params: Sequence[Any] = ()) -> None:
         self.connection.execute(sql, tuple(params))
 
-    def _executemany(self, sql: str, rows: Sequence[Row]) -> None:
-        self._writable()
+    def _write_many(self, sql: str, rows: Sequence[Row]) -> None:
         self.connection.executemany(sql, rows)
-
-    def _writable(self) -> None:
-        # Every write of SqlStore goes through _execute/_executemany: refused here with the store's name,
-        # before SQLite's own "attempt to write a readonly database".
-        if self.read_only:
-            raise ReadOnlyStoreError(f"{self!r} is open read-only: it cannot be written")
