@@ -294,7 +294,7 @@ def memory_serve(store_url: str, host: str, port: int, bootstrap: str | None, pr
     """Serve the HTTP read API (JSON; OpenAPI at /openapi.json, docs at /docs)."""
     import uvicorn
 
-    from projections.http.app import read_model_api as create_app
+    from projections.http.app import read_model_api
     from projections.http.operations import LagProbe
 
     probe: LagProbe | None = None
@@ -313,7 +313,7 @@ def memory_serve(store_url: str, host: str, port: int, bootstrap: str | None, pr
         _port_free_or_exit(host, port)
         url = f"http://{host}:{port}/"
         click.echo(f"omega: serving {masked(store_url)} on {url} (API docs {url}docs); Ctrl-C stops", err=True)
-        uvicorn.run(create_app(store, lag=probe), host=host, port=port, log_level="warning")
+        uvicorn.run(read_model_api(store, lag=probe), host=host, port=port, log_level="warning")
 
 
 def _port_free_or_exit(host: str, port: int) -> None:

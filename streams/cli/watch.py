@@ -5,7 +5,7 @@ last alerts, redrawn as the read model changes.
     --bootstrap    no read model at hand: project the broker's topics into a temporary one here, and watch that
     --once         one frame, then exit (scripts, tests)
 
-Ctrl-C ends it with exit 0. The rows come from projections.live_views, the same read model as the HTTP API.
+Ctrl-C ends it with exit 0. The rows come from projections.live.views, the same read model as the HTTP API.
 """
 
 from __future__ import annotations

@@ -232,7 +232,7 @@ def test_the_map_parser_reads_nested_entries_and_comma_lists(tmp_path: Path) -> 
 
 @pytest.mark.parametrize(("line", "found"), [
     ("see `streams/kafka/input_order.py` and DESIGN.md", ["streams/kafka/input_order.py", "DESIGN.md"]),
-    ("projections/{session,pattern}_memory.py", ["projections/{session,pattern}_memory.py"]),
+    ("projections/memories/{session,pattern}_memory.py", ["projections/memories/{session,pattern}_memory.py"]),
     ("http://127.0.0.1:8080/docs and `/openapi.json`", []),
 ])
 def test_the_path_pattern_finds_repository_paths(line: str, found: list[str]) -> None:
@@ -242,7 +242,7 @@ def test_the_path_pattern_finds_repository_paths(line: str, found: list[str]) ->
 def test_a_missing_path_and_a_missing_symbol_are_reported() -> None:
     assert not _path_exists("streams/no_such_module.py")
     assert not _named_file_exists("DESIGN.md")
-    assert _path_exists("projections/{session,pattern}_memory.py")
+    assert _path_exists("projections/memories/{session,pattern}_memory.py")
     assert _path_exists("streams/wire/schemas/omega.events.Alert.avsc")
     assert not _resolves("omega.packets.no_such_function")
     assert not _resolves("omega.no_such_module")
