@@ -45,6 +45,8 @@ IMPORT_TIME: dict[str, tuple[frozenset[str] | str, tuple[str, ...]]] = {
                                            "tests/unit/omega/packets/test_schema_compile.py")),
     "omega.packets.schema_rules": ("*", ("tests/unit/omega/packets/test_schema.py",
                                          "tests/unit/omega/packets/test_schema_rules.py")),
+    "omega.packets.schema_vocabulary": ("*", ("tests/unit/omega/packets/test_schema.py",
+                                              "tests/unit/omega/packets/test_schema_rules.py")),
     "omega.records": (frozenset({"constructor"}), ("tests/unit/omega/packets/test_validator.py",)),
 }
 FRESH_PACKAGES = ("omega", "streams", "projections", "tests")

@@ -4,6 +4,8 @@
     verdict             PacketVerdict (derived id, the `omega.events.PacketVerdict` record), status_of
     schema              check_schema: the structural check, interpreter plus compiled fast path (source_for)
     schema_rules        the structural rules of every packet type, written as data
+    schema_vocabulary   the field-spec vocabulary the rules are written in: Str, Int, Obj, OneOf, req, opt, record
+    schema_messages     the words of SCHEMA messages and the JSON types they name, as jsonschema has them
     schema_compile      compile_rules: the rule tables as straight-line predicates (imports no checker)
     authenticity        HMAC-SHA256 packet signatures and the AUTH rule
     invariants          INV-001..INV-012, one pure function per rule id
@@ -18,5 +20,6 @@
 
 __all__ = [
     "authenticity", "conformance", "episode", "fsm", "invariants", "invariants_episode", "judgements", "lateness",
-    "ledger", "schema", "schema_compile", "schema_rules", "validator", "verdict",
+    "ledger", "schema", "schema_compile", "schema_messages", "schema_rules", "schema_vocabulary", "validator",
+    "verdict",
 ]
