@@ -53,6 +53,7 @@ def iteration_problem(value: Any) -> str | None:
 
 
 def count_problem(value: Any, limit: int) -> str | None:
+    """Why `value` is not a count (an int 0..`limit`), or None."""
     if not isinstance(value, int) or isinstance(value, bool):
         return f"must be a non-negative integer, got {_show(value)}"
     if value < 0:
@@ -61,6 +62,7 @@ def count_problem(value: Any, limit: int) -> str | None:
 
 
 def confidence_problem(value: Any) -> str | None:
+    """Why `value` is not a confidence (a finite number in [0, 1]), or None; a percentage gets a hint."""
     finite = isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
     if not finite or isinstance(value, bool):
         return f"must be a number in [0, 1], got {_show(value)}"
@@ -74,6 +76,7 @@ def confidence_problem(value: Any) -> str | None:
 
 
 def tier_problem(value: Any) -> str | None:
+    """Why `value` is not a §5 output tier (0, 1 or 2), or None."""
     if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1, 2):
         return None
     return f"must be 0, 1 or 2 (§5 output tier), got {_show(value)}"

@@ -44,12 +44,14 @@ _DECIDED: Mapping[str, str] = {"VERIFY_FIRST": S4, "ACT": S3, "ESCALATE": S8, "D
 # --------------------------------------------------------------------------- reading a packet defensively
 # Exact type checks first: decoded JSON is plain dicts and str, and the ABC checks are slow on a hot path.
 def packet_type_of(packet: Mapping[str, Any]) -> str | None:
+    """`header.packet_type` when it is a string, else None."""
     header = packet.get("header") if type(packet) is dict or isinstance(packet, Mapping) else None
     kind = header.get("packet_type") if type(header) is dict or isinstance(header, Mapping) else None
     return kind if type(kind) is str or isinstance(kind, str) else None
 
 
 def payload_of(packet: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The payload when it is a mapping, else empty."""
     payload = packet.get("payload") if type(packet) is dict or isinstance(packet, Mapping) else None
     return payload if type(payload) is dict or isinstance(payload, Mapping) else {}
 

@@ -24,12 +24,14 @@ Real = int | float | Decimal | Fraction
 
 # ------------------------------------------------------------------ JSON types, as jsonschema has them
 def is_integer(value: object) -> bool:
+    """An integer to jsonschema: an int or an integral float, never a bool."""
     if isinstance(value, bool):
         return False
     return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
 
 
 def is_number(value: object) -> bool:
+    """A number to jsonschema: any real, never a bool."""
     return isinstance(value, Real) and not isinstance(value, bool)
 
 
@@ -68,6 +70,7 @@ def expected(node: Node) -> str:
 
 
 def json_type(value: object) -> str:
+    """The JSON type of `value`, in words ("an integer", "null")."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -100,14 +103,17 @@ def _expected_number(node: Int | Num) -> str:
 
 
 def child_path(path: str, name: str) -> str:
+    """The dotted path of field `name` under `path`."""
     return f"{path}.{name}" if path else name
 
 
 def path_label(path: str) -> str:
+    """`path`, or "the packet" for the root."""
     return path or "the packet"
 
 
 def count_of(n: int, noun: str) -> str:
+    """`n` and `noun`, plural unless `n` is 1."""
     return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
