@@ -38,13 +38,15 @@ IMPORT_TIME: dict[str, tuple[frozenset[str] | str, tuple[str, ...]]] = {
     "omega.grounding.tokens": (frozenset({"lemma", "lexicon", "normal", "normals"}),
                                ("tests/unit/omega/grounding/test_tokens.py",)),
     "omega.grounding.words": (frozenset({"place_mark", "word_set"}), ("tests/unit/omega/grounding/test_words.py",)),
-    "omega.packets.fsm": (frozenset({"_after", "_outcome", "_pending", "_writes"}),
-                          ("tests/unit/omega/packets/test_fsm.py",)),
+    "omega.packets.fsm_table": (frozenset({"_after", "_outcome", "pending", "writes"}),
+                                ("tests/unit/omega/packets/test_fsm.py",)),
     "omega.packets.schema": (frozenset({"_packet_rules"}), ("tests/unit/omega/packets/test_schema.py",)),
     "omega.packets.schema_compile": ("*", ("tests/unit/omega/packets/test_schema.py",
                                            "tests/unit/omega/packets/test_schema_compile.py")),
     "omega.packets.schema_rules": ("*", ("tests/unit/omega/packets/test_schema.py",
                                          "tests/unit/omega/packets/test_schema_rules.py")),
+    "omega.packets.schema_vocabulary": ("*", ("tests/unit/omega/packets/test_schema.py",
+                                              "tests/unit/omega/packets/test_schema_rules.py")),
     "omega.records": (frozenset({"constructor"}), ("tests/unit/omega/packets/test_validator.py",)),
 }
 FRESH_PACKAGES = ("omega", "streams", "projections", "tests")

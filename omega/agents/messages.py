@@ -26,18 +26,10 @@ from typing import Any
 
 from omega.agents import roster
 from omega.agents.documents import Document, read_documents
+from omega.agents.field_problems import iteration_problem, kind_of, timestamp_problem
+from omega.agents.message_fields import FLAG_KEYS, HEADER_KEYS, META_KEYS, REFERENCE_FIELDS, SUMMARY_KEYS
 from omega.agents.model import AgentMessage, Flags, MessageRejected, Reference
-from omega.agents.validation import (
-    FLAG_KEYS,
-    HEADER_KEYS,
-    META_KEYS,
-    REFERENCE_FIELDS,
-    SUMMARY_KEYS,
-    iteration_problem,
-    kind_of,
-    timestamp_problem,
-    validate_message,
-)
+from omega.agents.validation import validate_message
 from omega.canonical import canonical_json, derived_id
 
 

@@ -94,7 +94,7 @@ class MessageRejected:
 
     `agent_id`, `iteration` and `timestamp` are what could be read from the broken message (None when
     unreadable); `message_id` derives from the raw text, so a redelivery is recognised. Every reason is one
-    the spec makes normative (`omega.agents.validation.NORMATIVE`) or a document that cannot be read.
+    the spec makes normative (`omega.agents.message_fields.NORMATIVE`) or a document that cannot be read.
     """
 
     session_id: str

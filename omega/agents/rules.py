@@ -69,9 +69,10 @@ from typing import Any
 
 from omega.agents.failures import LEVEL_NAMES, SESSION, SEVERITIES
 from omega.agents.limits import DEFAULTS, Parameters
+from omega.agents.message_reading import batch_of
 from omega.agents.model import AgentMessage
 from omega.agents.roster import AGENTS, GENESIS_CATEGORIES, MANDATORY_AGENTS, STEELMAN_ATTACKER, genesis_category
-from omega.agents.session_mapping import batch_of, with_stats
+from omega.agents.session_mapping import with_stats
 from omega.agents.session_state import AlertBook, OutOfOrder, SessionState, TimelineEntry
 from omega.events import Alert
 from omega.records import replace

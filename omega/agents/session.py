@@ -75,9 +75,10 @@ from collections.abc import Callable
 from omega.agents.confidence import aggregate_confidence
 from omega.agents.failures import CONTRADICTION_CASCADE, END_OF_ITERATION, PER_MESSAGE, Detection, raise_alerts
 from omega.agents.limits import DEFAULTS, Parameters
+from omega.agents.message_reading import phi_action
 from omega.agents.model import AgentMessage, MessageRejected, SessionEvent
 from omega.agents.rules import Finding, end_of_iteration, note_batch_order, per_message, raise_rule_alerts
-from omega.agents.session_mapping import phi_action, record, with_stats
+from omega.agents.session_mapping import record, with_stats
 from omega.agents.session_state import AuditEntry, Output, SessionState, TimelineEntry
 from omega.agents.termination import Outcome, build_report, decide
 from omega.events import Alert

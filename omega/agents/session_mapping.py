@@ -2,20 +2,35 @@
 
 `record(state, message)` applies every rule in order: usage, time, iteration and confidence bookkeeping;
 novelty of claims; problem and budget; hypotheses; decisions, commitments and evidence; contradictions;
-the gates the §6 conditions read; the timeline entry. No checks run here.
+the gates the §6 conditions read (`omega.agents.session_gates`); the timeline entry. No checks run here. The
+message is read through `omega.agents.message_reading`.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from omega.agents.confidence import apply_message, claim_confidence, claim_key, with_claim
 from omega.agents.crossrefs import CONTRADICTION_WITH_RAW
 from omega.agents.limits import STAKES, Parameters
+from omega.agents.message_reading import (
+    CLARITY,
+    CONFLICT,
+    PHI,
+    PROGRESS,
+    batch_of,
+    content_of,
+    items,
+    normalise,
+    phi_action,
+    text_of,
+    verdict_core,
+    verdict_tag,
+)
 from omega.agents.model import AgentMessage
 from omega.agents.roster import AGENTS, MANDATORY_AGENTS
+from omega.agents.session_gates import gates
 from omega.agents.session_state import (
     AbandonedHypothesis,
     Budget,
@@ -24,7 +39,6 @@ from omega.agents.session_state import (
     Contradiction,
     Decision,
     EvidenceItem,
-    Gates,
     Hypothesis,
     IterationStats,
     ResolvedContradiction,
@@ -36,20 +50,7 @@ from omega.canonical import derived_id
 from omega.eventtime import to_ms
 from omega.records import replace
 
-PHI, CLARITY, PROGRESS, CONFLICT, SYNTHESIS, QC = 57, 47, 48, 50, 51, 52
-GAP_AGENTS = (31, 40)
-SURVIVOR, STEELMAN, FALSIFIER = 46, 44, 45
 SEVERITY_ORDER = ("MINOR", "SERIOUS", "FATAL")
-CONTROL_ACTIONS = ("END_ITERATION", "TERMINATE", "USER_ABORT")
-QC_VERDICTS = ("SHIP", "SHIP WITH CAVEATS", "REJECT")
-GAPS_CLEAR_TAGS = ("NO CRITICAL GAPS", "COMPLETE", "NO GAPS")
-GAPS_OPEN_TAGS = ("GAPS FOUND", "CRITICAL GAPS", "CRITICAL GAP")
-SURVIVES_TAGS = ("SURVIVABLE CORE", "SURVIVES")
-DEFEATED_TAGS = ("DEFEATED", "ATTACK SUCCEEDED")
-INTRACTABLE_TAGS = ("UNDECIDABLE", "UNAVAILABLE", "INTRACTABLE")
-_BATCH_OF_TIER = {"GENESIS": "1", "BRIDGE": "2", "VERIFICATION": "3", "ADVERSARY": "4", "META": "5"}
-_TAG = re.compile(r"^\s*\[([^\]]{1,60})\]")
-_SPACES = re.compile(r"\s+")
 
 
 def record(state: SessionState, message: AgentMessage, params: Parameters) -> SessionState:
@@ -62,64 +63,6 @@ def record(state: SessionState, message: AgentMessage, params: Parameters) -> Se
     state = contradictions(state, message)
     state = replace(state, gates=gates(state.gates, message))
     return replace(state, timeline=(*state.timeline, timeline_entry(state, message)))
-
-
-# ------------------------------------------------------------------------------------------- small helpers
-def normalise(text: str) -> str:
-    """Whitespace collapsed, case folded: the matching form of statements."""
-    return _SPACES.sub(" ", text).strip().casefold()
-
-
-def verdict_tag(verdict: str) -> str | None:
-    """The §5.1 tag of a verdict line ("[SHIP_WITH caveats] ..." -> "SHIP WITH CAVEATS"), or None; the one
-    reading shared by the monitor and the memory projections, so both see the same gates."""
-    found = _TAG.match(verdict)
-    if found is None:
-        return None
-    return " ".join(found.group(1).upper().replace("_", " ").split()) or None
-
-
-def verdict_core(verdict: str) -> str:
-    """The claim a verdict line makes: its tag and text before the first " | " (CONF and FLAGS dropped)."""
-    return normalise(verdict.split("|", 1)[0])
-
-
-def content_of(message: AgentMessage) -> Mapping[str, Any]:
-    """body.content when it is a mapping, else empty."""
-    return message.content if isinstance(message.content, Mapping) else {}
-
-
-def items(value: Any) -> list[Any]:
-    """A content value that may be one item or a list of them, as a list."""
-    return list(value) if isinstance(value, list | tuple) else [] if value is None else [value]
-
-
-def text_of(item: Any, key: str) -> str | None:
-    """A string item, or the non-empty string under `key` of a mapping item."""
-    value = item if isinstance(item, str) else item.get(key) if isinstance(item, Mapping) else None
-    return value.strip() if isinstance(value, str) and value.strip() else None
-
-
-def batch_of(message: AgentMessage) -> str | None:
-    """The §1.3.3 batch of a message: the header's `batch` extra, else its tier's batch (None: no batch)."""
-    explicit = message.extras.get("header", {}).get("batch")
-    if isinstance(explicit, int | str) and not isinstance(explicit, bool):
-        return str(explicit)
-    return _BATCH_OF_TIER.get(message.agent_tier)
-
-
-def phi_action(message: AgentMessage) -> str | None:
-    """PHI's control action: content.action, or the booleans user_abort / terminate / end_iteration."""
-    if message.agent_id != PHI:
-        return None
-    content = content_of(message)
-    action = content.get("action")
-    if isinstance(action, str):
-        name = action.strip().upper().replace("-", "_").replace(" ", "_")
-        if name in CONTROL_ACTIONS:
-            return name
-    return next((name for name in ("USER_ABORT", "TERMINATE", "END_ITERATION") if content.get(name.lower()) is True),
-                None)
 
 
 def with_stats(state: SessionState, stats: IterationStats) -> tuple[IterationStats, ...]:
@@ -401,52 +344,6 @@ def _resolutions(state: SessionState, message: AgentMessage) -> SessionState:
     resolved = tuple(ResolvedContradiction(c.id, why, message.agent_id, message.timestamp, c.severity) for c in done)
     return replace(state, contradictions_unresolved=tuple(c for c in open_ if c not in done),
                    contradictions_resolved=(*state.contradictions_resolved, *resolved))
-
-
-# ------------------------------------------------------------------------------------------- gates
-def gates(g: Gates, message: AgentMessage) -> Gates:
-    """The facts §6 reads, from the agents the spec names (see the session module docstring)."""
-    tag, content, agent, it = verdict_tag(message.verdict), content_of(message), message.agent_id, message.iteration
-    blocks = message.flags.blocks_progress
-    if agent == QC:
-        qc = str(content.get("qc_verdict", tag or "")).strip().upper()
-        if qc in ("SHIP", "SHIP WITH CAVEATS"):
-            caveats = tuple(str(c) for c in items(content.get("caveats")))
-            g = replace(g, qc_verdict=qc, qc_iteration=it, qc_consecutive_rejections=0, qc_caveats=caveats)
-        elif qc == "REJECT":
-            g = replace(g, qc_verdict=qc, qc_iteration=it, qc_consecutive_rejections=g.qc_consecutive_rejections + 1)
-    if agent == PROGRESS and (tag == "CONVERGED" or content.get("converged") is True):
-        g = replace(g, converged_iteration=it)
-    if agent in GAP_AGENTS:
-        gaps = content.get("critical_gaps")
-        count = len(gaps) if isinstance(gaps, list) else gaps if isinstance(gaps, int) and gaps is not True else None
-        if tag in GAPS_CLEAR_TAGS or count == 0:
-            g = replace(g, gaps_clear=True)
-        elif tag in GAPS_OPEN_TAGS or (count is not None and count > 0):
-            g = replace(g, gaps_clear=False)
-    if agent == SURVIVOR:
-        core = content.get("survivable_core")
-        g = replace(g, survivable_core=core if isinstance(core, bool) else tag in SURVIVES_TAGS)
-    if agent == STEELMAN:
-        defeated = content.get("defeated")
-        g = replace(g, steelman_defeated=defeated if isinstance(defeated, bool) else tag in DEFEATED_TAGS or blocks)
-    if message.agent_tier == "ADVERSARY" and blocks:
-        g = replace(g, blocking_attack_iteration=it)
-    if agent == FALSIFIER and tag == "UNTESTABLE" and blocks:
-        g = replace(g, untestable_critical=message.verdict)
-    if tag in INTRACTABLE_TAGS and blocks:
-        g = replace(g, intractable=message.verdict)
-    if agent in (CONFLICT, PHI) and (tag == "UNRESOLVABLE" or content.get("unresolvable") is True):
-        g = replace(g, unresolvable_declared=it)
-    if message.agent_tier in ("META", "PHI"):
-        answer = text_of(content, "answer")
-        if answer is not None:
-            g = replace(g, answer=answer, answer_by=agent)
-        elif agent == SYNTHESIS and g.answer_by in (None, SYNTHESIS):
-            g = replace(g, answer=message.verdict.split("|", 1)[0].strip(), answer_by=SYNTHESIS)
-        if content.get("unanswerable") is True:
-            g = replace(g, unanswerable=True)
-    return replace(g, phi_action=phi_action(message)) if agent == PHI else g
 
 
 def timeline_entry(state: SessionState, message: AgentMessage) -> TimelineEntry:

@@ -3,7 +3,8 @@
 The rule: strict on what the spec makes normative (lengths, ranges, tiers, the formats it defines), tolerant
 and normalising on cross-references and surface wording, and never silent (what was normalised keeps its raw
 value in the block's extras and gets a line in `AgentMessage.notes`). Every reason a message is refused names a
-field of `NORMATIVE`, which cites the spec line the refusal rests on; nothing else refuses a message.
+field of `omega.agents.message_fields.NORMATIVE`, which cites the spec line the refusal rests on; nothing else
+refuses a message.
 
 Rules, each decided here:
 - Required: header.{agent_id, agent_name, agent_tier, timestamp, iteration, responding_to},
@@ -21,10 +22,8 @@ Rules, each decided here:
   `omega.agents.crossrefs` (rules there): normalised, never refused, except a responding_to of the wrong
   JSON type, empty, or an int outside 1..57. A dependencies value that is not a mapping is kept in the
   message extras (`dependencies_raw`).
-- timestamp: ISO 8601 extended date and time (`T` separator), offset optional (naive means UTC, as in
-  `omega.eventtime`); kept as the producer wrote it, trimmed.
-- iteration: an int >= 0; iterations count from `FIRST_ITERATION` = 0, so A.3's limit of 10 full cycles is
-  iterations 0..9. The limit is the termination judge's to enforce, not a reason to refuse a message.
+- timestamp and iteration: as `omega.agents.field_problems` reads them; a timestamp is kept as the producer
+  wrote it, trimmed.
 - summary.verdict: one line, at most 100 characters after trimming. At body.tier 0 it must also be the §5.1
   verdict line `[VERDICT] <conclusion> | CONF: <X>% | FLAGS: <flags>`, and X must agree with
   summary.confidence within `CONF_TOLERANCE` (1 percentage point). `<flags>` is a placeholder (§5.1 shows
@@ -42,74 +41,43 @@ Rules, each decided here:
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Callable, Mapping
-from datetime import datetime
-from types import MappingProxyType
 from typing import Any
 
 from omega.agents import crossrefs, roster
 from omega.agents.crossrefs import key_free
 from omega.agents.crossrefs import show as _show
+from omega.agents.field_problems import (
+    MAX_AVRO_LONG,
+    agent_id_problem,
+    confidence_problem,
+    count_problem,
+    iteration_problem,
+    kind_of,
+    tier_problem,
+    timestamp_problem,
+)
+from omega.agents.message_fields import (
+    BODY_KEYS,
+    DEPENDENCY_KEYS,
+    FLAG_KEYS,
+    HEADER_KEYS,
+    MESSAGE_KEYS,
+    META_KEYS,
+    REFERENCE_FIELDS,
+    SUMMARY_KEYS,
+)
 from omega.agents.model import REFERENCE_TYPES, TIERS, AgentMessage, Flags, Reference
 
-FIRST_ITERATION = 0
 MAX_VERDICT_CHARS = 100
 CONF_TOLERANCE = 1.0
-MAX_AVRO_INT = 2**31 - 1
-MAX_AVRO_LONG = 2**63 - 1
 
 VERDICT_LINE = re.compile(
     r"\[(?P<label>[A-Z][A-Z0-9_]*(?:[ -][A-Z0-9_]+)*)\]\s+(?P<conclusion>\S.*?)\s*\|\s*CONF:\s*"
     r"(?P<conf>\d+(?:\.\d+)?)\s*%\s*\|\s*FLAGS:\s*(?P<flags>\S.*?)\s*"
 )
 """§5.1 Tier 0 format; whitespace around `|` and after `:` is free, the rest is literal."""
-_ISO_DATE_TIME = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}")
-
-MESSAGE_KEYS = frozenset({"message_id", "header", "summary", "body", "dependencies", "flags", "meta",
-                           "references", "reference"})
-HEADER_KEYS = frozenset({"agent_id", "agent_name", "agent_tier", "timestamp", "iteration", "responding_to"})
-SUMMARY_KEYS = frozenset({"verdict", "confidence", "confidence_basis"})
-BODY_KEYS = frozenset({"tier", "content", "references", "reference"})
-DEPENDENCY_KEYS = frozenset({"inputs_used", "outputs_for"})
-FLAG_KEYS = ("contradiction_detected", "contradiction_with", "requires_resolution", "blocks_progress",
-              "confidence_critical")
-META_KEYS = frozenset({"tokens_used", "processing_notes"})
-REFERENCE_FIELDS = ("source_element", "relationship", "confidence_impact")
-
-NORMATIVE: Mapping[str, str] = MappingProxyType({
-    "header": "§2.1: every agent output follows the schema; the header block is part of it",
-    "summary": "§2.1: the summary block is part of every message",
-    "body": "§2.1: the body block is part of every message",
-    "header.agent_id": "§2.1 `agent_id: <int 1-57>`",
-    "header.agent_name": "§2.1 `agent_name: <string>`; A.1 binds each name to one id",
-    "header.agent_tier": "§2.1 `agent_tier: <GENESIS|BRIDGE|VERIFICATION|ADVERSARY|META|MEMORY|PHI>`; "
-                         "A.1 tier of the id",
-    "header.timestamp": "§2.1 `timestamp: <ISO 8601>`",
-    "header.iteration": "§2.1 `iteration: <int>` (A.3 counts full cycles)",
-    "header.responding_to": "§2.1 `responding_to: <agent_id or ...>`: only a value that cannot be a reference",
-    "summary.verdict": "§2.1 `<one-line conclusion, max 100 chars>`; §5.1 Tier 0 format and length",
-    "summary.confidence": "§2.1 `confidence: <float 0.0-1.0>`",
-    "summary.confidence_basis": "§2.1 `confidence_basis: <string explaining confidence>`",
-    "body.tier": "§2.1 `tier: <0|1|2>`, §5.1 tiers",
-    "body.content": "§2.1 `content: <structured output per agent's format>`",
-    "flags": "§2.1: the flags block holds the five flags",
-    "flags.contradiction_detected": "§2.1 `contradiction_detected: <bool>`",
-    "flags.requires_resolution": "§2.1 `requires_resolution: <bool>`",
-    "flags.blocks_progress": "§2.1 `blocks_progress: <bool>`",
-    "flags.confidence_critical": "§2.1 `confidence_critical: <bool>`",
-    "meta": "§2.1: the meta block holds tokens_used and processing_notes",
-    "meta.tokens_used": "§2.1 `tokens_used: <int>`",
-    "meta.processing_notes": "§2.1 `processing_notes: <string, optional>`",
-    **{f"{where}{key}{field}": "§2.2 `reference: {type: <SUPPORTS|CONTRADICTS|EXTENDS|QUALIFIES|USES>, "
-       "source_agent: <int>, ...}`"
-       for where in ("", "body.") for key in ("references", "reference")
-       for field in ("", ".type", ".source_agent", *(f".{f}" for f in REFERENCE_FIELDS))},
-})
-"""Every field a message may be refused for, with the spec line the refusal rests on. A reason's path is its
-text before the first `: `, list indices removed. Dependencies and flags.contradiction_with are absent on
-purpose: they are advisory cross-references (`omega.agents.crossrefs`)."""
 
 
 class _Check:
@@ -253,13 +221,13 @@ def _summary_and_body(c: _Check, summary: Mapping[str, Any] | None, body: Mappin
     verdict_ok = bool(verdict) and len(c.reasons) == known  # the §5.1 format is checked on a sound line only
     confidence = c.required(summary, "summary", "confidence")
     valid_confidence: float | None = None
-    if confidence is not None and c.check("summary.confidence", _confidence_problem(confidence)):
+    if confidence is not None and c.check("summary.confidence", confidence_problem(confidence)):
         valid_confidence = float(confidence)
     basis = c.required(summary, "summary", "confidence_basis")
     if basis is not None:
         c.text("summary.confidence_basis", basis)
     tier = c.required(body, "body", "tier")
-    if tier is not None and c.check("body.tier", _tier_problem(tier)) and tier == 0 and verdict_ok:
+    if tier is not None and c.check("body.tier", tier_problem(tier)) and tier == 0 and verdict_ok:
         _verdict_line(c, verdict, valid_confidence)
     if body is not None and "content" not in body:
         c.fail("body.content", "required field is missing")
@@ -269,7 +237,7 @@ def _summary_and_body(c: _Check, summary: Mapping[str, Any] | None, body: Mappin
 def _meta(c: _Check, meta: Mapping[str, Any]) -> dict[str, Any]:
     tokens = meta.get("tokens_used")
     if tokens is not None:
-        c.check("meta.tokens_used", _count_problem(tokens, MAX_AVRO_LONG))
+        c.check("meta.tokens_used", count_problem(tokens, MAX_AVRO_LONG))
     notes = meta.get("processing_notes")
     if notes is not None:
         c.text("meta.processing_notes", notes, allow_empty=True)
@@ -411,70 +379,3 @@ def _reference(c: _Check, entry: Mapping[str, Any], path: str) -> Reference | No
         c.notes.append(f"{path}.type: {_show(kind)} read as {canonical}")
     element, relationship, impact = texts
     return Reference(canonical, source, element, relationship, impact, extras)
-
-
-# ----------------------------------------------------------------------------- single-field problems
-def agent_id_problem(value: Any) -> str | None:
-    """Why `value` is not an agent id (an int 1..57), or None when it is one."""
-    if not isinstance(value, int) or isinstance(value, bool):
-        return f"must be an agent id (an integer 1..57), got {_show(value)}"
-    return None if roster.is_agent_id(value) else f"{_show(value)} is outside the agent ids 1..57"
-
-
-def timestamp_problem(value: Any) -> str | None:
-    """Why `value` is not an ISO 8601 date-time string, or None when it is one."""
-    if not isinstance(value, str):
-        return f"must be an ISO 8601 date-time string, got {_show(value)}"
-    text = value.strip()
-    try:
-        datetime.fromisoformat(text)
-    except ValueError:
-        return f"{_show(value)} is not an ISO 8601 date-time"
-    if not _ISO_DATE_TIME.match(text):
-        return f"{_show(value)} is not an ISO 8601 date-time (expected e.g. 2025-01-26T09:00:00Z)"
-    return None
-
-
-def iteration_problem(value: Any) -> str | None:
-    """Why `value` is not an iteration number (an int from 0 within Avro's int), or None."""
-    problem = _count_problem(value, MAX_AVRO_INT)
-    return None if problem is None else f"{problem} (iterations count from {FIRST_ITERATION})"
-
-
-def _count_problem(value: Any, limit: int) -> str | None:
-    if not isinstance(value, int) or isinstance(value, bool):
-        return f"must be a non-negative integer, got {_show(value)}"
-    if value < 0:
-        return f"{_show(value)} is negative"
-    return None if value <= limit else f"{_show(value)} is over the limit of {limit}"
-
-
-def _confidence_problem(value: Any) -> str | None:
-    finite = isinstance(value, int) or (isinstance(value, float) and math.isfinite(value))
-    if not finite or isinstance(value, bool):
-        return f"must be a number in [0, 1], got {_show(value)}"
-    if 0 <= value <= 1:
-        return None
-    # An int past float range cannot go through `:g`; 1e400 as a JSON int is still a number to report.
-    shown = f"{value:g}" if isinstance(value, float) else _show(value)
-    percent = 1 < value <= 100 and value == int(value)
-    hint = f" (a percentage? write {value / 100:g} for {shown}%)" if percent else ""
-    return f"{shown} is outside [0, 1]{hint}"
-
-
-def _tier_problem(value: Any) -> str | None:
-    if isinstance(value, int) and not isinstance(value, bool) and value in (0, 1, 2):
-        return None
-    return f"must be 0, 1 or 2 (§5 output tier), got {_show(value)}"
-
-
-def kind_of(value: Any) -> str:
-    """What a JSON value is, for reasons: "null", "a number", "a list", ..."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    names: dict[type, str] = {str: "a string", list: "a list", dict: "a mapping"}
-    return names.get(type(value), type(value).__name__)

@@ -23,13 +23,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from omega.eventtime import to_ms
-from omega.packets.invariants import (
-    LEVELS,
-    LIVE_EVIDENCE,
-    directive_deadline_ms,
-    is_budget_escalation,
-    is_budget_override,
-)
+from omega.packets.invariants import LEVELS, directive_deadline_ms, is_budget_escalation, is_budget_override
+from omega.packets.invariants_evidence import LIVE_EVIDENCE
 from omega.packets.ledger import Budgets, EpisodeLedger, OpenDirective, Token, Usage, VerifyLoop
 from omega.packets.verdict import VerdictStatus
 from omega.records import replace

@@ -1,5 +1,5 @@
-"""The episode state machine (spec/omen/fsm-transitions-v0.7.md): where a packet takes the episode, and
-the enforcement rules E1-E7 judged on the way.
+"""The episode state machine (spec/omen/fsm-transitions-v0.7.md): where a packet takes the episode (the table of
+`omega.packets.fsm_table`), and the enforcement rules E1-E7 judged on the way.
 
 `fsm_step(ledger, packet)` is pure and never raises: the packet may be schema-invalid. It returns the
 state the packet WOULD lead to; the validator keeps the old state when the packet is rejected.
@@ -7,9 +7,9 @@ state the packet WOULD lead to; the validator keeps the old state when the packe
 Severity policy (docs/design.md "Errors vs warnings"): E2, E4 and E7 guard safety and are ERRORs, and so is a
 TaskResultPacket that answers no directive (E6, below). A packet the transition table does not list,
 breaking no safety rule, is a WARNING (rule `FSM`) and still moves the episode where its type naturally
-leads (`_deviation_target`). E1, E3, E5 and E6's dangling directives are WARNINGs: their hard parts belong
-to INV-007 (token validity), INV-008 (verify loop closure), INV-009 (escalation content) and INV-011
-(deadlines), which report them as errors or alerts of their own.
+leads (`omega.packets.fsm_table.deviation_target`). E1, E3, E5 and E6's dangling directives are WARNINGs:
+their hard parts belong to INV-007 (token validity), INV-008 (verify loop closure), INV-009 (escalation
+content) and INV-011 (deadlines), which report them as errors or alerts of their own.
 
 Decisions on off-table packets (order of authority: assertions and prose, then the spec's worked examples,
 then pseudo-code):
@@ -50,22 +50,14 @@ then pseudo-code):
   Judged in arrival order like every FSM rule: a result arriving before its directive, later than the
   lateness bound lets the shell reorder (`omega.packets.lateness`), is rejected too.
 
-A DecisionPacket passes through S3_DECIDE and its outcome moves on at once (the S3 transition rules):
-VERIFY_FIRST -> S4_VERIFY, ESCALATE -> S8_ESCALATED, DEFER/CANCEL -> S7_REVIEW; ACT stays in S3_DECIDE
-until a ToolAuthorizationToken (-> S5_AUTHORIZE) or a READ TaskDirective (-> S6_EXECUTE) follows.
 Out of band, in any state and without a warning: ToolAuthorizationToken (Layer 1 issues tokens when it
 likes: a token issued before the ACT decision is Layer 1 pre-authorization), IntegrityAlertPacket
 (Integrity is an overlay, OMEN.md §12) and QueueUpdatePacket (backlog bookkeeping, outside the cognition
 loop). An alert's `severity` and `alert_type` are read case-insensitively: the payload is open (no
 published schema), and a "critical" alert that did not enter safe mode would fail open.
 
-Pre-authorization (OMEN.md §8.3.6 "explicit authorization token traceable to Layer 1 policy"; §11.1 Layer 1
-sets posture before Layer 5 decides): a token as the episode's first packet moves S0 -> S5 legally, and
-until the first decision S5 admits what S0 does (the sense cycle starts from there); after an ACT decision a
-WRITE/MIXED directive goes S3 -> S6 when a token was issued earlier in the episode (the table's S3 -> S5 ->
-S6 route assumes the token comes after the decision). E3 item 1 ("VerificationPlanPacket MUST appear before
-any TaskDirective") is read as an order rule: the plan is optional (INV-008's docstring), so only a plan that
-comes after the loop's directives draws the E3 WARNING.
+E3 item 1 ("VerificationPlanPacket MUST appear before any TaskDirective") is read as an order rule: the plan is
+optional (INV-008's docstring), so only a plan that comes after the loop's directives draws the E3 WARNING.
 """
 
 from __future__ import annotations
@@ -74,29 +66,35 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from omega.packets.fsm_table import (
+    ALERT,
+    AUTHORIZATION,
+    BELIEF,
+    DECISION,
+    DIRECTIVE,
+    PLAN,
+    RESULT,
+    S0,
+    S4,
+    S6,
+    S7,
+    S8,
+    S9,
+    SAFE_MODE_ALLOWED,
+    TABLE,
+    Row,
+    deviation_target,
+    in_verify_loop,
+    packet_type_of,
+    payload_of,
+    pending,
+    pre_authorized,
+    row_for,
+    writes,
+)
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.verdict import VerdictStatus
 from omega.violations import Severity, Violation
-
-STATES: tuple[str, ...] = (
-    "S0_IDLE", "S1_SENSE", "S2_MODEL", "S3_DECIDE", "S4_VERIFY",
-    "S5_AUTHORIZE", "S6_EXECUTE", "S7_REVIEW", "S8_ESCALATED", "S9_SAFEMODE",
-)
-S0, S1, S2, S3, S4, S5, S6, S7, S8, S9 = STATES
-
-OBSERVATION = "ObservationPacket"
-BELIEF = "BeliefUpdatePacket"
-DECISION = "DecisionPacket"
-PLAN = "VerificationPlanPacket"
-AUTHORIZATION = "ToolAuthorizationToken"
-DIRECTIVE = "TaskDirectivePacket"
-RESULT = "TaskResultPacket"
-ESCALATION = "EscalationPacket"
-ALERT = "IntegrityAlertPacket"
-
-WRITE_CLASSES = ("WRITE", "MIXED")
-SAFE_MODE_ALLOWED = (ALERT, BELIEF)
-_DECIDED: Mapping[str, str] = {"VERIFY_FIRST": S4, "ACT": S3, "ESCALATE": S8, "DEFER": S7, "CANCEL": S7}
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,153 +105,8 @@ class FsmStep:
     violations: tuple[Violation, ...]
 
 
-# --------------------------------------------------------------------------- reading a packet defensively
-# Exact type checks first: decoded JSON is plain dicts and str, and the ABC checks are slow on a hot path.
-def _type(packet: Mapping[str, Any]) -> str | None:
-    header = packet.get("header") if type(packet) is dict or isinstance(packet, Mapping) else None
-    kind = header.get("packet_type") if type(header) is dict or isinstance(header, Mapping) else None
-    return kind if type(kind) is str or isinstance(kind, str) else None
-
-
-def _payload(packet: Mapping[str, Any]) -> Mapping[str, Any]:
-    payload = packet.get("payload") if type(packet) is dict or isinstance(packet, Mapping) else None
-    return payload if type(payload) is dict or isinstance(payload, Mapping) else {}
-
-
-def _writes(packet: Mapping[str, Any]) -> bool:
-    """A WRITE or MIXED directive; an absent or unknown class is not a write (as INV-007 reads it)."""
-    return _payload(packet).get("tool_safety_class") in WRITE_CLASSES
-
-
 def _upper(value: object) -> str | None:
     return value.strip().upper() if isinstance(value, str) else None
-
-
-def _outcome(packet: Mapping[str, Any]) -> str | None:
-    outcome = _payload(packet).get("decision_outcome")
-    return outcome if isinstance(outcome, str) else None
-
-
-def _pending(ledger: EpisodeLedger) -> bool:
-    """Directives still running; a timed-out one (INV-011 marked it) no longer holds execution open."""
-    return any(not d.timed_out for d in ledger.open_directives.values())
-
-
-def _in_verify_loop(ledger: EpisodeLedger) -> bool:
-    """Between a VERIFY_FIRST decision and the next decision (the ledger closes the loop on re-decide)."""
-    return ledger.last_decision == "VERIFY_FIRST"
-
-
-# --------------------------------------------------------------------------- the normative table
-Guard = Callable[[EpisodeLedger, Mapping[str, Any]], bool]
-
-
-def _always(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> bool:
-    return True
-
-
-def _after(*outcomes: str) -> Guard:
-    return lambda ledger, packet: ledger.last_decision in outcomes
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """One row of the transition table; `label` is the spec's "Packet Type" cell."""
-
-    source: str
-    packet_type: str
-    label: str
-    guard: Guard
-    target: str
-
-
-TABLE: tuple[Row, ...] = (
-    Row(S0, OBSERVATION, "ObservationPacket", _always, S1),
-    Row(S0, AUTHORIZATION, "ToolAuthorizationToken (Layer 1 pre-authorization)", _always, S5),
-    Row(S1, OBSERVATION, "ObservationPacket", _always, S1),
-    Row(S1, BELIEF, "BeliefUpdatePacket", _always, S2),
-    Row(S2, BELIEF, "BeliefUpdatePacket", _always, S2),
-    Row(S2, DECISION, "DecisionPacket", _always, S3),
-    Row(S3, DECISION, "DecisionPacket (VERIFY_FIRST)", lambda lg, p: _outcome(p) == "VERIFY_FIRST", S4),
-    Row(S3, AUTHORIZATION, "ToolAuthorizationToken", _after("ACT"), S5),
-    Row(S3, DIRECTIVE, "TaskDirectivePacket (READ)", lambda lg, p: lg.last_decision == "ACT" and not _writes(p), S6),
-    Row(S3, DIRECTIVE, "TaskDirectivePacket (WRITE, token issued before the decision)",
-        lambda lg, p: lg.last_decision == "ACT" and _writes(p) and bool(lg.tokens), S6),
-    Row(S3, ESCALATION, "EscalationPacket", _after("ESCALATE"), S8),
-    Row(S3, BELIEF, "BeliefUpdatePacket", _after("DEFER", "CANCEL"), S7),
-    Row(S4, PLAN, "VerificationPlanPacket", _always, S4),
-    Row(S4, DIRECTIVE, "TaskDirectivePacket (READ)", lambda lg, p: not _writes(p), S4),
-    Row(S4, RESULT, "TaskResultPacket", _always, S4),
-    Row(S4, OBSERVATION, "ObservationPacket", _always, S4),
-    Row(S4, BELIEF, "BeliefUpdatePacket", _always, S2),
-    # S3 entry "from S4_VERIFY: re-deciding after verification complete"; completeness is INV-008's ERROR.
-    Row(S4, DECISION, "DecisionPacket", _always, S3),
-    Row(S5, AUTHORIZATION, "ToolAuthorizationToken", _always, S5),
-    Row(S5, DIRECTIVE, "TaskDirectivePacket (WRITE)", lambda lg, p: _writes(p), S6),
-    Row(S6, DIRECTIVE, "TaskDirectivePacket", _always, S6),
-    Row(S6, RESULT, "TaskResultPacket", _always, S6),
-    Row(S6, OBSERVATION, "ObservationPacket", _always, S6),
-    # "Execution complete" vs "partial; need re-decision": told apart by directives still running.
-    Row(S6, BELIEF, "BeliefUpdatePacket", lambda lg, p: not _pending(lg), S7),
-    Row(S6, BELIEF, "BeliefUpdatePacket", lambda lg, p: _pending(lg), S2),
-    Row(S7, BELIEF, "BeliefUpdatePacket", _always, S7),
-    # Not a table row, but S7's legal next states and S1's entry conditions: a new sense cycle.
-    Row(S7, OBSERVATION, "ObservationPacket", _always, S1),
-    Row(S8, ESCALATION, "EscalationPacket", _always, S8),
-    Row(S8, DECISION, "DecisionPacket (user input)", _always, S3),
-)
-"""The legal transitions. A DecisionPacket's row only makes it legal: its outcome sets the target (`_decided`).
-IntegrityAlertPacket rows and episode close are handled out of band, in `fsm_step`."""
-
-
-_ROWS: dict[tuple[str, str], tuple[Row, ...]] = {}
-for _r in TABLE:
-    _ROWS[_r.source, _r.packet_type] = (*_ROWS.get((_r.source, _r.packet_type), ()), _r)
-
-
-def _pre_authorized(ledger: EpisodeLedger) -> bool:
-    """S5 reached by a token before any decision: the episode has not started its cognition loop yet."""
-    return ledger.state == S5 and ledger.decision_count == 0
-
-
-def _rows_from(ledger: EpisodeLedger, kind: str) -> tuple[Row, ...]:
-    rows = _ROWS.get((ledger.state, kind), ())
-    return (*rows, *_ROWS.get((S0, kind), ())) if _pre_authorized(ledger) else rows
-
-
-def _row(ledger: EpisodeLedger, packet: Mapping[str, Any], kind: str | None) -> Row | None:
-    """The first table row from the ledger's state for a packet of type `kind` whose guard holds."""
-    if kind is None:
-        return None
-    for row in _rows_from(ledger, kind):
-        if row.guard(ledger, packet):
-            return row
-    return None
-
-
-def _deviation_target(ledger: EpisodeLedger, packet: Mapping[str, Any], kind: str | None) -> str:
-    """Where a packet the table does not allow still leads: the state its type naturally belongs to."""
-    state = ledger.state
-    if kind == OBSERVATION:  # extra evidence inside verify/execute; elsewhere a new sense cycle
-        return state if state in (S4, S6) else S1
-    if kind == BELIEF:  # S4, S6, S7 and S3 after DEFER/CANCEL are table rows; elsewhere: re-model
-        return S2
-    if kind == DECISION:
-        return _decided(packet)
-    if kind == DIRECTIVE:
-        return S4 if state == S4 and not _writes(packet) else S6
-    if kind == RESULT:
-        return state if state in (S4, S6) else S6
-    if kind == ESCALATION:
-        return S8
-    if kind == PLAN:
-        return S4
-    return state  # QueueUpdatePacket and unknown types: bookkeeping, no move
-
-
-def _decided(packet: Mapping[str, Any]) -> str:
-    """Where a decision leaves S3_DECIDE; ACT (or an unreadable outcome) waits there for token/directive."""
-    return _DECIDED.get(_outcome(packet) or "", S3)
 
 
 # --------------------------------------------------------------------------- enforcement rules
@@ -263,7 +116,7 @@ def _violation(rule: str, severity: Severity, message: str, field: str | None) -
 
 def fsm_e1_no_decision_without_model(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
     """E1 (WARNING): a decision with no belief update yet; prior-context beliefs can't be seen, so no ERROR."""
-    if ledger.belief_updates > 0 or _type(packet) != DECISION:  # the ledger first: cheaper
+    if ledger.belief_updates > 0 or packet_type_of(packet) != DECISION:  # the ledger first: cheaper
         return None
     return _violation("FSM-E1", Severity.WARNING,
                       "DecisionPacket with no BeliefUpdatePacket before it in the episode", "header.packet_type")
@@ -271,13 +124,13 @@ def fsm_e1_no_decision_without_model(ledger: EpisodeLedger, packet: Mapping[str,
 
 def fsm_e2_no_action_without_decision(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
     """E2 (ERROR): a directive needs an ACT decision; READ directives of a VERIFY_FIRST loop are allowed."""
-    if _type(packet) != DIRECTIVE:
+    if packet_type_of(packet) != DIRECTIVE:
         return None
-    if ledger.state == S4 and _writes(packet):
+    if ledger.state == S4 and writes(packet):
         return _violation("FSM-E2", Severity.ERROR,
                           "WRITE/MIXED TaskDirectivePacket in S4_VERIFY: a verify loop runs READ directives only",
                           "payload.tool_safety_class")
-    if ledger.last_decision == "ACT" or (_in_verify_loop(ledger) and not _writes(packet)):
+    if ledger.last_decision == "ACT" or (in_verify_loop(ledger) and not writes(packet)):
         return None
     return _violation("FSM-E2", Severity.ERROR,
                       f"TaskDirectivePacket without a preceding ACT decision "
@@ -287,7 +140,7 @@ def fsm_e2_no_action_without_decision(ledger: EpisodeLedger, packet: Mapping[str
 def fsm_e3_verification_loop_order(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
     """E3 (WARNING): a VerificationPlanPacket, when emitted, comes before the loop's directives."""
     loop = ledger.verify
-    if loop is None or not loop.read_directive or not _in_verify_loop(ledger) or _type(packet) != PLAN:
+    if loop is None or not loop.read_directive or not in_verify_loop(ledger) or packet_type_of(packet) != PLAN:
         return None
     return _violation("FSM-E3", Severity.WARNING,
                       f"VerificationPlanPacket after the directives of the verify loop opened by "
@@ -296,7 +149,7 @@ def fsm_e3_verification_loop_order(ledger: EpisodeLedger, packet: Mapping[str, A
 
 def fsm_e4_write_requires_token(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
     """E4 (ERROR): a WRITE/MIXED directive in an episode with no token at all (validity is INV-007's)."""
-    if ledger.tokens or _type(packet) != DIRECTIVE or not _writes(packet):
+    if ledger.tokens or packet_type_of(packet) != DIRECTIVE or not writes(packet):
         return None
     return _violation("FSM-E4", Severity.ERROR,
                       "WRITE/MIXED TaskDirectivePacket with no ToolAuthorizationToken in the episode",
@@ -306,7 +159,7 @@ def fsm_e4_write_requires_token(ledger: EpisodeLedger, packet: Mapping[str, Any]
 def fsm_e5_escalation_presented_before_leaving(ledger: EpisodeLedger,
                                                packet: Mapping[str, Any]) -> Violation | None:
     """E5 (WARNING): leaving S8_ESCALATED on a decision before any EscalationPacket was presented."""
-    if ledger.state != S8 or _type(packet) != DECISION or ledger.escalation_presented:
+    if ledger.state != S8 or packet_type_of(packet) != DECISION or ledger.escalation_presented:
         return None
     return _violation("FSM-E5", Severity.WARNING,
                       "DecisionPacket leaves S8_ESCALATED before an EscalationPacket presented the options",
@@ -315,7 +168,7 @@ def fsm_e5_escalation_presented_before_leaving(ledger: EpisodeLedger,
 
 def fsm_e6_no_dangling_directives(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
     """E6 (WARNING): a belief update closes execution (S6 -> S7) with directives still unanswered."""
-    if ledger.state != S6 or _type(packet) != BELIEF or not ledger.open_directives or _pending(ledger):
+    if ledger.state != S6 or packet_type_of(packet) != BELIEF or not ledger.open_directives or pending(ledger):
         return None  # while some still run, the update is a partial one (S6 -> S2), not a closure
     dangling = ", ".join(sorted(d.task_id for d in ledger.open_directives.values()))
     return _violation("FSM-E6", Severity.WARNING,
@@ -326,9 +179,9 @@ def fsm_e6_no_dangling_directives(ledger: EpisodeLedger, packet: Mapping[str, An
 def fsm_e6_result_answers_a_directive(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
     """E6 (ERROR): a TaskResultPacket closes a TaskDirectivePacket of this episode; one that answers none
     reports an execution nobody directed (module docstring: "Missing prerequisite -> reject")."""
-    if _type(packet) != RESULT:
+    if packet_type_of(packet) != RESULT:
         return None
-    payload = _payload(packet)
+    payload = payload_of(packet)
     task_id, directive_id = payload.get("task_id"), payload.get("directive_packet_id")
     if isinstance(task_id, str) and task_id in ledger.open_directives:
         return None
@@ -347,28 +200,28 @@ def fsm_e6_result_answers_a_directive(ledger: EpisodeLedger, packet: Mapping[str
 
 def fsm_e7_safe_mode_lockdown(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
     """E7 (ERROR): in S9_SAFEMODE only IntegrityAlertPacket and BeliefUpdatePacket (logging) pass."""
-    if ledger.state != S9 or _type(packet) in SAFE_MODE_ALLOWED:
+    if ledger.state != S9 or packet_type_of(packet) in SAFE_MODE_ALLOWED:
         return None
     return _violation("FSM-E7", Severity.ERROR,
-                      f"{_type(packet) or 'packet'} in S9_SAFEMODE: only IntegrityAlertPacket and "
+                      f"{packet_type_of(packet) or 'packet'} in S9_SAFEMODE: only IntegrityAlertPacket and "
                       f"BeliefUpdatePacket are allowed until Integrity clears safe mode", "header.packet_type")
 
 
 def illegal_transition(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> Violation | None:
     """FSM (WARNING): a packet the transition table does not allow from the current state."""
-    kind = _type(packet)
-    return _illegal(ledger, packet, kind, _row(ledger, packet, kind))
+    kind = packet_type_of(packet)
+    return _illegal(ledger, packet, kind, row_for(ledger, packet, kind))
 
 
 def _illegal(ledger: EpisodeLedger, packet: Mapping[str, Any], kind: str | None, row: Row | None) -> Violation | None:
     """`illegal_transition` given the packet's type and its table row (`fsm_step` has both already)."""
     if kind is None or kind in (AUTHORIZATION, ALERT) or ledger.state == S9 or row is not None:
         return None  # untyped: the schema stage rejects it; tokens/alerts: out of band; S9: E7's
-    sources = (ledger.state, S0) if _pre_authorized(ledger) else (ledger.state,)
+    sources = (ledger.state, S0) if pre_authorized(ledger) else (ledger.state,)
     expected = ", ".join(dict.fromkeys(r.label for r in TABLE if r.source in sources)) or "none"
     return _violation("FSM", Severity.WARNING,
                       f"{kind} in {ledger.state} is not in the transition table (expected: {expected}); "
-                      f"moving to {_deviation_target(ledger, packet, kind)}", "header.packet_type")
+                      f"moving to {deviation_target(ledger, packet, kind)}", "header.packet_type")
 
 
 _RULES = (
@@ -395,20 +248,20 @@ _RULES_FOR = {kind: tuple(r for r in _RULES if _JUDGED_TYPE[r] == kind) for kind
 # --------------------------------------------------------------------------- the step
 def fsm_step(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> FsmStep:
     """The state `packet` leads to from `ledger.state`, with the FSM violations it raises."""
-    kind, state = _type(packet), ledger.state
+    kind, state = packet_type_of(packet), ledger.state
     if state == S9:
         return _safe_mode_step(ledger, packet)
     if kind == ALERT:
-        critical = _upper(_payload(packet).get("severity")) == "CRITICAL"
+        critical = _upper(payload_of(packet).get("severity")) == "CRITICAL"
         return FsmStep(S9 if critical else state, ())
     if kind == "QueueUpdatePacket":  # queue bookkeeping is not part of the episode's cognition loop
         return FsmStep(state, ())
     if kind == AUTHORIZATION:  # out of band: moves only where the table says (S3 after ACT -> S5)
-        row = _row(ledger, packet, kind)
+        row = row_for(ledger, packet, kind)
         return FsmStep(row.target if row else state, ())
-    row = _row(ledger, packet, kind)
+    row = row_for(ledger, packet, kind)
     # A decision lands where its outcome says, legal or not; anything else off the table lands naturally.
-    target = row.target if row and kind != DECISION else _deviation_target(ledger, packet, kind)
+    target = row.target if row and kind != DECISION else deviation_target(ledger, packet, kind)
     found = []
     for rule in _RULES_FOR.get(kind or "", ()):
         violation = rule(ledger, packet)
@@ -426,5 +279,5 @@ def _safe_mode_step(ledger: EpisodeLedger, packet: Mapping[str, Any]) -> FsmStep
     if locked is not None:
         return FsmStep(S9, (locked,))
     # The clearing alert wins over its severity: Integrity may well mark the clearing itself CRITICAL.
-    cleared = _type(packet) == ALERT and _upper(_payload(packet).get("alert_type")) == "SAFE_MODE_CLEAR"
+    cleared = packet_type_of(packet) == ALERT and _upper(payload_of(packet).get("alert_type")) == "SAFE_MODE_CLEAR"
     return FsmStep(S7 if cleared else S9, ())

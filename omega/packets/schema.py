@@ -33,9 +33,8 @@ Optional metadata fields (reliability_score, execution_metadata, etc.)") and the
 packet (its content hash, the verdict's identity) keeps the null; the WARNING says what was normalised. So
 `check_schema(p)` has no ERROR exactly when jsonschema accepts `p` with those nulls removed.
 
-Every message names the field path, what is accepted and what was found (`_found`: the JSON type and the value
-as JSON, cut to 80 characters), e.g. `header.layer_source must be an integer 1..6 or "Integrity", got a string
-"5"`.
+Every message names the field path, what is accepted and what was found, in the words of
+`omega.packets.schema_messages`.
 
 The header's `packet_type` selects the payload rules; a missing or unknown type is reported on
 `header.packet_type` and then only PacketBase is checked (the payload must be an object).
@@ -50,40 +49,29 @@ with the invariant stage, which reports them under their own rule ids.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
-from decimal import Decimal
-from fractions import Fraction
 from types import MappingProxyType
 
 from omega.packets.schema_compile import CompiledRules, compile_rules
-from omega.packets.schema_rules import (
-    FREE_OBJECT,
-    HEADER,
-    MCP,
-    PACKET_TYPES,
-    PAYLOADS,
-    AnyValue,
-    Arr,
-    Bool,
-    Int,
-    Node,
-    Num,
-    Obj,
-    OneOf,
-    Str,
-    req,
+from omega.packets.schema_messages import (
+    Real,
+    admits,
+    child_path,
+    count_of,
+    expected,
+    found_text,
+    json_type,
+    path_label,
 )
+from omega.packets.schema_rules import FREE_OBJECT, HEADER, MCP, PACKET_TYPES, PAYLOADS
+from omega.packets.schema_vocabulary import Arr, Int, Node, Num, Obj, OneOf, Str, req
 from omega.violations import Severity, Violation
 
 __all__ = ["COMPILED", "PACKET_RULES", "PACKET_TYPES", "RULE", "check_schema", "interpret_schema",
            "read_nulls_as_absent", "source_for"]
 
 RULE = "SCHEMA"
-_SHOWN_MAX = 80
-
-_Real = int | float | Decimal | Fraction
 
 
 def _packet_rules(payload: Obj) -> Obj:
@@ -122,7 +110,7 @@ def interpret_schema(packet: object) -> list[Violation]:
     """`check_schema` without the compiled fast path: the interpreter over the rule tables."""
     out: list[Violation] = []
     if not isinstance(packet, dict):
-        out.append(_violation(None, f"a packet must be a JSON object, got {_json_type(packet)}"))
+        out.append(_violation(None, f"a packet must be a JSON object, got {json_type(packet)}"))
         return out
     _check(_rules_of(packet), packet, "", out)
     return out
@@ -145,7 +133,7 @@ def _rules_of(packet: dict[object, object]) -> Obj:
 
 def _null_is_absent(spec_required: bool, node: Node, value: object) -> bool:
     """An explicit null on an optional field whose type does not admit null: read as absent."""
-    return value is None and not spec_required and not _type_ok(node, None)
+    return value is None and not spec_required and not admits(node, None)
 
 
 _ABSENT = object()  # marks a field `_without_nulls` drops
@@ -170,7 +158,7 @@ def _without_nulls(node: Node, value: object) -> object:
         items = [_without_nulls(node.items, item) for item in value]
         return value if all(a is b for a, b in zip(items, value, strict=True)) else items
     if isinstance(node, OneOf):
-        typed = [option for option in node.options if _type_ok(option, value)]
+        typed = [option for option in node.options if admits(option, value)]
         return _without_nulls(typed[0], value) if len(typed) == 1 else value
     return value
 
@@ -188,8 +176,8 @@ def _check(node: Node, value: object, path: str, out: list[Violation]) -> None:
     if kind is Obj and type(value) is dict:
         _check_obj(node, value, path, out)  # type: ignore[arg-type]
         return
-    if not _type_ok(node, value):
-        out.append(_violation(path, f"{_label(path)} must be {_expected(node)}, got {_found(value)}"))
+    if not admits(node, value):
+        out.append(_violation(path, f"{path_label(path)} must be {expected(node)}, got {found_text(value)}"))
         return
     if isinstance(node, Str):
         _check_str(node, value, path, out)
@@ -209,7 +197,7 @@ def _check_str(node: Str, value: object, path: str, out: list[Violation]) -> Non
     if (len(value) >= node.min_length and (not node.enum or value in node.enum)
             and (node.pattern is None or re.search(node.pattern, value) is not None)):
         return
-    label, found = _label(path), _found(value)
+    label, found = path_label(path), found_text(value)
     if len(value) < node.min_length:
         need = "must not be empty" if node.min_length == 1 else f"needs at least {node.min_length} characters"
         out.append(_violation(path, f"{label} {need}, got {found}"))
@@ -220,21 +208,21 @@ def _check_str(node: Str, value: object, path: str, out: list[Violation]) -> Non
 
 
 def _check_range(node: Int | Num, value: object, path: str, out: list[Violation]) -> None:
-    if not isinstance(value, _Real):
+    if not isinstance(value, Real):
         return
     if node.minimum is not None and value < node.minimum:
-        out.append(_violation(path, f"{_label(path)} must be at least {node.minimum!r}, got {_found(value)}"))
+        out.append(_violation(path, f"{path_label(path)} must be at least {node.minimum!r}, got {found_text(value)}"))
     if node.maximum is not None and value > node.maximum:
-        out.append(_violation(path, f"{_label(path)} must be at most {node.maximum!r}, got {_found(value)}"))
+        out.append(_violation(path, f"{path_label(path)} must be at most {node.maximum!r}, got {found_text(value)}"))
 
 
 def _check_arr(node: Arr, value: object, path: str, out: list[Violation]) -> None:
     assert isinstance(value, list)
-    label, size = _label(path), len(value)
+    label, size = path_label(path), len(value)
     if size < node.min_items:
-        out.append(_violation(path, f"{label} needs at least {_count(node.min_items, 'item')}, got {size}"))
+        out.append(_violation(path, f"{label} needs at least {count_of(node.min_items, 'item')}, got {size}"))
     if node.max_items is not None and size > node.max_items:
-        out.append(_violation(path, f"{label} allows at most {_count(node.max_items, 'item')}, got {size}"))
+        out.append(_violation(path, f"{label} allows at most {count_of(node.max_items, 'item')}, got {size}"))
     for index, item in enumerate(value):
         _check(node.items, item, f"{path}[{index}]", out)
 
@@ -251,17 +239,18 @@ def _check_obj(node: Obj, value: object, path: str, out: list[Violation]) -> Non
                 _check(spec.node, item, prefix + name, out)
         elif spec.required:
             out.append(_violation(prefix + name, f"required field {prefix + name} is missing: expected "
-                                                 f"{_expected(spec.node)}"))
+                                                 f"{expected(spec.node)}"))
     if node.closed and not value.keys() <= node.fields.keys():
         allowed = ", ".join(node.fields)
         if node.meta_prefix is not None:
             allowed += f", or any key starting with {node.meta_prefix!r}"
         for key in sorted((k for k in value if not _declared(node, k)), key=str):
-            child = _join(path, str(key))
-            out.append(_violation(child, f"{child} is not an allowed field of {_label(path)}: allowed are {allowed}"))
+            child = child_path(path, str(key))
+            out.append(_violation(child, f"{child} is not an allowed field of {path_label(path)}: "
+                                         f"allowed are {allowed}"))
     if len(value) < node.min_properties:
-        need = _count(node.min_properties, "field")
-        out.append(_violation(path, f"{_label(path)} needs at least {need}, got {len(value)}"))
+        need = count_of(node.min_properties, "field")
+        out.append(_violation(path, f"{path_label(path)} needs at least {need}, got {len(value)}"))
 
 
 def _check_one_of(node: OneOf, value: object, path: str, out: list[Violation]) -> None:
@@ -274,14 +263,15 @@ def _check_one_of(node: OneOf, value: object, path: str, out: list[Violation]) -
     if passing == 1:
         return
     if passing > 1:
-        out.append(_violation(path, f"{_label(path)} matches more than one of: {node.expected}; got {_found(value)}"))
+        out.append(_violation(path, f"{path_label(path)} matches more than one of: {node.expected}; "
+                                    f"got {found_text(value)}"))
         return
-    typed = [(option, found) for option, found in zip(node.options, results, strict=True) if _type_ok(option, value)]
+    typed = [(option, found) for option, found in zip(node.options, results, strict=True) if admits(option, value)]
     if len(typed) == 1 and isinstance(typed[0][0], Obj | Arr):
         # a container of the right type: its own complaints (a field inside it) are the readable ones
         out.extend(typed[0][1])
     else:  # a scalar alternative's complaint would hide the others ('5' is not "Integrity", nor is it 1..6)
-        out.append(_violation(path, f"{_label(path)} must be {node.expected}, got {_found(value)}"))
+        out.append(_violation(path, f"{path_label(path)} must be {node.expected}, got {found_text(value)}"))
 
 
 def _declared(node: Obj, key: object) -> bool:
@@ -290,83 +280,7 @@ def _declared(node: Obj, key: object) -> bool:
     return node.meta_prefix is not None and isinstance(key, str) and key.startswith(node.meta_prefix)
 
 
-# ------------------------------------------------------------------ JSON types, as jsonschema has them
-def _is_integer(value: object) -> bool:
-    if isinstance(value, bool):
-        return False
-    return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, _Real) and not isinstance(value, bool)
-
-
-def _type_ok(node: Node, value: object) -> bool:
-    """Whether `value` has a JSON type `node` admits (for a OneOf: any alternative's type)."""
-    if isinstance(node, Str):
-        return isinstance(value, str) or (node.nullable and value is None)
-    if isinstance(node, Int):
-        return _is_integer(value)
-    if isinstance(node, Num):
-        return _is_number(value)
-    if isinstance(node, Bool):
-        return isinstance(value, bool)
-    if isinstance(node, Arr):
-        return isinstance(value, list)
-    if isinstance(node, Obj):
-        return isinstance(value, dict)
-    if isinstance(node, OneOf):
-        return any(_type_ok(option, value) for option in node.options)
-    assert isinstance(node, AnyValue)
-    return True
-
-
-def _expected(node: Node) -> str:
-    """What `node` accepts, in words."""
-    if isinstance(node, Str):
-        return _expected_str(node)
-    if isinstance(node, OneOf):
-        return node.expected
-    if isinstance(node, Int | Num):
-        return _expected_number(node)
-    if isinstance(node, AnyValue):
-        return "any JSON value"
-    names: Mapping[type, str] = {Int: "an integer", Num: "a number", Bool: "a boolean", Arr: "an array"}
-    return names.get(type(node), "an object")
-
-
-def _json_type(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if _is_integer(value):
-        return "an integer"
-    if _is_number(value):
-        return "a number"
-    names: Mapping[type, str] = {str: "a string", list: "an array", dict: "an object"}
-    return names.get(type(value), f"a Python {type(value).__name__}")
-
-
-# --------------------------------------------------------------------------- message helpers
-def _expected_str(node: Str) -> str:
-    kind = "a string or null" if node.nullable else "a string"
-    if node.enum:
-        return f"one of: {', '.join(node.enum)}"
-    if node.pattern is not None:
-        return f"{kind} matching {node.pattern}"
-    return f"a non-empty string{' or null' if node.nullable else ''}" if node.min_length == 1 else kind
-
-
-def _expected_number(node: Int | Num) -> str:
-    kind = "an integer" if isinstance(node, Int) else "a number"
-    if node.minimum is not None and node.maximum is not None:
-        return f"{kind} {node.minimum!r}..{node.maximum!r}"
-    if node.minimum is not None:
-        return f"{kind} >= {node.minimum!r}"
-    return kind if node.maximum is None else f"{kind} <= {node.maximum!r}"
-
-
+# --------------------------------------------------------------------------- the violations
 def _violation(path: str | None, message: str) -> Violation:
     return Violation(rule=RULE, severity=Severity.ERROR, message=message, field=path or None)
 
@@ -374,28 +288,3 @@ def _violation(path: str | None, message: str) -> Violation:
 def _null_warning(path: str) -> Violation:
     return Violation(RULE, Severity.WARNING,
                      f"{path} is null: read as absent (optional field; omit it instead of writing null)", path)
-
-
-def _join(path: str, name: str) -> str:
-    return f"{path}.{name}" if path else name
-
-
-def _label(path: str) -> str:
-    return path or "the packet"
-
-
-def _count(n: int, noun: str) -> str:
-    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
-
-
-def _found(value: object) -> str:
-    """What was found: its JSON type and its value as JSON (`a string "5"`, `null`), cut to 80 characters."""
-    return "null" if value is None else f"{_json_type(value)} {_shown(value)}"
-
-
-def _shown(value: object) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False, sort_keys=True, default=repr)
-    except (ValueError, TypeError, RecursionError):  # a cycle, keys of mixed types, nesting past the stack
-        text = "[...]" if isinstance(value, list) else "{...}" if isinstance(value, dict) else repr(value)[:_SHOWN_MAX]
-    return text if len(text) <= _SHOWN_MAX else f"{text[: _SHOWN_MAX - 3]}..."

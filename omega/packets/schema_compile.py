@@ -1,12 +1,13 @@
 """Straight-line predicates generated from the structural rules: the fast path of `check_schema`.
 
-`compile_rules(rules)` turns each whole-packet rule table (an `Obj` of `omega.packets.schema_rules`) into
-the source of one Python function, `is_valid_<PacketType>(packet) -> bool`, and compiles it once. The
-function is the interpreter of `omega.packets.schema` unrolled for that one table: inline type checks,
-frozenset enum membership, precompiled patterns, presence by `in` and closedness by counting keys, bounds
-and lengths, one `for` loop per array; no recursion, no messages, about a tenth of the interpreter's time
-on a valid packet. `omega.packets.schema.source_for(packet_type)` shows what `check_schema` compiled
-(about 25 ms at import for all ten); this module imports nothing of the checker.
+`compile_rules(rules)` turns each whole-packet rule table (an `Obj` of `omega.packets.schema_vocabulary`, as
+`omega.packets.schema_rules` builds them) into the source of one Python function,
+`is_valid_<PacketType>(packet) -> bool`, and compiles it once. The function is the interpreter of
+`omega.packets.schema` unrolled for that one table: inline type checks, frozenset enum membership, precompiled
+patterns, presence by `in` and closedness by counting keys, bounds and lengths, one `for` loop per array; no
+recursion, no messages, about a tenth of the interpreter's time on a valid packet.
+`omega.packets.schema.source_for(packet_type)` shows what `check_schema` compiled (about 25 ms at import for
+all ten); this module imports nothing of the checker.
 
 The contract with the interpreter (`omega.packets.schema.interpret_schema`):
 
@@ -41,7 +42,7 @@ from decimal import Decimal
 from fractions import Fraction
 from types import MappingProxyType
 
-from omega.packets.schema_rules import AnyValue, Arr, Bool, Int, Node, Num, Obj, OneOf, Str
+from omega.packets.schema_vocabulary import AnyValue, Arr, Bool, Int, Node, Num, Obj, OneOf, Str
 
 __all__ = ["CompiledRules", "Predicate", "compile_rules", "generate_source"]
 
@@ -82,7 +83,7 @@ _ALL = "*"
 
 
 def _tags(node: Node) -> frozenset[str]:
-    """The exact Python types whose values `node` can accept (its `_type_ok` domain), as tags."""
+    """The exact Python types whose values `node` can accept (its `schema_messages.admits` domain), as tags."""
     if isinstance(node, Str):
         return frozenset({"str", "null"} if node.nullable else {"str"})
     if isinstance(node, Int):

@@ -1,10 +1,11 @@
 """The structural rules of OMEN v0.7 packets, written as data.
 
 Each record is a small field-spec table (`record(...)` / `open_record(...)` of `req(...)` and `opt(...)`
-fields); `omega.packets.schema` walks these tables with one interpreter. The tables transcribe the
-published JSON Schemas in `spec/omen/schema-v0.7/` (header, MCP, seven payloads) and, for the three
-types without a published schema (VerificationPlanPacket, IntegrityAlertPacket, QueueUpdatePacket),
-`docs/omen-extra-packets.md`. Keep the two in step: a change here is a change of the contract.
+fields, the vocabulary of `omega.packets.schema_vocabulary`); `omega.packets.schema` walks these tables with
+one interpreter. The tables transcribe the published JSON Schemas in `spec/omen/schema-v0.7/` (header, MCP,
+seven payloads) and, for the three types without a published schema (VerificationPlanPacket,
+IntegrityAlertPacket, QueueUpdatePacket), `docs/omen-extra-packets.md`. Keep the two in step: a change here is
+a change of the contract.
 
 Closedness follows the JSON Schemas: the header, every MCP object and every payload are closed
 (`additionalProperties: false`); objects nested inside a payload are open unless a schema closes them.
@@ -13,116 +14,24 @@ Closedness follows the JSON Schemas: the header, every MCP object and every payl
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import TypeAlias
 
-
-# --------------------------------------------------------------------------- field-spec vocabulary
-@dataclass(frozen=True, slots=True)
-class Str:
-    """A JSON string; `nullable` also admits null (JSON Schema `type: ["string", "null"]`)."""
-
-    enum: tuple[str, ...] = ()
-    pattern: str | None = None
-    min_length: int = 0
-    nullable: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Int:
-    """A JSON integer (a bool is not one; a float with an integral value, e.g. 3.0, is)."""
-
-    minimum: int | None = None
-    maximum: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Num:
-    """A JSON number: an integer or a float, never a bool."""
-
-    minimum: float | None = None
-    maximum: float | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Bool:
-    """A JSON boolean."""
-
-
-@dataclass(frozen=True, slots=True)
-class AnyValue:
-    """Any JSON value, null included (a schema with no `type`)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Arr:
-    """A JSON array whose every item follows `items`."""
-
-    items: Node
-    min_items: int = 0
-    max_items: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Field:
-    """One named member of a record."""
-
-    node: Node
-    required: bool
-
-
-@dataclass(frozen=True, slots=True)
-class Obj:
-    """A JSON object: declared fields in order; `closed` forbids others except keys starting with
-    `meta_prefix` (PacketBase's `patternProperties: {"^_": {}}`)."""
-
-    fields: Mapping[str, Field] = field(default_factory=lambda: MappingProxyType({}))
-    closed: bool = False
-    min_properties: int = 0
-    meta_prefix: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class OneOf:
-    """Exactly one alternative must hold (JSON Schema `oneOf`); `expected` says what in words."""
-
-    options: tuple[Node, ...]
-    expected: str
-
-
-Node: TypeAlias = Str | Int | Num | Bool | AnyValue | Arr | Obj | OneOf
-
-
-def req(node: Node) -> Field:
-    """A required field."""
-    return Field(node, required=True)
-
-
-def opt(node: Node) -> Field:
-    """An optional field."""
-    return Field(node, required=False)
-
-
-def record(**fields: Field) -> Obj:
-    """A closed object (`additionalProperties: false`)."""
-    return Obj(MappingProxyType(fields), closed=True)
-
-
-def open_record(*, min_properties: int = 0, **fields: Field) -> Obj:
-    """An open object: declared fields are checked, other keys are accepted."""
-    return Obj(MappingProxyType(fields), closed=False, min_properties=min_properties)
-
-
-def choice(values: str) -> Str:
-    """A string enum, its members written space-separated."""
-    return Str(enum=tuple(values.split()))
-
-
-def ident(prefix: str) -> Str:
-    """An OMEN identifier such as `pkt_0123`: the prefix, then one or more of `[a-zA-Z0-9_-]`."""
-    return Str(pattern=f"^{prefix}[a-zA-Z0-9_-]+$")
-
+from omega.packets.schema_vocabulary import (
+    AnyValue,
+    Arr,
+    Bool,
+    Int,
+    Num,
+    Obj,
+    OneOf,
+    Str,
+    choice,
+    ident,
+    open_record,
+    opt,
+    record,
+    req,
+)
 
 # --------------------------------------------------------------------------- shared leaves
 TEXT = Str()

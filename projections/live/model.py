@@ -35,7 +35,7 @@ from typing import Any
 
 from omega.agents import failures, rules
 from omega.events import SEVERITY_SCALE, SPEC_SEVERITY
-from omega.packets import fsm
+from omega.packets import fsm_table
 from projections.memories.documents import JSONObject
 from projections.memories.log_events import (
     AGENT_MESSAGES,
@@ -64,9 +64,9 @@ RANK = {s: i for i, s in enumerate(SEVERITY_SCALE)}
 NO_SEVERITY = len(SEVERITY_SCALE)
 """The rank of "no alert" (after INFO), what an episode without alerts stores for the severity filter."""
 
-SAFE_MODE = fsm.S9
+SAFE_MODE = fsm_table.S9
 UNKNOWN_STATE = "UNKNOWN"
-STATES = (*fsm.STATES, UNKNOWN_STATE)
+STATES = (*fsm_table.STATES, UNKNOWN_STATE)
 """Every `fsm_state` an episode can show."""
 DIRECTIVE, RESULT = "TaskDirectivePacket", "TaskResultPacket"
 STATUS_COUNTER = {"ACCEPTED": "accepted", "ACCEPTED_WITH_WARNINGS": "warnings", "REJECTED": "rejected"}

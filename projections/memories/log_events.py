@@ -27,7 +27,7 @@ from typing import Any, TypeVar, cast
 import orjson
 
 from omega import strictjson
-from omega.agents.session_mapping import verdict_tag
+from omega.agents.message_reading import verdict_tag
 from omega.canonical import content_hash, derived_id
 from omega.eventtime import parse_iso
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from itertools import combinations
 
 from omega.agents.roster import AGENTS, TIER_RANGES, agent_by_name, parse_tier
-from omega.agents.session_mapping import (
+from omega.agents.session_gates import (
     DEFEATED_TAGS,
     GAPS_CLEAR_TAGS,
     GAPS_OPEN_TAGS,

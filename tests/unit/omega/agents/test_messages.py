@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from omega.agents import roster
+from omega.agents.message_fields import FLAG_KEYS, MESSAGE_KEYS, NORMATIVE
 from omega.agents.messages import message_from_record, message_record, parse_messages, render_message
 from omega.agents.model import AgentMessage, Flags, InputUsed, MessageRejected, Reference
-from omega.agents.validation import FLAG_KEYS, MESSAGE_KEYS, NORMATIVE
 from omega.canonical import canonical_json, derived_id
 
 SCHEMA_DIR = Path(__file__).resolve().parents[4] / "schemas_avro"

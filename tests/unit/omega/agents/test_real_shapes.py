@@ -16,10 +16,10 @@ import pytest
 import yaml
 from fastavro.schema import load_schema
 
+from omega.agents.message_fields import NORMATIVE
 from omega.agents.messages import message_from_record, message_record, parse_messages
 from omega.agents.model import AgentMessage, InputUsed, MessageRejected
 from omega.agents.session import evolve
-from omega.agents.validation import NORMATIVE
 
 ROOT = Path(__file__).resolve().parents[4]
 DATA = ROOT / "tests" / "data" / "omega57" / "real_shapes"

@@ -171,7 +171,7 @@ def test_degraded_tools_at_medium_stakes_retries_a_failed_read_and_labels_the_ga
         V("pkt_dt_0003", "ACCEPTED", (), "S2_MODEL", "S3_DECIDE"),  # ACT with tools_partial, uncertainty HIGH
         V("pkt_dt_0004", "ACCEPTED", (), "S3_DECIDE", "S6_EXECUTE"),
         # FAILURE, inside its 20 s timeout; OBSERVED REALTIME with no evidence ref, only an absence reason:
-        # INV-004 flags it for review (OBSERVED claims, invariants.py docstring)
+        # INV-004 flags it for review (OBSERVED claims, invariants_evidence.py docstring)
         V("pkt_dt_0005", "ACCEPTED_WITH_WARNINGS", ("INV-004",), "S6_EXECUTE", "S6_EXECUTE"),
         V("pkt_dt_0006", "ACCEPTED", (), "S6_EXECUTE", "S6_EXECUTE"),  # the retry
         V("pkt_dt_0007", "ACCEPTED", (), "S6_EXECUTE", "S6_EXECUTE"),

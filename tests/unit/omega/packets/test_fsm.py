@@ -12,7 +12,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from omega.packets.fsm import (
-    STATES,
     FsmStep,
     fsm_e1_no_decision_without_model,
     fsm_e2_no_action_without_decision,
@@ -24,6 +23,7 @@ from omega.packets.fsm import (
     fsm_step,
     illegal_transition,
 )
+from omega.packets.fsm_table import STATES
 from omega.packets.judgements import Judgements
 from omega.packets.ledger import EpisodeLedger, Judgement, OpenDirective, Token, VerifyLoop
 from omega.packets.schema import check_schema

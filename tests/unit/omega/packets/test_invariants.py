@@ -22,7 +22,6 @@ from omega.packets.invariants import (
     inv_001_mcp_completeness,
     inv_002_subpar_never_acts,
     inv_003_high_stakes_verify_or_escalate,
-    inv_004_no_live_claim_without_evidence,
     inv_005_budget_overrun_requires_approval,
     inv_006_drive_arbitration_sequence,
     inv_007_write_requires_token_scope,
@@ -34,6 +33,7 @@ from omega.packets.invariants import (
     is_budget_approval,
     overruns,
 )
+from omega.packets.invariants_evidence import inv_004_no_live_claim_without_evidence
 from omega.packets.ledger import Budgets, EpisodeLedger, Token, Usage, VerifyLoop
 from omega.packets.validator import evolve
 from omega.packets.verdict import PacketVerdict
@@ -318,7 +318,7 @@ def test_inv004_grounded_statuses_need_no_live_evidence(status: str) -> None:
     assert inv_004_no_live_claim_without_evidence(live_claim([], status), EMPTY, NOW_MS) == []
 
 
-# OBSERVED (decision in invariants.py's docstring): OMEN.md §8.1 core rule "evidence references (or explicit
+# OBSERVED (decision in invariants_evidence.py's docstring): OMEN.md §8.1 core rule "evidence references (or explicit
 # absence)" and §8.4 item 4 "cannot claim live truth without tool evidence refs" outrank the pseudo-code's
 # "These are grounded". Expected values by hand: no refs + no reason -> one ERROR; no refs + a reason -> one
 # WARNING; any ref, or a non-live freshness class -> nothing.
@@ -1182,7 +1182,7 @@ def test_the_bundled_example_episodes_break_no_invariant() -> None:
             found += [(path.name, v.rule) for o in outputs if isinstance(o, PacketVerdict)
                       for v in o.violations if v.rule.startswith("INV-")]
     # pkt_dt_0005: a FAILURE result labelled OBSERVED REALTIME with no evidence ref, only an absence reason
-    # ("The read failed; no data to cite"): INV-004's WARNING for OBSERVED claims (invariants.py docstring).
+    # ("The read failed; no data to cite"): INV-004's WARNING for OBSERVED claims (invariants_evidence.py docstring).
     assert found == [("degraded_tools.jsonl", "INV-004")]
 
 

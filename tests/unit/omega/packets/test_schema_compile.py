@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 from omega.packets import schema
 from omega.packets.schema import COMPILED, PACKET_RULES, check_schema, interpret_schema
 from omega.packets.schema_compile import Predicate, compile_rules, compile_source, generate_source
-from omega.packets.schema_rules import (
-    ANY,
+from omega.packets.schema_rules import ANY
+from omega.packets.schema_vocabulary import (
     AnyValue,
     Arr,
     Bool,

@@ -15,7 +15,7 @@ import pytest
 from omega.packets import schema
 from omega.packets import schema_rules as rules
 from omega.packets.schema import check_schema, read_nulls_as_absent
-from omega.packets.schema_rules import Arr, Obj, OneOf, Str
+from omega.packets.schema_vocabulary import Arr, Int, Num, Obj, OneOf, Str
 from omega.packets.validator import evolve
 from omega.violations import Severity, Violation
 from tests.factories import packet as factory_packet
@@ -147,9 +147,9 @@ def _accepted_forms(node: object) -> list[str]:
         return list(node.enum)
     if isinstance(node, Str):
         return ["a string"]
-    if isinstance(node, rules.Int):
+    if isinstance(node, Int):
         return ["an integer"] + ([f"{node.minimum}..{node.maximum}"] if node.maximum is not None else [])
-    if isinstance(node, rules.Num):
+    if isinstance(node, Num):
         return ["a number"]
     return ["an object"] if isinstance(node, Obj) else ["an array"]
 
