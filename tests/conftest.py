@@ -28,14 +28,31 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         pytest.exit(f"CI is set and the external test data {SHARED} is missing", returncode=pytest.ExitCode.USAGE_ERROR)
 
 
+# Serial tests that start brokers of their own (a cluster, a bounced or secure broker): one at a time, in one
+# pytest-xdist worker, so no two sets of extra JVMs compete for the 2 cores and the memory.
+OWN_BROKERS = frozenset({"test_broker_loss.py", "test_kafka_acl_live.py", "test_kafka_sh.py", "test_under_fire.py"})
+# Serial tests that assert a wall-clock bound (the alert in the page's feed within FEED_WITHIN seconds): `alone`,
+# run by themselves after the others, as every serial test ran before.
+ALONE = frozenset({"test_live_page_browser.py"})
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects: `-m serial` / `-m "not serial"` see the marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """`serial`: every test under tests/integration/ (servers, worker processes, the browser, wall-clock
-    deadlines) and every other test that asks for a shared server by its fixture. scripts/run-tests.sh runs the
-    rest in parallel (`-m "not serial" -n 2`) and these in one process after it (`-m serial`)."""
+    deadlines) and every other test that asks for a shared server by its fixture; `alone` the few of them that
+    assert a wall-clock bound. scripts/run-tests.sh runs the rest in parallel (`-m "not serial" -n 2`), the serial
+    ones but `alone` on 2 workers, each integration module (or OWN_BROKERS) kept on one worker
+    (`--dist loadgroup`), then the `alone` ones in one process."""
     for item in items:
-        if item.path.is_relative_to(INTEGRATION) or SHARED_SERVERS & set(getattr(item, "fixturenames", ())):
-            item.add_marker(pytest.mark.serial)
+        integration = item.path.is_relative_to(INTEGRATION)
+        if not integration and not SHARED_SERVERS & set(getattr(item, "fixturenames", ())):
+            continue
+        item.add_marker(pytest.mark.serial)
+        if item.path.name in ALONE:
+            item.add_marker(pytest.mark.alone)
+        elif integration:  # a module's tests share its module fixtures, helpers and ports: one worker runs them
+            group = "own-brokers" if item.path.name in OWN_BROKERS else str(item.path.relative_to(INTEGRATION))
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 def _answers(bootstrap: str) -> bool:
