@@ -41,18 +41,30 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """`serial`: every test under tests/integration/ (servers, worker processes, the browser, wall-clock
     deadlines) and every other test that asks for a shared server by its fixture; `alone` the few of them that
     assert a wall-clock bound. scripts/run-tests.sh runs the rest in parallel (`-m "not serial" -n 2`), the serial
-    ones but `alone` on 2 workers, each integration module (or OWN_BROKERS) kept on one worker
-    (`--dist loadgroup`), then the `alone` ones in one process."""
+    ones but `alone` on 2 workers by module (`--dist loadscope`, OWN_BROKERS as one scope: see
+    pytest_xdist_make_scheduler), then the `alone` ones in one process."""
     for item in items:
-        integration = item.path.is_relative_to(INTEGRATION)
-        if not integration and not SHARED_SERVERS & set(getattr(item, "fixturenames", ())):
-            continue
-        item.add_marker(pytest.mark.serial)
-        if item.path.name in ALONE:
-            item.add_marker(pytest.mark.alone)
-        elif integration:  # a module's tests share its module fixtures, helpers and ports: one worker runs them
-            group = "own-brokers" if item.path.name in OWN_BROKERS else str(item.path.relative_to(INTEGRATION))
-            item.add_marker(pytest.mark.xdist_group(group))
+        if item.path.is_relative_to(INTEGRATION) or SHARED_SERVERS & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.serial)
+            if item.path.name in ALONE:
+                item.add_marker(pytest.mark.alone)
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under `--dist loadscope`: each module on one worker, as loadscope does (its tests share module fixtures,
+    helpers and ports), and the OWN_BROKERS modules together on one. (Not `xdist_group` marks with `--dist
+    loadgroup`: pytest-xdist 3.8 renames `item._nodeid`, which pytest 9 no longer reads, so they group nothing.)"""
+    if config.getoption("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class OwnBrokersTogether(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return "own-brokers" if module.rpartition("/")[2] in OWN_BROKERS else str(super()._split_scope(nodeid))
+
+    return OwnBrokersTogether(config, log)
 
 
 def _answers(bootstrap: str) -> bool:
