@@ -14,8 +14,10 @@ echo "== mkdocs"; $BIN/mkdocs build --strict --quiet
 
 started=""
 pg_started=""
+registry_started=""
 wall=""
 finish() {
+  if [[ -n "$registry_started" ]]; then bash deploy/registry/registry.sh down >/dev/null || true; fi
   if [[ -n "$pg_started" ]]; then bash deploy/postgres/pg.sh down >/dev/null || true; fi
   if [[ -n "$started" ]]; then bash deploy/kafka/kafka.sh down || true; fi
   echo "== wall time: $(( (SECONDS - T0) / 60 ))m $(( (SECONDS - T0) % 60 ))s${wall}"
@@ -42,15 +44,23 @@ export OMEGA_REQUIRE_REGISTRY=1
 # missing browser fails that test instead of skipping it.
 echo "== chromium"; bash scripts/ensure-chromium.sh && export OMEGA_REQUIRE_BROWSER=1
 
-# Two passes (tests/conftest.py marks `serial` every test under tests/integration/ and every test that asks for a shared
-# server's fixture): first the rest with pytest-xdist, OMEGA_TEST_WORKERS processes (2: the cores of the dev machine);
-# then the serial ones in one process, as before, with the broker, PostgreSQL and the registry to themselves.
-# PostgreSQL is started here, before the workers: the unit tests of the live views use it, and the workers' own
-# sessions would race to start it (tests/local_service.py). Arguments go to both passes.
+# Three passes (tests/conftest.py marks `serial` every test under tests/integration/ and every test that asks for a
+# shared server's fixture, and `alone` the serial ones asserting a wall-clock bound): first the rest with
+# pytest-xdist, OMEGA_TEST_WORKERS processes (2: the cores of the dev machine); then the serial ones but `alone` on as
+# many workers, each module on one worker and the tests starting brokers of their own on one worker together
+# (`--dist loadscope`, tests/conftest.py): they mostly wait (worker start-up, broker round trips), each under its own topic
+# prefix, consumer group, schema and subjects; then the `alone` ones in one process, with the servers to themselves.
+# PostgreSQL and the registry are started here, before the workers: each worker's session would race to start them
+# (tests/local_service.py). Arguments go to every pass.
 if [[ -z "${OMEGA_PG_URL:-}" ]]; then
   if ! bash deploy/postgres/pg.sh status >/dev/null 2>&1; then pg_started=1; fi
   echo "== postgres"; OMEGA_PG_URL="$(bash deploy/postgres/pg.sh up | tail -n 1)"
   export OMEGA_PG_URL
+fi
+if [[ -z "${OMEGA_SCHEMA_REGISTRY_URL:-}" ]]; then
+  if ! bash deploy/registry/registry.sh status >/dev/null 2>&1; then registry_started=1; fi
+  echo "== registry"; OMEGA_SCHEMA_REGISTRY_URL="$(bash deploy/registry/registry.sh up | sed -n 's/^url=//p')"
+  export OMEGA_SCHEMA_REGISTRY_URL
 fi
 
 run_pass() {  # run_pass NAME PYTEST-ARGS...: runs one pass, notes its wall time, returns pytest's code
@@ -64,14 +74,16 @@ run_pass() {  # run_pass NAME PYTEST-ARGS...: runs one pass, notes its wall time
   wall="$wall; $name $(( (SECONDS - t) / 60 ))m $(( (SECONDS - t) % 60 ))s"
   return $rc
 }
-rc1=0; rc2=0
-run_pass "parallel, -n ${OMEGA_TEST_WORKERS:-2}" -m "not serial" -n "${OMEGA_TEST_WORKERS:-2}" "$@" || rc1=$?
-run_pass "serial" -m serial "$@" || rc2=$?
-# Exit 5 is "no tests collected". Without arguments both passes must find tests; with arguments (a path, -k) one
-# of them may find none, but not both.
-if [[ $rc1 -eq 5 && $rc2 -eq 5 ]] || { [[ $# -eq 0 ]] && [[ $rc1 -eq 5 || $rc2 -eq 5 ]]; }; then
-  echo "pytest collected no tests (parallel pass exit $rc1, serial pass exit $rc2): that is a failure" >&2
+workers=${OMEGA_TEST_WORKERS:-2}
+rc1=0; rc2=0; rc3=0
+run_pass "parallel, -n $workers" -m "not serial" -n "$workers" "$@" || rc1=$?
+run_pass "serial, -n $workers" -m "serial and not alone" -n "$workers" --dist loadscope "$@" || rc2=$?
+run_pass "alone" -m alone "$@" || rc3=$?
+# Exit 5 is "no tests collected". Without arguments every pass must find tests; with arguments (a path, -k) some
+# of them may find none, but not all.
+if [[ $rc1 -eq 5 && $rc2 -eq 5 && $rc3 -eq 5 ]] || { [[ $# -eq 0 ]] && [[ $rc1 -eq 5 || $rc2 -eq 5 || $rc3 -eq 5 ]]; }; then
+  echo "pytest collected no tests (exit codes: parallel pass $rc1, serial pass $rc2, alone $rc3): that is a failure" >&2
   exit 1
 fi
-for rc in $rc1 $rc2; do if [[ $rc -ne 0 && $rc -ne 5 ]]; then exit "$rc"; fi; done
+for rc in $rc1 $rc2 $rc3; do if [[ $rc -ne 0 && $rc -ne 5 ]]; then exit "$rc"; fi; done
 exit 0

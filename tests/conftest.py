@@ -28,14 +28,43 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         pytest.exit(f"CI is set and the external test data {SHARED} is missing", returncode=pytest.ExitCode.USAGE_ERROR)
 
 
+# Serial tests that start brokers of their own (a cluster, a bounced or secure broker): one at a time, in one
+# pytest-xdist worker, so no two sets of extra JVMs compete for the 2 cores and the memory.
+OWN_BROKERS = frozenset({"test_broker_loss.py", "test_kafka_acl_live.py", "test_kafka_sh.py", "test_under_fire.py"})
+# Serial tests that assert a wall-clock bound (the alert in the page's feed within FEED_WITHIN seconds): `alone`,
+# run by themselves after the others, as every serial test ran before.
+ALONE = frozenset({"test_live_page_browser.py"})
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects: `-m serial` / `-m "not serial"` see the marker
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """`serial`: every test under tests/integration/ (servers, worker processes, the browser, wall-clock
-    deadlines) and every other test that asks for a shared server by its fixture. scripts/run-tests.sh runs the
-    rest in parallel (`-m "not serial" -n 2`) and these in one process after it (`-m serial`)."""
+    deadlines) and every other test that asks for a shared server by its fixture; `alone` the few of them that
+    assert a wall-clock bound. scripts/run-tests.sh runs the rest in parallel (`-m "not serial" -n 2`), the serial
+    ones but `alone` on 2 workers by module (`--dist loadscope`, OWN_BROKERS as one scope: see
+    pytest_xdist_make_scheduler), then the `alone` ones in one process."""
     for item in items:
         if item.path.is_relative_to(INTEGRATION) or SHARED_SERVERS & set(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.serial)
+            if item.path.name in ALONE:
+                item.add_marker(pytest.mark.alone)
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """Under `--dist loadscope`: each module on one worker, as loadscope does (its tests share module fixtures,
+    helpers and ports), and the OWN_BROKERS modules together on one. (Not `xdist_group` marks with `--dist
+    loadgroup`: pytest-xdist 3.8 renames `item._nodeid`, which pytest 9 no longer reads, so they group nothing.)"""
+    if config.getoption("dist") != "loadscope":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class OwnBrokersTogether(LoadScopeScheduling):  # type: ignore[misc]
+        def _split_scope(self, nodeid: str) -> str:
+            module = nodeid.split("::", 1)[0]
+            return "own-brokers" if module.rpartition("/")[2] in OWN_BROKERS else str(super()._split_scope(nodeid))
+
+    return OwnBrokersTogether(config, log)
 
 
 def _answers(bootstrap: str) -> bool:
