@@ -9,9 +9,9 @@
     replay_jobs     `omega replay --jobs N`: the log split by partition key over processes, merged in input order
     producer_publish  the producer kit's I/O: packets to Kafka (keyed by correlation id) or JSONL; the wall clock
     stages/         Faust-free work per record: raw bytes + Source -> Emits
-        base            Source, Emit, Outputs (the encoder: records, dead letters), strict JSON, size bounds
+        base            Source, Emit, Outputs (the encoder all stages share: records, dead letters), strict JSON
         keyed           KeyedTable (a Faust table or a dict), put_checked (STATE_TOO_LARGE), DecodedCache
-        packets         Pipeline: OMEN ingress (JSON -> Avro), packet judgement, watermark ticks
+        packets         PacketStage: OMEN ingress (JSON -> Avro), packet judgement, watermark ticks; IngressSteps
         episodes        EpisodeSteps: the validator's step over the episodes table (ledgers + judgements)
         lateness        WaitingRoom: packets waiting for their partition's watermark (OMEGA_MAX_LATENESS_MS > 0)
         messages        MonitorStage, SessionSteps: OMEGA-57 agent output -> messages, session judgement

@@ -1,4 +1,4 @@
-"""Embedded replay: recorded events through the same pipeline stages as the worker, with in-memory state.
+"""Embedded replay: recorded events through the worker's own stages, with in-memory state.
 
 Inputs are read in the order given (files, a directory's files by name, then lines or records), which is the order
 of the log; gzip is read through, `-` is stdin, and a binary input is refused whole (InputError).
@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from omega.canonical import canonical_json
+from omega.packets.authenticity import AuthPolicy
 from omega.packets.ledger import EpisodeLedger
 from streams.kafka.partitioning import partition_of
 from streams.kafka.tracing import HEADER as TRACE_HEADER
@@ -33,11 +34,11 @@ from streams.replay_inputs import (
     input_stem,
     jsonable,
 )
-from streams.stages.base import Emit, InputRejected, Source
+from streams.stages.base import Emit, InputRejected, Outputs, Source
 from streams.stages.episodes import EpisodeSteps
 from streams.stages.keys import natural_key
 from streams.stages.messages import MonitorStage, SessionSteps
-from streams.stages.packets import Pipeline
+from streams.stages.packets import PacketStage
 from streams.topics import AGENT_MESSAGES, DEAD_LETTERS, PACKETS, PACKETS_JSON, TERMINATIONS, VERDICTS, TopicSpec
 from streams.wire.codec import CONFLUENT_MAGIC, MARKER, SchemaRegistry
 from streams.wire.omen_avro import PACKET_AS_SENT_SCHEMA, PACKET_SCHEMA
@@ -122,7 +123,7 @@ PACKETS_SOURCE = f"replay:{PACKETS.name}"  # the source topic of a record the in
 
 
 class _EchoRegistry(SchemaRegistry):
-    """The pipeline's registry, remembering the packet it encoded last: the episode step decodes those very bytes
+    """The shared outputs' registry, remembering the packet it encoded last: the episode step decodes those very bytes
     next, and gets the datum they were written from instead of fastavro's reading of them (a third of a packet's
     cost). Any other bytes (a waiting packet read back from the table, a record from elsewhere) decode as ever."""
 
@@ -175,25 +176,25 @@ class Replayer:
     record of the waiting packet the watermark released; None for an output of the end of the log that no record
     caused (an INV-011 timeout). The outputs themselves are the same either way."""
 
-    def __init__(self, pipeline: Pipeline, max_lateness_ms: int = 0, partitions: int = 1,
-                 origins: bool = False) -> None:
+    def __init__(self, outputs: Outputs, max_lateness_ms: int = 0, partitions: int = 1,
+                 origins: bool = False, auth_policy: AuthPolicy | None = None) -> None:
         """`partitions`: the worker's packets partitions; under a lateness each has its own watermark, as live
         (which packets are late depends on it); without one, or with 1, the log is one partition."""
-        # A copy over a registry that skips re-reading the packet it just wrote (_EchoRegistry); the caller's
-        # pipeline is left as it was.
-        self.pipeline = copy.copy(pipeline)
-        self.pipeline.registry = _EchoRegistry(pipeline.registry)
+        # A copy over a registry that skips re-reading the packet it just wrote (_EchoRegistry)
+        self.outputs = copy.copy(outputs)
+        self.outputs.registry = _EchoRegistry(outputs.registry)
+        self.packet_stage = PacketStage(self.outputs, auth_policy)
         self.episodes: dict[str, Any] = {}  # the episodes table: ledgers and judgements (stages/episodes.py)
         self.sessions: dict[str, Any] = {}  # the sessions table
         # the end of the log releases every waiting packet, as the worker's idle release does live
         self.partitions = partitions if max_lateness_ms > 0 else 1
         self._key_partitions: dict[str, int] = {}
         noting = origins and max_lateness_ms > 0
-        self._noting = _NotingSteps(self.pipeline, self.episodes, self._partition_of, max_lateness_ms) \
+        self._noting = _NotingSteps(self.packet_stage, self.episodes, self._partition_of, max_lateness_ms) \
             if noting else None
-        self.episode_steps = self._noting or EpisodeSteps(self.pipeline, self.episodes, self._partition_of,
+        self.episode_steps = self._noting or EpisodeSteps(self.packet_stage, self.episodes, self._partition_of,
                                                           max_lateness_ms)
-        self.session_steps = SessionSteps(MonitorStage(self.pipeline), self.sessions)
+        self.session_steps = SessionSteps(MonitorStage(self.outputs), self.sessions)
         self.summary = ReplaySummary()
         self._packet_offsets: dict[int, int] = {}  # packets partition -> next offset
         self.episode_order: list[str] = []  # episodes with a stored ledger, in the order the table got them
@@ -221,14 +222,14 @@ class Replayer:
         if record.stage == "avro":
             stage_one = self._reencode(record)
         elif record.stage == "single":
-            stage_one = self.pipeline.single_packet(record.raw, record.source)
+            stage_one = self.packet_stage.single_packet(record.raw, record.source)
         elif record.stage == "message":
             return self._counted(_traced(self.session_steps.record(record.raw, record.source), parent), origin)
         elif record.stage == "refused":
-            refused = self.pipeline.dead_letter(record.raw, record.source, "UNREPLAYABLE_RECORD", str(record.datum))
+            refused = self.outputs.dead_letter(record.raw, record.source, "UNREPLAYABLE_RECORD", str(record.datum))
             return self._counted(_traced([refused], parent), origin)
         else:
-            stage_one = self.pipeline.ingress(record.raw, record.source)
+            stage_one = self.packet_stage.ingress(record.raw, record.source)
         outputs: list[Emit] = []
         for emit in stage_one:
             if emit.topic is PACKETS:
@@ -266,16 +267,16 @@ class Replayer:
     def _reencode(self, record: InputRecord) -> list[Emit]:
         """An Avro container record becomes the packets-topic bytes the worker would read."""
         if record.schema_name == PACKET_AS_SENT_SCHEMA and isinstance(record.datum, dict):
-            return self.pipeline.ingress(str(record.datum.get("packet_json")).encode("utf-8"), record.source)
+            return self.packet_stage.ingress(str(record.datum.get("packet_json")).encode("utf-8"), record.source)
         if record.schema_name != PACKET_SCHEMA:
             reason = (f"container holds {record.schema_name or 'unnamed'} records, expected {PACKET_SCHEMA} or "
                       f"{PACKET_AS_SENT_SCHEMA}")
-            return [self.pipeline.dead_letter(record.raw, record.source, "WRONG_SCHEMA", reason)]
+            return [self.outputs.dead_letter(record.raw, record.source, "WRONG_SCHEMA", reason)]
         try:
-            text = canonical_json(self.pipeline.packets.from_avro(record.datum))  # NaN has no JSON form
+            text = canonical_json(self.packet_stage.packets.from_avro(record.datum))  # NaN has no JSON form
         except (ValueError, KeyError, TypeError) as exc:
-            return [self.pipeline.dead_letter(record.raw, record.source, "AVRO_CONTENT", str(exc))]
-        return self.pipeline.ingress(text.encode("utf-8"), record.source)
+            return [self.outputs.dead_letter(record.raw, record.source, "AVRO_CONTENT", str(exc))]
+        return self.packet_stage.ingress(text.encode("utf-8"), record.source)
 
     def _packet(self, emit: Emit, origin: Origin | None = None) -> list[Emit]:
         """The packets-topic record the ingress made, judged as the validator agent judges it (on its key's
@@ -337,7 +338,7 @@ def _traced(emits: list[Emit], parent: str | None) -> list[Emit]:
 
 
 # ------------------------------------------------------------------ recorded events <-> topic bytes (publish, tail)
-def encode_for_topic(pipeline: Pipeline, record: InputRecord, spec: TopicSpec | None,
+def encode_for_topic(packet_stage: PacketStage, record: InputRecord, spec: TopicSpec | None,
                      session_id: str | None = None) -> tuple[bytes | None, bytes]:
     """(key, value) to publish: verbatim bytes for JSON topics, single-object Avro for Avro topics, keyed by the
     record's natural key (stages/keys.py; agent output: `session_id`, else its file's stem).
@@ -350,7 +351,7 @@ def encode_for_topic(pipeline: Pipeline, record: InputRecord, spec: TopicSpec | 
     elif record.stage == "avro":
         if record.schema_name != PACKET_SCHEMA:
             raise ValueError(f"container holds {record.schema_name} records, not {PACKET_SCHEMA}")
-        raw = canonical_json(pipeline.packets.from_avro(record.datum)).encode("utf-8")
+        raw = canonical_json(packet_stage.packets.from_avro(record.datum)).encode("utf-8")
     if spec is None or spec.value_schema is None:
         # a session file's record is keyed by its stem already (read_inputs); a line of a JSONL file by its file's name
         stem = input_stem(Path(record.source.topic.removeprefix("file:")))
@@ -358,22 +359,22 @@ def encode_for_topic(pipeline: Pipeline, record: InputRecord, spec: TopicSpec | 
         return natural_key(spec, raw, record.source.key, session), raw
     if spec is not PACKETS:
         raise ValueError(f"publishing to {spec.name} ({spec.value_schema}) is not supported")
-    [emit] = pipeline.ingress(raw, record.source)
+    [emit] = packet_stage.ingress(raw, record.source)
     if emit.topic is not PACKETS:
         raise ValueError(str(emit.record["reason"]))
     return emit.key.encode("utf-8"), emit.value
 
 
-def decode_record(pipeline: Pipeline, value: bytes | None) -> Any:
+def decode_record(packet_stage: PacketStage, value: bytes | None) -> Any:
     """A topic record as JSON: Avro decoded (packets back to their JSON form), anything else as text; a value that
     does not decode is shown as `{"undecodable": why, "raw": ...}`."""
     if value is None:
         return None
     if value[:2] == MARKER or value[:1] == CONFLUENT_MAGIC:  # single-object, or a Schema Registry frame
         try:
-            name, datum = pipeline.registry.decode(value)
+            name, datum = packet_stage.outputs.registry.decode(value)
             if name in (PACKET_SCHEMA, PACKET_AS_SENT_SCHEMA):  # a packet as its JSON, whichever record carries it
-                return pipeline.packet_of(name, datum)
+                return packet_stage.packet_of(name, datum)
             return json_view(datum)
         except ValueError as exc:
             return {"undecodable": str(exc), "raw": jsonable(value)}

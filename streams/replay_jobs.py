@@ -14,7 +14,7 @@ What cannot be split, and runs as one job:
   * a maximum lateness (`--max-lateness-ms` > 0): every packet's release depends on the one watermark of all
     episodes' packets, in log order, which no job sees whole;
   * stdin (`-`): it can be read once only;
-  * no `fork` start method (the jobs share the parsed pipeline by forking).
+  * no `fork` start method (the jobs share the parsed schemas by forking).
 And one case is replayed again as one job, after the split: a dead letter of the validator step itself (a ledger
 too large for its changelog record) names the position of its packet among all the log's packets, which a job
 counting only its own cannot know.
@@ -38,27 +38,31 @@ from typing import IO, Any
 
 from rich.console import Console
 
+from omega.packets.authenticity import AuthPolicy
 from streams.cli.progress import by_input_size
 from streams.kafka.partitioning import partition_of
 from streams.replay import PACKETS_SOURCE, Replayer, ReplaySummary, output_line
 from streams.replay_inputs import STDIN, InputError, InputRecord, read_inputs
-from streams.stages.base import Emit
-from streams.stages.packets import Pipeline
+from streams.stages.base import Emit, Outputs
 from streams.topics import DEAD_LETTERS
 from streams.wire.omen_avro import PACKET_SCHEMA
 
 
-def replay(paths: Sequence[Path], pipeline: Pipeline, max_lateness_ms: int, jobs: int, out: IO[str] | None,
-           console: Console | None = None, partitions: int = 1) -> ReplaySummary:
+def replay(paths: Sequence[Path], outputs: Outputs, max_lateness_ms: int, jobs: int, out: IO[str] | None,
+           console: Console | None = None, partitions: int = 1, auth_policy: AuthPolicy | None = None
+           ) -> ReplaySummary:
     """Replay `paths` over `jobs` processes, writing to `out` exactly what one `Replayer` writes; InputError (after
     the outputs of the records before it, as one job writes them) on an unreadable input. `partitions`: the
-    worker's packets partitions, whose watermarks a lateness is measured against (`Replayer`)."""
+    worker's packets partitions, whose watermarks a lateness is measured against (`Replayer`); `auth_policy`: the
+    packet stage's."""
     if jobs <= 1 or max_lateness_ms > 0 or STDIN in paths or "fork" not in multiprocessing.get_all_start_methods():
-        return _one_job(paths, pipeline, max_lateness_ms, out, console, partitions)
+        return _one_job(paths, Replayer(outputs, max_lateness_ms, partitions, auth_policy=auth_policy), out, console)
     with tempfile.TemporaryDirectory(prefix="omega-replay-") as tmp:
-        results = _run_jobs(paths, pipeline, jobs, Path(tmp), out is not None, console)
+        results = _run_jobs(paths, lambda: Replayer(outputs, auth_policy=auth_policy), jobs, Path(tmp), out is not None,
+                            console)
         if results is None:  # a job could not keep to one job's outputs: the one job gives them
-            return _one_job(paths, pipeline, max_lateness_ms, out, console, partitions)
+            return _one_job(paths, Replayer(outputs, max_lateness_ms, partitions, auth_policy=auth_policy), out,
+                            console)
         if out is not None:
             for line in _merged(Path(tmp), jobs, "records"):
                 out.write(line)
@@ -71,12 +75,12 @@ def replay(paths: Sequence[Path], pipeline: Pipeline, max_lateness_ms: int, jobs
     return _summed([r.summary for r in results])
 
 
-def _one_job(paths: Sequence[Path], pipeline: Pipeline, max_lateness_ms: int, out: IO[str] | None,
-             console: Console | None, partitions: int = 1) -> ReplaySummary:
+def _one_job(paths: Sequence[Path], replayer: Replayer, out: IO[str] | None, console: Console | None
+             ) -> ReplaySummary:
     records: Iterator[InputRecord] = read_inputs(paths)
     if console is not None:
         records = by_input_size(records, list(paths), console)
-    return Replayer(pipeline, max_lateness_ms, partitions).run(records, out)
+    return replayer.run(records, out)
 
 
 def job_of(record: InputRecord, position: int, jobs: int) -> int:
@@ -115,7 +119,7 @@ class _JobResult:
     error: str | None  # an InputError's message: the records before it were judged, the end of the log was not
 
 
-def _run_jobs(paths: Sequence[Path], pipeline: Pipeline, jobs: int, tmp: Path, write: bool,
+def _run_jobs(paths: Sequence[Path], new_replayer: Callable[[], Replayer], jobs: int, tmp: Path, write: bool,
               console: Console | None) -> list[_JobResult] | None:
     """Run the jobs to the end; None when one of them cannot give one job's outputs (or failed: one job then
     fails the same way, with the same outputs before it)."""
@@ -123,7 +127,7 @@ def _run_jobs(paths: Sequence[Path], pipeline: Pipeline, jobs: int, tmp: Path, w
     pipes, processes = [], []
     for index in range(jobs):
         parent, child = context.Pipe()
-        process = context.Process(target=_job, args=(index, jobs, child, paths, pipeline, tmp, write,
+        process = context.Process(target=_job, args=(index, jobs, child, paths, new_replayer, tmp, write,
                                                      console if index == 0 else None), daemon=True)
         process.start()
         child.close()
@@ -166,11 +170,11 @@ def _receive(pipe: Connection) -> Any:
     return None if message[0] == "failed" else message
 
 
-def _job(index: int, jobs: int, pipe: Connection, paths: Sequence[Path], pipeline: Pipeline, tmp: Path, write: bool,
-         console: Console | None) -> None:
+def _job(index: int, jobs: int, pipe: Connection, paths: Sequence[Path], new_replayer: Callable[[], Replayer],
+         tmp: Path, write: bool, console: Console | None) -> None:
     """One job: its partition's records, then (told the log's watermark) its episodes' end of the log."""
     try:
-        _job_steps(index, jobs, pipe, paths, pipeline, tmp, write, console)
+        _job_steps(index, jobs, pipe, paths, new_replayer, tmp, write, console)
     except BaseException:  # noqa: BLE001 - reported to the parent, which replays as one job (and fails the same)
         pipe.send(("failed", traceback.format_exc()))
     finally:
@@ -178,9 +182,9 @@ def _job(index: int, jobs: int, pipe: Connection, paths: Sequence[Path], pipelin
         os._exit(0)  # no atexit or inherited cleanup of the parent's state in a forked child
 
 
-def _job_steps(index: int, jobs: int, pipe: Connection, paths: Sequence[Path], pipeline: Pipeline, tmp: Path,
-               write: bool, console: Console | None) -> None:
-    replayer = Replayer(pipeline)
+def _job_steps(index: int, jobs: int, pipe: Connection, paths: Sequence[Path], new_replayer: Callable[[], Replayer],
+               tmp: Path, write: bool, console: Console | None) -> None:
+    replayer = new_replayer()
     first_stored: dict[str, int] = {}  # episode -> position of the record that stored its first ledger
     portable = True  # no output names a packet's position among all the log's packets
     error: str | None = None

@@ -24,7 +24,7 @@ from streams.cli.options import (
     existing_files,
     files_argument,
     input_failed,
-    pipeline,
+    outputs_for,
     policy_or_exit,
     usage_error,
 )
@@ -99,12 +99,12 @@ def replay(files: tuple[Path, ...], out_path: str | None, summary: bool, auth_po
     FILES may be directories (their input files, recursively, by name), gzipped files, or `-` for JSONL on stdin."""
     paths = existing_files(files)
     settings = _settings(auth_policy, max_lateness_ms)
-    judge = pipeline(settings, policy_or_exit(settings.packet_auth_policy))
+    outputs, policy = outputs_for(settings), policy_or_exit(settings.packet_auth_policy)
     console = Console(stderr=out_path == "-")
     with _output(out_path) as out:
         try:
-            result = replay_jobs.replay(paths, judge, settings.max_lateness_ms, jobs, out, console,
-                                        partitions=settings.partitions)
+            result = replay_jobs.replay(paths, outputs, settings.max_lateness_ms, jobs, out, console,
+                                        partitions=settings.partitions, auth_policy=policy)
         except InputError as exc:
             usage_error(str(exc))
     if summary:
@@ -133,8 +133,9 @@ def check_packets(files: tuple[Path, ...], auth_policy: Path | None, max_latenes
         usage_error(f"{yaml[0]}: an OMEGA-57 session (YAML); judge it with `omega check messages`")
     settings = _settings(auth_policy, max_lateness_ms)
     sink = ReportSink() if report else None
-    replayer = Replayer(pipeline(settings, policy_or_exit(settings.packet_auth_policy)), settings.max_lateness_ms,
-                        settings.partitions, origins=sink is None)
+    outputs, policy = outputs_for(settings), policy_or_exit(settings.packet_auth_policy)
+    replayer = Replayer(outputs, settings.max_lateness_ms, settings.partitions, origins=sink is None,
+                        auth_policy=policy)
     tally = Tally(fail_on, output_format)
     sources = Sources()
     try:
@@ -247,7 +248,7 @@ def check_messages(files: tuple[Path, ...], session_id: str | None, session_per_
     alert, escalation or termination report as it fires; a summary on stderr. Exit 1 if any message is rejected
     (or `--fail-on` is crossed), 2 on an empty input."""
     paths = existing_files(files)
-    stage = MonitorStage(pipeline(_settings()))
+    stage = MonitorStage(outputs_for(_settings()))
     states: dict[str, SessionState | None] = {}
     tally = Tally(fail_on, output_format)
     for number, path in enumerate(paths):

@@ -32,7 +32,7 @@ from omega.packets.ledger import EpisodeLedger, Judgement
 from streams.stages.base import Emit, Source
 from streams.stages.keyed import DecodedCache, KeyedTable, put_checked
 from streams.stages.lateness import Waiting, WaitingRoom
-from streams.stages.packets import Pipeline, power_of_ten
+from streams.stages.packets import PacketStage, power_of_ten
 
 log = structlog.get_logger("omega.episodes")
 
@@ -55,9 +55,9 @@ class EpisodeSteps:
     with open directives (what a tick must advance). `partition_of` gives a key's packets partition (injected by
     the worker: this module imports no Kafka; replay reads one partition)."""
 
-    def __init__(self, pipeline: Pipeline, episodes: KeyedTable,
+    def __init__(self, packet_stage: PacketStage, episodes: KeyedTable,
                  partition_of: Callable[[str], int] = _one_partition, lateness_ms: int = 0) -> None:
-        self.pipeline, self.episodes, self.partition_of = pipeline, episodes, partition_of
+        self.packet_stage, self.episodes, self.partition_of = packet_stage, episodes, partition_of
         self.lateness_ms = lateness_ms
         self.room = WaitingRoom(episodes, partition_of)
         self.late = 0  # packets judged on arrival beyond the lateness (their verdicts say late: true)
@@ -69,7 +69,7 @@ class EpisodeSteps:
 
     def record(self, raw: bytes, src: Source) -> list[Emit]:
         """One record of the packets topic: a watermark tick, or a packet of the episode its key names."""
-        tick_partition = self.pipeline.decode_tick(raw)
+        tick_partition = self.packet_stage.decode_tick(raw)
         if tick_partition is not None:
             return self.tick(src, raw, tick_partition)
         # A keyless record is judged under the key "None", as it always was (issue 22 keys records by episode).
@@ -93,12 +93,12 @@ class EpisodeSteps:
     def _judge(self, src: Source, raw: bytes, key: str, late: bool = False) -> tuple[list[Emit], bool]:
         stored = self.episodes.get(key)
         ledger = self.ledgers.get(key, stored)
-        new_ledger, emits = self.pipeline.packet(ledger, raw, src, late)
+        new_ledger, emits = self.packet_stage.packet(ledger, raw, src, late)
         if new_ledger is not None and new_ledger is not ledger:
             if self.lateness_ms <= 0:
                 self._check_not_applied(key, stored, src)
             entries = self._entries(key, new_ledger, ledger, stored, at=[src.partition, src.offset])
-            refused = put_checked(self.episodes, entries, raw, src, self.pipeline)
+            refused = put_checked(self.episodes, entries, raw, src, self.packet_stage.outputs)
             if refused is not None:
                 return [refused], False
             self._stored(key, src.partition, new_ledger, entries)
@@ -112,7 +112,7 @@ class EpisodeSteps:
     def _arrive(self, src: Source, raw: bytes, key: str) -> list[Emit]:
         """A packet under a lateness: judged now when it cannot wait (undecodable, no time, judged already, late),
         else kept in its episode's waiting room."""
-        packet_id, created_ms, digest = self.pipeline.packet_time(raw) or ("", None, "")
+        packet_id, created_ms, digest = self.packet_stage.packet_time(raw) or ("", None, "")
         if created_ms is None:
             return self.judge(src, raw, key)  # a dead letter, or a packet no watermark can order: judged now
         ledger = self.ledger(key)
@@ -130,7 +130,7 @@ class EpisodeSteps:
         if any(w.packet_id == packet_id and w.raw == raw for w in waiting):
             return []  # a redelivery of a waiting packet
         waiting.append(Waiting(created_ms, packet_id, raw, src, digest))
-        refused = put_checked(self.episodes, [self.room.entry(key, waiting)], raw, src, self.pipeline)
+        refused = put_checked(self.episodes, [self.room.entry(key, waiting)], raw, src, self.packet_stage.outputs)
         if refused is not None:
             return [refused]
         self.room.stored(key, src.partition, waiting)
@@ -167,7 +167,7 @@ class EpisodeSteps:
     def tick(self, src: Source, raw: bytes, partition: int) -> list[Emit]:
         """Advance every episode of this partition with open directives to the tick's watermark (INV-011); under
         a lateness, release what the watermark releases first, and time out at the watermark less the lateness."""
-        watermark = self.pipeline.tick_watermark(raw)
+        watermark = self.packet_stage.tick_watermark(raw)
         emits: list[Emit] = []
         if self.lateness_ms > 0 and watermark is not None:
             # a tick carries its partition's watermark: a process that restarted learns it here
@@ -181,7 +181,7 @@ class EpisodeSteps:
                 continue
             # A redelivered tick (not committed when its worker died) finds the ledger already advanced,
             # perhaps without its alerts ever sent: `again` raises them once more (at-least-once; ids dedupe).
-            advanced, out = self.pipeline.tick(ledger, watermark, again=True)
+            advanced, out = self.packet_stage.tick(ledger, watermark, again=True)
             if advanced is not ledger:
                 self._store(key, partition, advanced, self._entries(key, advanced, ledger, stored))
             emits.extend(out)
@@ -200,7 +200,7 @@ class EpisodeSteps:
             ledger = self.ledgers.get(key, stored)
             if ledger is None:
                 continue
-            advanced, out = self.pipeline.tick(ledger, watermark_ms)
+            advanced, out = self.packet_stage.tick(ledger, watermark_ms)
             if advanced is not ledger:
                 self._store(key, self.partition_of(key), advanced, self._entries(key, advanced, ledger, stored))
             emits.extend(out)

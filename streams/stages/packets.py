@@ -1,5 +1,5 @@
-"""The OMEN packet stage, and the encoder every stage shares (`Pipeline`): JSON packet -> Avro (ingress), Avro
-packet -> validator `evolve` -> verdicts, alerts and escalations; watermark ticks; dead letters.
+"""The OMEN packet stage (`PacketStage`): JSON packet -> Avro (ingress), Avro packet -> validator `evolve` -> verdicts,
+alerts and escalations; watermark ticks; dead letters (encoded by the `Outputs` every stage shares).
 
 Every attributable packet is judged (issue 41): one whose `header.packet_id`, `packet_type` and `correlation_id`
 are strings but which the lossless `omega.omen.Packet` record cannot carry (a null, a wrong type or shape, an
@@ -31,7 +31,7 @@ from streams.stages.base import (
 )
 from streams.topics import PACKETS
 from streams.wire.avro_json import ConversionError
-from streams.wire.codec import DecodeError, SchemaRegistry
+from streams.wire.codec import DecodeError
 from streams.wire.omen_avro import PACKET_AS_SENT_SCHEMA, PACKET_SCHEMA, PacketConverter
 
 TICK_SCHEMA = "omega.events.WatermarkTick"
@@ -39,58 +39,57 @@ _IDENTITY = ("packet_id", "packet_type", "correlation_id")  # what makes a packe
 log = get_logger("omega.ingress")
 
 
-class Pipeline(Outputs):
-    """The packet stage's functions over one schema registry (and the encoder every stage shares); state is passed
+class PacketStage:
+    """The packet stage's functions over the shared `Outputs` (its schema registry and size bound); state is passed
     in and returned."""
 
-    def __init__(self, registry: SchemaRegistry, max_event_bytes: int = 1_048_576,
-                 auth_policy: AuthPolicy | None = None) -> None:
-        super().__init__(registry, max_event_bytes)
+    def __init__(self, outputs: Outputs, auth_policy: AuthPolicy | None = None) -> None:
+        self.outputs = outputs
         self.auth_policy = auth_policy  # None: packet signatures are not checked (issue 9)
-        self.packets = PacketConverter(registry.get(PACKET_SCHEMA).parsed)
+        self.packets = PacketConverter(outputs.registry.get(PACKET_SCHEMA).parsed)
 
     def ingress(self, raw: bytes, source: Source) -> list[Emit]:
         """JSON packet as a producer emitted it -> Avro on the packets topic, or a dead letter."""
         try:
-            packet = parse_json_object(raw, self.max_event_bytes)
+            packet = parse_json_object(raw, self.outputs.max_event_bytes)
             datum = self.packets.to_avro(packet)
         except InputRejected as exc:
-            return [self.dead_letter(raw, source, exc.error_class, exc.reason)]
+            return [self.outputs.dead_letter(raw, source, exc.error_class, exc.reason)]
         except ConversionError as exc:
             if not attributable(packet):
-                return [self.dead_letter(raw, source, exc.error_class, str(exc))]
+                return [self.outputs.dead_letter(raw, source, exc.error_class, str(exc))]
             header = packet["header"]
             as_sent = {"packet_json": raw.decode("utf-8"), "not_carried": bounded_reason(f"{exc.error_class}: {exc}")}
-            value = self.registry.encode(PACKET_AS_SENT_SCHEMA, as_sent)
+            value = self.outputs.registry.encode(PACKET_AS_SENT_SCHEMA, as_sent)
             return [Emit(PACKETS, header["correlation_id"], value, to_ms(header.get("created_at")), packet)]
         header = packet["header"]
-        value = self.registry.encode(PACKET_SCHEMA, datum)
+        value = self.outputs.registry.encode(PACKET_SCHEMA, datum)
         ts = to_ms(header.get("created_at"))
         return [Emit(PACKETS, header["correlation_id"], value, ts, packet)]
 
     def decode_tick(self, raw: bytes) -> int | None:
         """The partition of a watermark tick, or None when `raw` is not one."""
         try:
-            if self.registry.writer_of(raw).name != TICK_SCHEMA:  # the header names it: no body decode
+            if self.outputs.registry.writer_of(raw).name != TICK_SCHEMA:  # the header names it: no body decode
                 return None
-            _, datum = self.registry.decode(raw)
+            _, datum = self.outputs.registry.decode(raw)
         except DecodeError:
             return None
         return int(datum["partition"])
 
     def encode_tick(self, partition: int, watermark_ms: int) -> bytes:
         """A watermark tick for the packets topic."""
-        return self.registry.encode(TICK_SCHEMA, {"partition": partition, "watermark": to_iso(watermark_ms)})
+        return self.outputs.registry.encode(TICK_SCHEMA, {"partition": partition, "watermark": to_iso(watermark_ms)})
 
     def tick_watermark(self, raw: bytes) -> int | None:
         """The watermark a tick carries."""
-        _, datum = self.registry.decode(raw)
+        _, datum = self.outputs.registry.decode(raw)
         return to_ms(datum["watermark"])
 
     def decode_packet(self, raw: bytes) -> dict[str, object]:
         """Avro single-object bytes (a Packet or a PacketAsSent record) -> packet dict; raises InputRejected."""
         try:
-            name, datum = self.registry.decode(raw)
+            name, datum = self.outputs.registry.decode(raw)
         except DecodeError as exc:
             raise InputRejected(exc.error_class, str(exc)) from exc
         return self.packet_of(name, datum)
@@ -98,7 +97,7 @@ class Pipeline(Outputs):
     def packet_of(self, name: str, datum: Any) -> dict[str, object]:
         """The packet dict a packets-topic record carries, by its record type; raises InputRejected."""
         if name == PACKET_AS_SENT_SCHEMA:
-            packet = parse_json_object(str(datum["packet_json"]).encode("utf-8"), self.max_event_bytes)
+            packet = parse_json_object(str(datum["packet_json"]).encode("utf-8"), self.outputs.max_event_bytes)
             if not attributable(packet):
                 raise InputRejected("AVRO_CONTENT", "the packet's JSON has no readable packet_id, packet_type and "
                                                     "correlation_id")
@@ -117,9 +116,9 @@ class Pipeline(Outputs):
         try:
             packet = self.decode_packet(raw)
         except InputRejected as exc:
-            return ledger, [self.dead_letter(raw, source, exc.error_class, exc.reason)]
+            return ledger, [self.outputs.dead_letter(raw, source, exc.error_class, exc.reason)]
         new_ledger, outputs = evolve_packet(ledger, packet, self.auth_policy, late)
-        return new_ledger, [self.output(o, source.timestamp_ms) for o in outputs]
+        return new_ledger, [self.outputs.output(o, source.timestamp_ms) for o in outputs]
 
     def packet_time(self, raw: bytes) -> tuple[str, int | None, str] | None:
         """(packet id, created_at in ms or None, content hash) of an Avro packet; None when it does not decode (a
@@ -139,14 +138,14 @@ class Pipeline(Outputs):
         if emits[0].topic is not PACKETS:
             return emits
         verdict = evolve_single(self.decode_packet(emits[0].value), self.auth_policy)
-        return [self.output(verdict, source.timestamp_ms)]
+        return [self.outputs.output(verdict, source.timestamp_ms)]
 
     def tick(self, ledger: EpisodeLedger, watermark_ms: int | None,
              again: bool = False) -> tuple[EpisodeLedger, list[Emit]]:
         """Advance one episode to a watermark: timeouts of directives that went quiet (INV-011). `again`: the
         tick may be a redelivery, so what this very watermark timed out is raised again (see `advance`)."""
         new_ledger, outputs = advance(ledger, watermark_ms, again)
-        return new_ledger, [self.output(o, watermark_ms) for o in outputs]
+        return new_ledger, [self.outputs.output(o, watermark_ms) for o in outputs]
 
 
 def attributable(packet: dict[str, Any]) -> bool:
@@ -157,18 +156,18 @@ def attributable(packet: dict[str, Any]) -> bool:
 
 
 class IngressSteps:
-    """The ingress agent's step: `Pipeline.ingress`, counting the records whose Kafka key is not their natural key
+    """The ingress agent's step: `PacketStage.ingress`, counting the records whose Kafka key is not their natural key
     (the packet's correlation_id). Such a record is judged all the same (the ingress re-keys it), but its episode's
     packets may have been spread over partitions and so judged out of order: it is logged, at the 1st, 10th, 100th...
     occurrence, so that a keyless or mis-keyed producer shows without one log line per record."""
 
-    def __init__(self, pipeline: Pipeline) -> None:
-        self.pipeline = pipeline
+    def __init__(self, packet_stage: PacketStage) -> None:
+        self.packet_stage = packet_stage
         self.misskeyed = 0  # records so far whose key was not their correlation_id
 
     def record(self, raw: bytes, src: Source) -> list[Emit]:
         """One JSON packet record -> its Avro packets-topic record (or a dead letter), the key checked."""
-        emits = self.pipeline.ingress(raw, src)
+        emits = self.packet_stage.ingress(raw, src)
         if emits[0].topic is PACKETS and src.key != emits[0].key.encode("utf-8"):
             self.misskeyed += 1
             if power_of_ten(self.misskeyed):

@@ -101,7 +101,7 @@ def test_core_module_imports_nothing_impure_and_reads_no_clock_or_randomness(mod
         "import faust",
         "import aiokafka.structs",
         "from fastavro import schemaless_writer",
-        "from streams.stages.packets import Pipeline",
+        "from streams.stages.packets import PacketStage",
         "import projections.memory as pm",
         "import structlog",
         "import logging",

@@ -23,8 +23,8 @@ from omega.packets.validator import advance, evolve
 from omega.packets.verdict import VerdictStatus
 from streams.replay import Replayer
 from streams.replay_inputs import read_inputs
-from streams.stages.base import Emit
-from streams.stages.packets import Pipeline
+from streams.stages.base import Emit, Outputs
+from streams.stages.packets import PacketStage
 from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, VERDICTS
 from streams.wire.codec import SchemaRegistry
 
@@ -54,13 +54,13 @@ def D(error_class: str, line: int) -> Described:
 
 
 @cache
-def _pipeline() -> Pipeline:
-    return Pipeline(SchemaRegistry.from_directory())
+def _pipeline() -> PacketStage:
+    return PacketStage(Outputs(SchemaRegistry.from_directory()))
 
 
 @cache
 def _replayed(name: str) -> tuple[tuple[Emit, ...], Replayer]:
-    replayer = Replayer(_pipeline())
+    replayer = Replayer(_pipeline().outputs)
     emits = [emit for record in read_inputs([EXAMPLES / name]) for emit in replayer.feed(record)]
     return (*emits, *replayer.finish()), replayer
 

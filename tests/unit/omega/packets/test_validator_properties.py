@@ -25,8 +25,8 @@ from omega.packets.validator import evolve
 from omega.packets.verdict import PacketVerdict
 from streams.replay import Replayer
 from streams.replay_inputs import InputRecord
-from streams.stages.base import Emit, Source
-from streams.stages.packets import Pipeline
+from streams.stages.base import Emit, Outputs, Source
+from streams.stages.packets import PacketStage
 from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from tests.factories import episode_packets
@@ -43,8 +43,8 @@ Episode = list[bytes]
 
 # --------------------------------------------------------------------------- building logs
 @cache
-def _pipeline() -> Pipeline:
-    return Pipeline(SchemaRegistry.from_directory())
+def _pipeline() -> PacketStage:
+    return PacketStage(Outputs(SchemaRegistry.from_directory()))
 
 
 @cache
@@ -107,13 +107,13 @@ def records(log: Iterable[bytes]) -> list[InputRecord]:
 
 def replay_text(log: list[bytes]) -> str:
     out = io.StringIO()
-    Replayer(_pipeline()).run(records(log), out)
+    Replayer(_pipeline().outputs).run(records(log), out)
     return out.getvalue()
 
 
 def replay(log: list[bytes]) -> list[list[Emit]]:
     """The outputs of each input line, in log order, and last those of the end of the log."""
-    replayer = Replayer(_pipeline())
+    replayer = Replayer(_pipeline().outputs)
     per_input = [replayer.feed(record) for record in records(log)]
     return [*per_input, replayer.finish()]
 
