@@ -14,7 +14,6 @@ record, so it derives that middle hop the same way; a record read from the packe
 
 from __future__ import annotations
 
-import copy
 import json
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -38,9 +37,9 @@ from streams.stages.base import Emit, InputRejected, Outputs, Source
 from streams.stages.episodes import EpisodeSteps
 from streams.stages.keys import natural_key
 from streams.stages.messages import MonitorStage, SessionSteps
-from streams.stages.packets import PacketStage
+from streams.stages.packets import PacketRead, PacketStage
 from streams.topics import AGENT_MESSAGES, DEAD_LETTERS, PACKETS, PACKETS_JSON, TERMINATIONS, VERDICTS, TopicSpec
-from streams.wire.codec import CONFLUENT_MAGIC, MARKER, SchemaRegistry
+from streams.wire.codec import CONFLUENT_MAGIC, MARKER
 from streams.wire.omen_avro import PACKET_AS_SENT_SCHEMA, PACKET_SCHEMA
 
 
@@ -122,37 +121,6 @@ class ReplaySummary:
 PACKETS_SOURCE = f"replay:{PACKETS.name}"  # the source topic of a record the ingress made (one partition, offset n)
 
 
-class _EchoRegistry(SchemaRegistry):
-    """The shared outputs' registry, remembering the packet it encoded last: the episode step decodes those very bytes
-    next, and gets the datum they were written from instead of fastavro's reading of them (a third of a packet's
-    cost). Any other bytes (a waiting packet read back from the table, a record from elsewhere) decode as ever."""
-
-    def __init__(self, inner: SchemaRegistry) -> None:
-        super().__init__()
-        # the very tables, shared: a schema registered on either is known to both
-        self._by_name, self._by_fingerprint = inner._by_name, inner._by_fingerprint  # noqa: SLF001
-        # the generated writers and readers too, kept current by `register`
-        self._writers, self._readers = inner._writers, inner._readers  # noqa: SLF001
-        self.remote = inner.remote
-        self._last: tuple[bytes, object] | None = None
-
-    def encode(self, name: str, datum: object) -> bytes:
-        value = super().encode(name, datum)
-        if name == PACKET_SCHEMA:
-            self._last = (value, datum)
-        return value
-
-    def decode(self, data: bytes, reader_name: str | None = None) -> tuple[str, Any]:
-        last = self._last
-        # Same object, same schema as reader: what fastavro would read back is the datum, but for union branches
-        # named as (name, datum) tuples, which `PacketConverter.from_avro` reads alike (the differential test in
-        # tests/unit/streams/test_replay.py pins that the judged packet is the same).
-        if last is not None and data is last[0] and reader_name in (None, PACKET_SCHEMA):
-            self._last = None
-            return PACKET_SCHEMA, last[1]
-        return super().decode(data, reader_name)
-
-
 class _NotingSteps(EpisodeSteps):
     """The episode steps, noting which packets-topic record each packet judged under a lateness came from: a record
     may then release the verdicts (and alerts) of packets that arrived before it."""
@@ -161,8 +129,8 @@ class _NotingSteps(EpisodeSteps):
         super().__init__(*args, **kwargs)
         self.noted: list[tuple[Source, list[Emit]]] = []
 
-    def judge(self, src: Source, raw: bytes, key: str, late: bool = False) -> list[Emit]:
-        emits = super().judge(src, raw, key, late)
+    def judge(self, src: Source, raw: bytes, key: str, read: PacketRead, late: bool = False) -> list[Emit]:
+        emits = super().judge(src, raw, key, read, late)
         self.noted.append((src, emits))
         return emits
 
@@ -179,11 +147,10 @@ class Replayer:
     def __init__(self, outputs: Outputs, max_lateness_ms: int = 0, partitions: int = 1,
                  origins: bool = False, auth_policy: AuthPolicy | None = None) -> None:
         """`partitions`: the worker's packets partitions; under a lateness each has its own watermark, as live
-        (which packets are late depends on it); without one, or with 1, the log is one partition."""
-        # A copy over a registry that skips re-reading the packet it just wrote (_EchoRegistry)
-        self.outputs = copy.copy(outputs)
-        self.outputs.registry = _EchoRegistry(outputs.registry)
-        self.packet_stage = PacketStage(self.outputs, auth_policy)
+        (which packets are late depends on it); without one, or with 1, the log is one partition. `auth_policy`:
+        the packet stage's, as the worker's (None: signatures are not checked)."""
+        self.outputs = outputs
+        self.packet_stage = PacketStage(outputs, auth_policy)
         self.episodes: dict[str, Any] = {}  # the episodes table: ledgers and judgements (stages/episodes.py)
         self.sessions: dict[str, Any] = {}  # the sessions table
         # the end of the log releases every waiting packet, as the worker's idle release does live
@@ -219,8 +186,9 @@ class Replayer:
         self.summary.events_in += 1
         parent = record.traceparent
         origin = record.origin() if self.origins is not None else None
+        read: PacketRead | None = None  # the packet of the packets-topic record the ingress made, as read back
         if record.stage == "avro":
-            stage_one = self._reencode(record)
+            stage_one, read = self._reencode(record)
         elif record.stage == "single":
             stage_one = self.packet_stage.single_packet(record.raw, record.source)
         elif record.stage == "message":
@@ -229,14 +197,14 @@ class Replayer:
             refused = self.outputs.dead_letter(record.raw, record.source, "UNREPLAYABLE_RECORD", str(record.datum))
             return self._counted(_traced([refused], parent), origin)
         else:
-            stage_one = self.packet_stage.ingress(record.raw, record.source)
+            stage_one, read = self.packet_stage.ingress_read(record.raw, record.source)
         outputs: list[Emit] = []
         for emit in stage_one:
-            if emit.topic is PACKETS:
+            if emit.topic is PACKETS and read is not None:
                 # the packets-topic record's own traceparent: the recorded one when it was read from that topic
                 hop = parent if parent is None or record.topic == PACKETS.name else \
                     child_of(parent, PACKETS.name, emit.value)
-                outputs.extend(_traced(self._packet(emit, origin), hop))
+                outputs.extend(_traced(self._packet(emit, read, origin), hop))
             else:
                 outputs.extend(_traced([emit], parent))
                 self._released.append(origin)
@@ -264,21 +232,21 @@ class Replayer:
             self._released = self._origins_of(emits, None)
         return self._counted(emits, None, released=self._packet_origins is not None)
 
-    def _reencode(self, record: InputRecord) -> list[Emit]:
-        """An Avro container record becomes the packets-topic bytes the worker would read."""
+    def _reencode(self, record: InputRecord) -> tuple[list[Emit], PacketRead | None]:
+        """An Avro container record becomes the packets-topic bytes the worker would read (and their packet)."""
         if record.schema_name == PACKET_AS_SENT_SCHEMA and isinstance(record.datum, dict):
-            return self.packet_stage.ingress(str(record.datum.get("packet_json")).encode("utf-8"), record.source)
+            return self.packet_stage.ingress_read(str(record.datum.get("packet_json")).encode("utf-8"), record.source)
         if record.schema_name != PACKET_SCHEMA:
             reason = (f"container holds {record.schema_name or 'unnamed'} records, expected {PACKET_SCHEMA} or "
                       f"{PACKET_AS_SENT_SCHEMA}")
-            return [self.outputs.dead_letter(record.raw, record.source, "WRONG_SCHEMA", reason)]
+            return [self.outputs.dead_letter(record.raw, record.source, "WRONG_SCHEMA", reason)], None
         try:
             text = canonical_json(self.packet_stage.packets.from_avro(record.datum))  # NaN has no JSON form
         except (ValueError, KeyError, TypeError) as exc:
-            return [self.outputs.dead_letter(record.raw, record.source, "AVRO_CONTENT", str(exc))]
-        return self.packet_stage.ingress(text.encode("utf-8"), record.source)
+            return [self.outputs.dead_letter(record.raw, record.source, "AVRO_CONTENT", str(exc))], None
+        return self.packet_stage.ingress_read(text.encode("utf-8"), record.source)
 
-    def _packet(self, emit: Emit, origin: Origin | None = None) -> list[Emit]:
+    def _packet(self, emit: Emit, read: PacketRead, origin: Origin | None = None) -> list[Emit]:
         """The packets-topic record the ingress made, judged as the validator agent judges it (on its key's
         partition)."""
         partition = self._partition_of(emit.key)
@@ -287,7 +255,7 @@ class Replayer:
         source = Source(PACKETS_SOURCE, partition, offset, emit.key.encode(), emit.timestamp_ms)
         if self._packet_origins is not None and origin is not None:
             self._packet_origins[(partition, offset)] = origin
-        outputs = self.episode_steps.record(emit.value, source)
+        outputs = self.episode_steps.packet(source, emit.value, emit.key, read)
         if emit.key in self.episodes and emit.key not in self._episode_keys:
             self._episode_keys.add(emit.key)
             self.episode_order.append(emit.key)

@@ -171,7 +171,7 @@ async def test_validator_sends_undecodable_bytes_to_dead_letters_and_leaves_the_
 async def test_an_unexpected_stage_error_becomes_an_internal_dead_letter_and_the_agent_goes_on(
     omega: OmegaApp,
 ) -> None:
-    real = omega.packet_stage.packet
+    real = omega.packet_stage.judge
     calls = {"n": 0}
 
     def flaky(*args: Any, **kwargs: Any) -> Any:
@@ -180,7 +180,7 @@ async def test_an_unexpected_stage_error_becomes_an_internal_dead_letter_and_the
             raise RuntimeError("boom")
         return real(*args, **kwargs)
 
-    with patch.object(omega.packet_stage, "packet", side_effect=flaky):
+    with patch.object(omega.packet_stage, "judge", side_effect=flaky):
         async with agent_of(omega, "validator").test_context() as agent:
             await agent.put(_avro_packet(factory_packet(0, 1)), key=b"corr_ep00001", timestamp=KAFKA_TS)
             await agent.put(_avro_packet(factory_packet(1, 1)), key=b"corr_ep00001", timestamp=KAFKA_TS)
@@ -195,19 +195,14 @@ async def test_the_log_context_is_each_records_own_so_a_tick_does_not_log_under_
     omega: OmegaApp,
 ) -> None:
     seen: list[dict[str, Any]] = []
-    real_packet, real_watermark = omega.packet_stage.packet, omega.packet_stage.tick_watermark
+    real_read = omega.packet_stage.read
 
-    def packet(*args: Any, **kwargs: Any) -> Any:
+    def read(*args: Any, **kwargs: Any) -> Any:  # once per record, a packet's or a tick's
         seen.append(structlog.contextvars.get_contextvars())
-        return real_packet(*args, **kwargs)
-
-    def watermark(*args: Any, **kwargs: Any) -> Any:
-        seen.append(structlog.contextvars.get_contextvars())
-        return real_watermark(*args, **kwargs)
+        return real_read(*args, **kwargs)
 
     tick = omega.packet_stage.encode_tick(0, 1_766_400_000_000)
-    with patch.object(omega.packet_stage, "packet", side_effect=packet), \
-            patch.object(omega.packet_stage, "tick_watermark", side_effect=watermark):
+    with patch.object(omega.packet_stage, "read", side_effect=read):
         async with agent_of(omega, "validator").test_context() as agent:
             await agent.put(_avro_packet(factory_packet(0, 1)), key=b"corr_ep00001", timestamp=KAFKA_TS)
             await agent.put(tick, key=b"__watermark__", timestamp=KAFKA_TS)

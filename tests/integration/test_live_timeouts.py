@@ -28,6 +28,7 @@ from streams.replay import Replayer
 from streams.replay_inputs import InputRecord
 from streams.settings import Settings
 from streams.stages.base import Outputs
+from streams.stages.packets import WatermarkTick
 from streams.topics import ALERTS, ALL_TOPICS, ESCALATIONS, PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
@@ -207,7 +208,7 @@ async def test_the_validator_turns_a_tick_into_the_alert_replay_raises_once(omeg
         await _settle(omega, VERDICTS.logical, 4)
         early = omega.packet_stage.encode_tick(partition, watermark - 15 * 60_000)  # before the deadline
         elsewhere = omega.packet_stage.encode_tick((partition + 1) % PARTITIONS, watermark)  # another partition's
-        assert omega.packet_stage.decode_tick(early) == partition
+        assert omega.packet_stage.read(early) == WatermarkTick(partition, watermark - 15 * 60_000)
         for tick in (early, elsewhere):
             await agent.put(tick, key=b"__watermark__", partition=partition)
         await _settle(omega, VERDICTS.logical, 4)
@@ -256,6 +257,5 @@ async def test_the_timer_appends_one_tick_per_owned_partition_whose_watermark_mo
 
     marks = [to_ms(later_packet(m)["header"]["created_at"]) for m in (10, 11)]
     assert [(t["key"], t["partition"]) for t in ticks] == [(b"__watermark__", partition)] * 2
-    assert [omega.packet_stage.decode_tick(t["value"]) for t in ticks] == [partition] * 2
-    assert [omega.packet_stage.tick_watermark(t["value"]) for t in ticks] == marks
+    assert [omega.packet_stage.read(t["value"]) for t in ticks] == [WatermarkTick(partition, mark) for mark in marks]
     assert [t["timestamp"] * 1000 for t in ticks] == marks

@@ -101,7 +101,8 @@ def test_the_worker_validator_judges_with_the_configured_policy(tmp_path: Path,
     authority["header"]["layer_source"] = 1
     [ingressed] = omega.packet_stage.ingress(json.dumps(authority).encode(), Source("packets_json", 0, 0))
     steps = EpisodeSteps(omega.packet_stage, {}, PARTITION_OF_4)
-    emits = steps.packet(Source("packets", 0, 0), ingressed.value, "corr_ep00001")
+    emits = steps.packet(Source("packets", 0, 0), ingressed.value, "corr_ep00001",
+                         omega.packet_stage.read_packet(ingressed.value))
     assert emits[0].record["status"] == "REJECTED"
     assert [v["rule"] for v in emits[0].record["violations"]] == ["AUTH"]
 

@@ -426,9 +426,9 @@ def test_replay_judges_the_packet_fastavro_reads_back_for_numbers_of_either_kind
     assert replayed == live
 
 
-def test_replay_outputs_are_the_emits_the_pipeline_makes_without_the_echo(pipeline: PacketStage) -> None:
-    """The Replayer's registry hands back the datum it just wrote; a plain pipeline decodes the bytes: the
-    outputs (records and Avro values) are the same."""
+def test_replay_outputs_are_the_emits_the_validator_step_makes_from_the_bytes(pipeline: PacketStage) -> None:
+    """The Replayer judges the packet the ingress read from the datum it wrote; the validator's step decodes the
+    bytes: the outputs (records and Avro values) are the same."""
     from streams.stages.episodes import EpisodeSteps
 
     records = list(read_inputs(sorted((EXAMPLES / "omen").glob("*.jsonl"))))
@@ -444,7 +444,7 @@ def test_replay_outputs_are_the_emits_the_pipeline_makes_without_the_echo(pipeli
             else:
                 plain.append(emit)
         assert [(e.topic.name, e.key, e.value) for e in replayed] == [(e.topic.name, e.key, e.value) for e in plain]
-    assert pipeline.outputs.registry.__class__ is SchemaRegistry  # the caller's pipeline is left as it was
+    assert pipeline.outputs.registry.__class__ is SchemaRegistry  # the caller's registry is left as it was
 
 
 @pytest.mark.parametrize("record", [

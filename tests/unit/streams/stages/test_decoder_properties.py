@@ -17,7 +17,7 @@ from streams.stages.base import DEAD_LETTER_RAW_BYTES, InputRejected, Outputs, S
 from streams.stages.grounding import GroundingStage, GroundingSteps
 from streams.stages.messages import MonitorStage
 from streams.stages.oracle import OracleStage
-from streams.stages.packets import PacketStage
+from streams.stages.packets import DecodedPacket, PacketStage, Undecodable, WatermarkTick
 from streams.topics import (
     DEAD_LETTERS,
     DOCUMENTS,
@@ -104,8 +104,15 @@ def test_decode_packet_returns_a_packet_or_raises_input_rejected(raw: bytes) -> 
 
 @PROPERTY
 @given(st.binary(max_size=300) | mutated(AVRO))
-def test_decode_tick_never_raises(raw: bytes) -> None:
-    assert PIPELINE.decode_tick(raw) is None or isinstance(PIPELINE.decode_tick(raw), int)
+def test_reading_a_packets_topic_record_never_raises_and_gives_a_tick_a_packet_or_why_not(raw: bytes) -> None:
+    read = PIPELINE.read(raw)
+    assert isinstance(read, WatermarkTick | DecodedPacket | Undecodable)
+    if isinstance(read, WatermarkTick):
+        assert isinstance(read.partition, int)
+    elif isinstance(read, DecodedPacket):
+        assert "header" in read.packet
+    else:
+        assert read.reason
 
 
 @PROPERTY

@@ -34,7 +34,8 @@ def packets(pipeline: PacketStage) -> list[bytes]:
 
 
 def _run(steps: EpisodeSteps, packets: list[bytes], start: int = 0) -> list[list[Emit]]:
-    return [steps.packet(Source("packets", PARTITION, start + n), raw, KEY) for n, raw in enumerate(packets)]
+    return [steps.packet(Source("packets", PARTITION, start + n), raw, KEY, steps.packet_stage.read_packet(raw))
+            for n, raw in enumerate(packets)]
 
 
 def _values(emits: list[Emit]) -> list[bytes]:
@@ -116,7 +117,7 @@ def test_a_ledger_stored_with_its_judgements_inline_has_them_moved_out_at_its_ne
 
 
 def _tick(steps: EpisodeSteps, pipeline: PacketStage, watermark_ms: int) -> list[Emit]:
-    return steps.tick(Source("packets", PARTITION, 99), pipeline.encode_tick(PARTITION, watermark_ms), PARTITION)
+    return steps.record(pipeline.encode_tick(PARTITION, watermark_ms), Source("packets", PARTITION, 99))
 
 
 def test_a_tick_finds_open_directives_another_process_stored_and_follows_them_afterwards(

@@ -18,7 +18,7 @@ from streams.kafka.partitioning import partition_of
 from streams.stages.base import Emit, Source
 from streams.stages.episodes import EpisodeSteps
 from streams.stages.lateness import waiting_key
-from streams.stages.packets import PacketStage
+from streams.stages.packets import DecodedPacket, PacketStage
 from streams.topics import VERDICTS
 
 EXAMPLES = Path(__file__).parents[4] / "examples" / "omen"
@@ -40,9 +40,10 @@ def _episodes(pipeline: PacketStage) -> list[tuple[str, int, bytes]]:
 
 
 def _packet_id(pipeline: PacketStage, raw: bytes) -> str:
-    timed = pipeline.packet_time(raw)
-    assert timed is not None
-    return timed[0]
+    read = pipeline.read_packet(raw)
+    assert isinstance(read, DecodedPacket)
+    assert read.packet_id is not None
+    return read.packet_id
 
 
 def _feed(steps: EpisodeSteps, packets: list[tuple[str, int, bytes]], partitions: int = 4) -> list[Emit]:
@@ -51,7 +52,8 @@ def _feed(steps: EpisodeSteps, packets: list[tuple[str, int, bytes]], partitions
     for key, created, raw in packets:
         partition = PARTITION_OF_4(key) if partitions == 4 else 0
         offset = offsets[partition] = offsets.get(partition, -1) + 1
-        emits += steps.packet(Source("packets", partition, offset, key.encode(), created), raw, key)
+        emits += steps.packet(Source("packets", partition, offset, key.encode(), created), raw, key,
+                              steps.packet_stage.read_packet(raw))
     return emits
 
 
@@ -155,9 +157,9 @@ def test_packets_at_the_same_instant_are_released_in_packet_id_order_not_content
     decision = _avro(pipeline, json.dumps(packets[at]))
 
     def digest(timed: tuple[str, int, bytes]) -> str:
-        found = pipeline.packet_time(timed[2])
-        assert found is not None
-        return found[2]
+        found = pipeline.read_packet(timed[2])
+        assert isinstance(found, DecodedPacket)
+        return found.digest
 
     # underscore metadata (accepted, judged by nothing) varied until the directive's content hash sorts before the
     # decision's: content order and packet-id order then disagree, as in the fault

@@ -74,7 +74,7 @@ class Stages:
         key = "" if src.key is None else src.key.decode("utf-8", "replace")
         runners = {
             PACKETS_JSON: lambda: self.ingress_then_validator(raw, src),
-            PACKETS: lambda: self.validator.packet(src, raw, key),
+            PACKETS: lambda: self.validator.packet(src, raw, key, self.pipeline.read_packet(raw)),
             AGENT_MESSAGES_RAW: lambda: self.monitor.record(raw, src),
             ORACLE_REQUESTS: lambda: self.oracle.request(raw, src),
             DOCUMENTS: lambda: self.answers.document(raw, src),
@@ -89,8 +89,8 @@ class Stages:
         emits = self.pipeline.ingress(raw, src)
         if emits[0].topic is not PACKETS:
             return emits
-        return self.validator.packet(Source(PACKETS.name, 0, src.offset, emits[0].key.encode(), src.timestamp_ms),
-                                     emits[0].value, emits[0].key)
+        return self.validator.record(emits[0].value,
+                                     Source(PACKETS.name, 0, src.offset, emits[0].key.encode(), src.timestamp_ms))
 
 
 @pytest.fixture(scope="module")
@@ -301,9 +301,10 @@ def test_a_judgement_too_large_for_its_changelog_is_a_dead_letter_and_not_stored
         assert emit.topic is PACKETS
         avro.append(emit.value)
 
-    assert [e.topic.logical for e in steps.packet(Source("t", 0, 3, b"c"), avro[0], key)] == ["verdicts"]
+    first = steps.packet(Source("t", 0, 3, b"c"), avro[0], key, pipeline.read_packet(avro[0]))
+    assert [e.topic.logical for e in first] == ["verdicts"]
     stored = dict(episodes)
-    [letter] = steps.packet(Source("t", 0, 4, b"c"), avro[1], key)
+    [letter] = steps.packet(Source("t", 0, 4, b"c"), avro[1], key, pipeline.read_packet(avro[1]))
 
     assert letter.record["error_class"] == "STATE_TOO_LARGE"
     assert episodes == stored
