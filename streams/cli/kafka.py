@@ -28,9 +28,9 @@ from streams.cli.options import (
     table_store_option,
     usage_error,
 )
+from streams.cli.topic_codec import decode_record, encode_for_topic, replay_line
 from streams.logs import thin_repeats
-from streams.replay import decode_record, encode_for_topic, replay_line
-from streams.replay_inputs import read_inputs
+from streams.replay.inputs import read_inputs
 from streams.settings import Settings, SettingsError
 from streams.topics import ALL_TOPICS, BY_LOGICAL, TopicSpec, topic_name
 from streams.wire.confluent import closing_remote

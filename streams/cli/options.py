@@ -13,7 +13,7 @@ from omega.packets.authenticity import AuthPolicy
 from projections.runner import DEFAULT_STORE as DEFAULT_READ_MODEL
 from streams.auth_policy import PolicyError, policy_for
 from streams.logs import masked
-from streams.replay_inputs import INPUT_SUFFIXES, STDIN, InputError, directory_inputs, open_input
+from streams.replay.inputs import INPUT_SUFFIXES, STDIN, InputError, directory_inputs, open_input
 from streams.settings import Settings, SettingsError
 from streams.stages.base import Outputs
 from streams.stages.packets import PacketStage
@@ -76,7 +76,7 @@ def input_failed(exc: OSError | InputError) -> NoReturn:
 
 
 def existing_files(files: tuple[Path, ...]) -> list[Path]:
-    """The inputs, in order: a directory becomes its input files (streams.replay.directory_inputs), `-` stays for
+    """The inputs, in order: a directory becomes its input files (streams.replay.inputs.directory_inputs), `-` stays for
     stdin (once). Missing files (all named), an empty directory or a binary file end the command with exit 2."""
     missing = [str(f) for f in files if f != STDIN and not f.exists()]
     if missing:

@@ -14,7 +14,6 @@ from rich.console import Console
 from omega.agents.documents import read_documents
 from omega.agents.model import MessageRejected, SessionEvent
 from omega.agents.session import SessionState
-from streams import replay_jobs
 from streams.cli.checking import Tally, check_options
 from streams.cli.conformance_report import FORMATS, ReportSink
 from streams.cli.options import (
@@ -28,9 +27,11 @@ from streams.cli.options import (
     policy_or_exit,
     usage_error,
 )
+from streams.cli.progress import by_input_size
 from streams.cli.summary import render_summary
-from streams.replay import Replayer, ReplaySummary, json_view
-from streams.replay_inputs import (
+from streams.records import json_view
+from streams.replay import jobs as replay_jobs
+from streams.replay.inputs import (
     MESSAGE_SUFFIXES,
     STDIN,
     InputError,
@@ -42,6 +43,7 @@ from streams.replay_inputs import (
     read_input_bytes,
     read_inputs,
 )
+from streams.replay.replayer import Replayer, ReplaySummary
 from streams.settings import Settings, SettingsError
 from streams.stages.base import Emit, Source
 from streams.stages.messages import MonitorStage
@@ -103,7 +105,8 @@ def replay(files: tuple[Path, ...], out_path: str | None, summary: bool, auth_po
     console = Console(stderr=out_path == "-")
     with _output(out_path) as out:
         try:
-            result = replay_jobs.replay(paths, outputs, settings.max_lateness_ms, jobs, out, console,
+            result = replay_jobs.replay(paths, outputs, settings.max_lateness_ms, jobs, out,
+                                        lambda records: by_input_size(records, list(paths), console),
                                         partitions=settings.partitions, auth_policy=policy)
         except InputError as exc:
             usage_error(str(exc))

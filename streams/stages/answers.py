@@ -37,6 +37,7 @@ from omega.answers.versions import same_version
 from omega.answers.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 from omega.canonical import canonical_json, derived_id
 from omega.eventtime import to_iso
+from streams.records import key_text
 from streams.stages.base import Emit, InputRejected, Outputs, Source, parse_json_object
 from streams.stages.corpus import DEFAULT_CORPUS, corpus_of, fact_key, keyed_by
 from streams.stages.keyed import KeyedTable, put_checked
@@ -188,7 +189,7 @@ class FactSteps:
         fact, emits = self.stage.fact(raw, src)
         if fact is None:
             return emits
-        key = fact_key((src.key or DEFAULT_CORPUS.encode()).decode("utf-8", "replace"), fact.fact_id)
+        key = fact_key(key_text(src.key) or DEFAULT_CORPUS, fact.fact_id)
         if self.facts.get(key) is None:
             refused = put_checked(self.facts, [(key, fact.to_dict())], raw, src, self.stage.outputs)
             if refused is not None:

@@ -29,6 +29,7 @@ import structlog
 
 from omega.packets.lateness import is_late, ripe
 from omega.packets.ledger import EpisodeLedger, Judgement
+from streams.records import key_text
 from streams.stages.base import Emit, Source
 from streams.stages.keyed import DecodedCache, KeyedTable, put_checked
 from streams.stages.lateness import Waiting, WaitingRoom
@@ -74,7 +75,7 @@ class EpisodeSteps:
         if isinstance(read, WatermarkTick):
             return self.tick(src, read)
         # A keyless record is judged under the key "None", as it always was (issue 22 keys records by episode).
-        key = src.key.decode("utf-8", "replace") if src.key is not None else str(src.key)
+        key = key_text(src.key, "None")
         return self.packet(src, raw, key, read)
 
     def packet(self, src: Source, raw: bytes, key: str, read: PacketRead) -> list[Emit]:

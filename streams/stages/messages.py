@@ -18,9 +18,10 @@ from omega.agents.termination import TerminationReport
 from omega.canonical import derived_id
 from omega.events import Alert, Escalation
 from omega.eventtime import to_ms
+from streams.records import key_text
 from streams.stages.base import Emit, Outputs, Source
 from streams.stages.keyed import DecodedCache, KeyedTable, put_checked
-from streams.topics import AGENT_MESSAGES, TERMINATIONS
+from streams.topics import AGENT_MESSAGES
 
 MESSAGE_SCHEMA = "omega.agents.AgentMessage"
 MAX_SESSION_ID_BYTES = 1024  # a session id keys the sessions table and every output: a huge key would not fit
@@ -57,10 +58,6 @@ class MonitorStage:
 
     def output(self, output: Alert | Escalation | TerminationReport, fallback_ms: int | None) -> Emit:
         """Encode a session judge output for its topic, timestamped with its event time."""
-        if isinstance(output, TerminationReport):
-            record = output.to_dict()
-            return self.outputs.encode(TERMINATIONS, output.session_id, record,
-                                        to_ms(record["event_time"]) or fallback_ms)
         return self.outputs.output(output, fallback_ms)
 
     def _parse(self, raw: bytes, source: Source, session_id: str) -> list[SessionEvent]:
@@ -95,7 +92,7 @@ class SessionSteps:
     def record(self, raw: bytes, src: Source) -> list[Emit]:
         """One record of the session its key names; a record without a session id cannot be attributed: a dead
         letter."""
-        key = src.key.decode("utf-8", "replace") if src.key is not None else ""
+        key = key_text(src.key, "")
         if not key:
             return [self.stage.outputs.dead_letter(raw, src, "NO_SESSION", "the record has no key (session id)")]
         if len(key.encode("utf-8")) > MAX_SESSION_ID_BYTES:  # it keys the table and every output: bounded

@@ -23,6 +23,7 @@ from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import advance, evolve_single
 from omega.packets.validator import evolve as evolve_packet
 from streams.logs import get_logger
+from streams.records import key_text
 from streams.stages.base import (
     Emit,
     InputRejected,
@@ -229,8 +230,8 @@ class IngressSteps:
             self.misskeyed += 1
             if power_of_ten(self.misskeyed):
                 log.warning("ingress_key_not_correlation_id", records=self.misskeyed, topic=src.topic,
-                            partition=src.partition, offset=src.offset, key=None if src.key is None else
-                            src.key[:256].decode("utf-8", "replace"), correlation_id=emits[0].key[:256])
+                            partition=src.partition, offset=src.offset,
+                            key=key_text(None if src.key is None else src.key[:256]), correlation_id=emits[0].key[:256])
         return emits
 
 

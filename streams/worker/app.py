@@ -33,6 +33,7 @@ from streams.kafka.tracing import HEADER as TRACE_HEADER
 from streams.kafka.tracing import child_of, parent_of
 from streams.kafka.transport import admitted, transport_class
 from streams.logs import get_logger
+from streams.records import key_text
 from streams.settings import Settings
 from streams.stages.answers import AnswersStage, FactSteps, FactStoreView
 from streams.stages.base import Emit, Outputs
@@ -303,7 +304,7 @@ async def _record(omega: OmegaApp, spec: AgentSpec, event: Any) -> None:
     started = time.perf_counter()
     # 2. log context: this record's, and nothing of the record before it
     structlog.contextvars.clear_contextvars()
-    key = message.key.decode("utf-8", "replace") if isinstance(message.key, bytes) else ""
+    key = key_text(message.key if isinstance(message.key, bytes) else None, "")
     if spec.log_field is not None and key and key != TICK_KEY:
         structlog.contextvars.bind_contextvars(**{spec.log_field: log_key(key)})
     # 3. step and 4. fit: an unexpected error, or an output too large to send, becomes a dead letter

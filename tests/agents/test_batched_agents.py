@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from faust.streams import _current_event as faust_current_event
 
-from streams.replay import Replayer
-from streams.replay_inputs import read_inputs
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer
 from streams.stages.base import Outputs, Source
 from streams.worker.app import OmegaApp
 from streams.worker.write_behind import WriteBehind

@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from streams.replay import Replayer
-from streams.replay_inputs import read_inputs
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer
 from streams.stages.base import MAX_TABLE_ENTRY_BYTES, Outputs, Source
 from streams.topics import DEAD_LETTERS, PACKETS, VERDICTS
 from streams.wire.codec import SchemaRegistry

@@ -36,8 +36,8 @@ from typing import Any
 
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import evolve
-from streams.replay import Replayer
-from streams.replay_inputs import InputRecord, read_inputs
+from streams.replay.inputs import InputRecord, read_inputs
+from streams.replay.replayer import Replayer
 from streams.stages.base import Outputs, Source
 from streams.stages.packets import PacketStage
 from streams.topics import PACKETS, PACKETS_JSON, VERDICTS, topic_name

@@ -23,8 +23,8 @@ from typing import Any
 
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import evolve
-from streams import replay_jobs
-from streams.replay import output_line
+from streams.replay import jobs as replay_jobs
+from streams.replay.replayer import output_line
 from streams.stages.base import Outputs, oversized_entry, parse_json_object
 from streams.stages.episodes import judgement_key
 from streams.stages.packets import PacketStage
@@ -102,7 +102,7 @@ def replay_us(packets: list[dict[str, Any]], rounds: int) -> float:
 
         def once() -> None:
             with out_path.open("w", encoding="utf-8") as out:
-                replay_jobs.replay([path], pipeline, 0, 1, out)
+                replay_jobs.replay([path], pipeline.outputs, 0, 1, out)
 
         return best_cpu_us(once, len(packets), rounds)
 

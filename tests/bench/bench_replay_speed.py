@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from streams import replay_jobs
+from streams.replay import jobs as replay_jobs
 from streams.stages.base import Outputs
 from streams.wire.codec import SchemaRegistry
 from tests.bench.bench_pipeline import judge_all, machine, mixed_workload, to_json_bytes, workload, write_jsonl

@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from streams.replay import Replayer
-from streams.replay_inputs import read_inputs
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer
 from streams.stages.base import Outputs, Source, oversized_entry
 from streams.stages.messages import MonitorStage, SessionSteps
 from streams.stages.packets import PacketStage

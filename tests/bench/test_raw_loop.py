@@ -15,8 +15,8 @@ import pytest
 
 from omega.eventtime import to_ms
 from streams.kafka.partitioning import partition_of
-from streams.replay import Replayer
-from streams.replay_inputs import InputRecord
+from streams.replay.inputs import InputRecord
+from streams.replay.replayer import Replayer
 from streams.stages.base import Outputs, Source
 from streams.stages.episodes import judgement_key
 from streams.stages.packets import PacketStage

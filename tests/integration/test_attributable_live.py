@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from streams.replay import Replayer
-from streams.replay_inputs import read_inputs
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer
 from streams.stages.base import Outputs, Source
 from streams.stages.packets import PacketStage
 from streams.topics import DEAD_LETTERS, PACKETS, PACKETS_JSON, VERDICTS

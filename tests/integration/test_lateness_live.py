@@ -40,8 +40,9 @@ import pytest
 from aiokafka import AIOKafkaProducer
 
 from streams.kafka.partitioning import partition_of
-from streams.replay import Replayer, json_view
-from streams.replay_inputs import read_inputs
+from streams.records import json_view
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer
 from streams.stages.base import Outputs
 from streams.topics import PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry

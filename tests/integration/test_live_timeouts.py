@@ -24,8 +24,8 @@ from faust.types import TP
 
 from omega.eventtime import to_ms
 from streams.kafka.partitioning import partition_of
-from streams.replay import Replayer
-from streams.replay_inputs import InputRecord
+from streams.replay.inputs import InputRecord
+from streams.replay.replayer import Replayer
 from streams.settings import Settings
 from streams.stages.base import Outputs
 from streams.stages.packets import WatermarkTick

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from streams.replay import Replayer
-from streams.replay_inputs import read_inputs
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer
 from streams.stages.base import Outputs
 from streams.topics import DEAD_LETTERS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry

@@ -18,7 +18,7 @@ from projections.projector import Projector
 from projections.runner import UNDECODABLE, FileSource, ProgressLog, Runner, RunStats, open_store, unjsonable
 from projections.sqlite_store import SqliteStore
 from projections.store import Position
-from streams.replay_inputs import jsonable
+from streams.records import jsonable
 from tests.unit.projections.factories import Log, episode_events, interleave, session_script
 
 PHYSICAL = {"agent_messages": "omega57.messages", "alerts": "omega.alerts", "terminations": "omega57.terminations",

@@ -14,8 +14,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from omega.canonical import canonical_json
-from streams.replay import Replayer, encode_for_topic, json_view, output_line, replay_line
-from streams.replay_inputs import STDIN, InputError, InputRecord, directory_inputs, input_stem, read_inputs
+from streams.cli.topic_codec import encode_for_topic, replay_line
+from streams.records import json_view
+from streams.replay.inputs import STDIN, InputError, InputRecord, directory_inputs, input_stem, read_inputs
+from streams.replay.replayer import Replayer, output_line
 from streams.stages.base import MAX_TABLE_ENTRY_BYTES, Emit, Outputs, Source
 from streams.stages.packets import PacketStage
 from streams.topics import AGENT_MESSAGES_RAW, DEAD_LETTERS, DOCUMENTS, ORACLE_REQUESTS, PACKETS, PACKETS_JSON, VERDICTS

@@ -12,12 +12,12 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from streams import replay_jobs
 from streams.cli.main import main
 from streams.cli.options import EXIT_REJECTED, EXIT_USAGE
 from streams.kafka.partitioning import partition_of
-from streams.replay import ReplaySummary
-from streams.replay_inputs import InputRecord, read_inputs
+from streams.replay import jobs as replay_jobs
+from streams.replay.inputs import InputRecord, read_inputs
+from streams.replay.replayer import ReplaySummary
 from streams.stages.base import Outputs, Source
 from streams.wire.codec import SchemaRegistry
 from tests.factories import merged_log, mixed_episode

@@ -12,9 +12,10 @@ from typing import Any
 from click.testing import CliRunner
 
 from streams.cli.main import main
+from streams.cli.topic_codec import replay_line
 from streams.kafka.clients import json_line
-from streams.replay import Replayer, output_line, replay_line
-from streams.replay_inputs import read_inputs
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer, output_line
 from streams.stages.base import Emit, Outputs
 from streams.topics import AGENT_MESSAGES_RAW, PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry

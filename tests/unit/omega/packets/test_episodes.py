@@ -1,6 +1,6 @@
 """Realistic hand-written episodes (`examples/omen/`): what each one must produce, output by output.
 
-Every file is replayed through `streams.replay.Replayer` (the embedded pipeline the CLI uses), and the
+Every file is replayed through `streams.replay.replayer.Replayer` (the embedded pipeline the CLI uses), and the
 whole output sequence is pinned: each verdict's packet id, status, violated rule ids and FSM move, and
 every alert (kind, severity, source packet), escalation and dead letter, in the order they come out.
 `examples/README.md` says the same in prose.
@@ -21,8 +21,8 @@ from omega.eventtime import to_ms
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import advance, evolve
 from omega.packets.verdict import VerdictStatus
-from streams.replay import Replayer
-from streams.replay_inputs import read_inputs
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer
 from streams.stages.base import Emit, Outputs
 from streams.stages.packets import PacketStage
 from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, VERDICTS

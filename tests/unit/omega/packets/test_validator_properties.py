@@ -4,7 +4,7 @@ Logs are generated from the realistic episodes of `examples/omen/` and the facto
 `tests/factories.py`: each source is re-addressed (its own correlation id, packet and token ids) so it
 can appear more than once, truncated to a prefix, sometimes shuffled, and the episodes are merged into
 one log in a drawn order that keeps each episode's own order. Raw lines go through the embedded replay
-(`streams.replay.Replayer`), ingress and Avro included, exactly as `omega replay` runs them.
+(`streams.replay.replayer.Replayer`), ingress and Avro included, exactly as `omega replay` runs them.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from omega.canonical import canonical_json
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import evolve
 from omega.packets.verdict import PacketVerdict
-from streams.replay import Replayer
-from streams.replay_inputs import InputRecord
+from streams.replay.inputs import InputRecord
+from streams.replay.replayer import Replayer
 from streams.stages.base import Emit, Outputs, Source
 from streams.stages.packets import PacketStage
 from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, VERDICTS

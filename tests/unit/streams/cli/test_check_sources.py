@@ -16,8 +16,8 @@ from click.testing import CliRunner, Result
 
 from streams.cli.main import main
 from streams.cli.options import EXIT_OK, EXIT_REJECTED
-from streams.replay import Replayer, output_line
-from streams.replay_inputs import read_inputs
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer, output_line
 from streams.stages.base import Outputs
 from streams.wire.codec import SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter

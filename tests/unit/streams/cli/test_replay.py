@@ -14,8 +14,8 @@ from click.testing import CliRunner, Result
 
 from streams.cli.main import main
 from streams.cli.options import EXIT_OK, EXIT_REJECTED, EXIT_USAGE
-from streams.replay import Replayer
-from streams.replay_inputs import read_inputs
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer
 from streams.stages.base import Outputs
 from streams.wire.codec import SchemaRegistry
 from tests.factories import packet as factory_packet

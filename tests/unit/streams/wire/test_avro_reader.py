@@ -16,8 +16,8 @@ from fastavro import parse_schema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streams.replay import Replayer
-from streams.replay_inputs import directory_inputs, read_inputs
+from streams.replay.inputs import directory_inputs, read_inputs
+from streams.replay.replayer import Replayer
 from streams.stages.base import Outputs
 from streams.wire.avro_reader import Reader, Unreadable, compile_reader, long_rest
 from streams.wire.codec import HEADER_SIZE, DecodeError, SchemaRegistry

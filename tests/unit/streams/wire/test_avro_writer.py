@@ -14,8 +14,8 @@ from fastavro import parse_schema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streams.replay import Replayer
-from streams.replay_inputs import directory_inputs, read_inputs
+from streams.replay.inputs import directory_inputs, read_inputs
+from streams.replay.replayer import Replayer
 from streams.stages.base import Outputs
 from streams.wire.avro_writer import Unsupported, Writer, compile_writer, put_long
 from streams.wire.codec import EncodeError, SchemaRegistry

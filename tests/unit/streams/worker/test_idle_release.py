@@ -20,8 +20,8 @@ import pytest
 from faust.types import TP
 
 from streams.kafka.partitioning import partition_of
-from streams.replay import Replayer
-from streams.replay_inputs import read_inputs
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer
 from streams.stages.base import Emit, Source
 from streams.stages.episodes import TICK_KEY, EpisodeSteps
 from streams.stages.packets import PacketStage

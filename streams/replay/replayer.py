@@ -4,7 +4,7 @@ Inputs are read in the order given (files, a directory's files by name, then lin
 of the log; gzip is read through, `-` is stdin, and a binary input is refused whole (InputError).
 Outputs are JSON lines `{"topic", "key", "value"}`; replaying the same files twice gives the same bytes.
 
-Trace context (issue 23): a recorded record with a `traceparent` (an envelope line, streams/replay_inputs.py) gives
+Trace context (issue 23): a recorded record with a `traceparent` (an envelope line, streams/replay/inputs.py) gives
 its outputs the headers the worker sends them with, and their lines carry `"headers": {"traceparent"}`; outputs of
 records without one have no `headers`, as live. The worker derives each output's span from its parent's and the
 output's topic and bytes (kafka/tracing.py), hop by hop: a record of the JSON ingress makes a packet, the packet's
@@ -16,9 +16,8 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import IO, Any
 
 from omega.canonical import canonical_json
@@ -26,41 +25,15 @@ from omega.packets.authenticity import AuthPolicy
 from omega.packets.ledger import EpisodeLedger
 from streams.kafka.partitioning import partition_of
 from streams.kafka.tracing import HEADER as TRACE_HEADER
-from streams.kafka.tracing import child_of, parent_of
-from streams.replay_inputs import (
-    InputRecord,
-    Origin,
-    input_stem,
-    jsonable,
-)
-from streams.stages.base import Emit, InputRejected, Outputs, Source
+from streams.kafka.tracing import child_of
+from streams.records import details_decoded, json_view, jsonable
+from streams.replay.inputs import InputRecord, Origin
+from streams.stages.base import Emit, Outputs, Source
 from streams.stages.episodes import EpisodeSteps
-from streams.stages.keys import natural_key
 from streams.stages.messages import MonitorStage, SessionSteps
 from streams.stages.packets import PacketRead, PacketStage
-from streams.topics import AGENT_MESSAGES, DEAD_LETTERS, PACKETS, PACKETS_JSON, TERMINATIONS, VERDICTS, TopicSpec
-from streams.wire.codec import CONFLUENT_MAGIC, MARKER
+from streams.topics import AGENT_MESSAGES, DEAD_LETTERS, PACKETS, TERMINATIONS, VERDICTS
 from streams.wire.omen_avro import PACKET_AS_SENT_SCHEMA, PACKET_SCHEMA
-
-
-def json_view(record: Mapping[str, Any]) -> dict[str, Any]:
-    """An output record as its JSON views show it (replay --out, check lines, tail): `jsonable`, and `details`,
-    which the Avro record carries as JSON text, as the object it encodes (issue 23; text that is not a JSON object
-    or array stays text)."""
-    view: dict[str, Any] = jsonable(dict(record))
-    return _details_decoded(view)
-
-
-def _details_decoded(view: dict[str, Any]) -> dict[str, Any]:
-    details = view.get("details")
-    if isinstance(details, str):
-        try:
-            decoded = json.loads(details)
-        except ValueError:
-            return view
-        if isinstance(decoded, dict | list):
-            view["details"] = decoded
-    return view
 
 
 def _bytes_view(value: object) -> object:
@@ -78,7 +51,7 @@ _LINE_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_a
 
 def output_line(emit: Emit) -> str:
     """The JSON line `omega replay --out` writes for one output: `{"topic", "key", "value": json_view}`."""
-    value = _details_decoded(dict(emit.record))  # a shallow copy: only `details` is replaced
+    value = details_decoded(dict(emit.record))  # a shallow copy: only `details` is replaced
     line: dict[str, Any] = {"topic": emit.topic.name, "key": emit.key, "value": value}
     if emit.traceparent is not None:
         line["headers"] = {TRACE_HEADER: emit.traceparent}
@@ -303,66 +276,3 @@ def _traced(emits: list[Emit], parent: str | None) -> list[Emit]:
     if parent is None:
         return emits
     return [replace(emit, traceparent=child_of(parent, emit.topic.name, emit.value)) for emit in emits]
-
-
-# ------------------------------------------------------------------ recorded events <-> topic bytes (publish, tail)
-def encode_for_topic(packet_stage: PacketStage, record: InputRecord, spec: TopicSpec | None,
-                     session_id: str | None = None) -> tuple[bytes | None, bytes]:
-    """(key, value) to publish: verbatim bytes for JSON topics, single-object Avro for Avro topics, keyed by the
-    record's natural key (stages/keys.py; agent output: `session_id`, else its file's stem).
-
-    Records of an Avro container file are turned back into the packet JSON a producer would send first.
-    """
-    raw = record.raw
-    if record.stage == "avro" and record.schema_name == PACKET_AS_SENT_SCHEMA and isinstance(record.datum, dict):
-        raw = str(record.datum.get("packet_json")).encode("utf-8")
-    elif record.stage == "avro":
-        if record.schema_name != PACKET_SCHEMA:
-            raise ValueError(f"container holds {record.schema_name} records, not {PACKET_SCHEMA}")
-        raw = canonical_json(packet_stage.packets.from_avro(record.datum)).encode("utf-8")
-    if spec is None or spec.value_schema is None:
-        # a session file's record is keyed by its stem already (read_inputs); a line of a JSONL file by its file's name
-        stem = input_stem(Path(record.source.topic.removeprefix("file:")))
-        session = session_id or (None if record.source.key else stem)
-        return natural_key(spec, raw, record.source.key, session), raw
-    if spec is not PACKETS:
-        raise ValueError(f"publishing to {spec.name} ({spec.value_schema}) is not supported")
-    [emit] = packet_stage.ingress(raw, record.source)
-    if emit.topic is not PACKETS:
-        raise ValueError(str(emit.record["reason"]))
-    return emit.key.encode("utf-8"), emit.value
-
-
-def decode_record(packet_stage: PacketStage, value: bytes | None) -> Any:
-    """A topic record as JSON: Avro decoded (packets back to their JSON form), anything else as text; a value that
-    does not decode is shown as `{"undecodable": why, "raw": ...}`."""
-    if value is None:
-        return None
-    if value[:2] == MARKER or value[:1] == CONFLUENT_MAGIC:  # single-object, or a Schema Registry frame
-        try:
-            name, datum = packet_stage.outputs.registry.decode(value)
-            if name in (PACKET_SCHEMA, PACKET_AS_SENT_SCHEMA):  # a packet as its JSON, whichever record carries it
-                return packet_stage.packet_of(name, datum)
-            return json_view(datum)
-        except ValueError as exc:
-            return {"undecodable": str(exc), "raw": jsonable(value)}
-        except InputRejected as exc:
-            return {"undecodable": exc.reason, "raw": jsonable(value)}
-    return jsonable(value)
-
-
-def replay_line(spec: TopicSpec | None, name: str, partition: int, offset: int, key: bytes | None, value: Any,
-                headers: Sequence[tuple[str, bytes]] = ()) -> str:
-    """A tailed record as `omega replay` reads it back (a packet topic: the packet's JSON, one per line) or as
-    `omega project --from` does (any other topic: the line `Replayer` writes, under the topic's unprefixed name).
-
-    A record with a valid `traceparent` header keeps it: a packet's line is then the envelope `omega replay` reads
-    (`{"topic", "key", "value", "headers"}`), so a replay gives the outputs the worker's headers."""
-    traceparent = parent_of(headers)
-    if (spec is PACKETS or spec is PACKETS_JSON) and traceparent is None:
-        return canonical_json(value) if not isinstance(value, dict) or "utf8" not in value else str(value["utf8"])
-    text = key.decode("utf-8", "replace") if key else ""
-    line = {"topic": spec.name if spec is not None else name, "key": text, "value": value}
-    if traceparent is not None:
-        line["headers"] = {TRACE_HEADER: traceparent}
-    return canonical_json(line)

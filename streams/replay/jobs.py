@@ -36,33 +36,34 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import IO, Any
 
-from rich.console import Console
-
 from omega.packets.authenticity import AuthPolicy
-from streams.cli.progress import by_input_size
 from streams.kafka.partitioning import partition_of
-from streams.replay import PACKETS_SOURCE, Replayer, ReplaySummary, output_line
-from streams.replay_inputs import STDIN, InputError, InputRecord, read_inputs
+from streams.records import key_text
+from streams.replay.inputs import STDIN, InputError, InputRecord, read_inputs
+from streams.replay.replayer import PACKETS_SOURCE, Replayer, ReplaySummary, output_line
 from streams.stages.base import Emit, Outputs
 from streams.topics import DEAD_LETTERS
 from streams.wire.omen_avro import PACKET_SCHEMA
 
+# What the caller wraps around the records read, to show progress (the CLI's bar, cli/progress.py); job 0's only
+Progress = Callable[[Iterator[InputRecord]], Iterator[InputRecord]]
+
 
 def replay(paths: Sequence[Path], outputs: Outputs, max_lateness_ms: int, jobs: int, out: IO[str] | None,
-           console: Console | None = None, partitions: int = 1, auth_policy: AuthPolicy | None = None
+           progress: Progress | None = None, partitions: int = 1, auth_policy: AuthPolicy | None = None
            ) -> ReplaySummary:
     """Replay `paths` over `jobs` processes, writing to `out` exactly what one `Replayer` writes; InputError (after
     the outputs of the records before it, as one job writes them) on an unreadable input. `partitions`: the
     worker's packets partitions, whose watermarks a lateness is measured against (`Replayer`); `auth_policy`: the
     packet stage's."""
     if jobs <= 1 or max_lateness_ms > 0 or STDIN in paths or "fork" not in multiprocessing.get_all_start_methods():
-        return _one_job(paths, Replayer(outputs, max_lateness_ms, partitions, auth_policy=auth_policy), out, console)
+        return _one_job(paths, Replayer(outputs, max_lateness_ms, partitions, auth_policy=auth_policy), out, progress)
     with tempfile.TemporaryDirectory(prefix="omega-replay-") as tmp:
         results = _run_jobs(paths, lambda: Replayer(outputs, auth_policy=auth_policy), jobs, Path(tmp), out is not None,
-                            console)
+                            progress)
         if results is None:  # a job could not keep to one job's outputs: the one job gives them
             return _one_job(paths, Replayer(outputs, max_lateness_ms, partitions, auth_policy=auth_policy), out,
-                            console)
+                            progress)
         if out is not None:
             for line in _merged(Path(tmp), jobs, "records"):
                 out.write(line)
@@ -75,11 +76,11 @@ def replay(paths: Sequence[Path], outputs: Outputs, max_lateness_ms: int, jobs: 
     return _summed([r.summary for r in results])
 
 
-def _one_job(paths: Sequence[Path], replayer: Replayer, out: IO[str] | None, console: Console | None
+def _one_job(paths: Sequence[Path], replayer: Replayer, out: IO[str] | None, progress: Progress | None
              ) -> ReplaySummary:
     records: Iterator[InputRecord] = read_inputs(paths)
-    if console is not None:
-        records = by_input_size(records, list(paths), console)
+    if progress is not None:
+        records = progress(records)
     return replayer.run(records, out)
 
 
@@ -98,7 +99,7 @@ def _partition_key(record: InputRecord) -> str | None:
     """The key a record's state lives under: `correlation_id` for a packet, the session id for a session file;
     None for a record that touches no state (it cannot be judged as a packet of an episode)."""
     if record.stage == "message":
-        return record.source.key.decode("utf-8", "replace") if record.source.key else None
+        return key_text(record.source.key) if record.source.key else None
     if record.stage == "json":
         try:
             packet = json.loads(record.raw)
@@ -120,7 +121,7 @@ class _JobResult:
 
 
 def _run_jobs(paths: Sequence[Path], new_replayer: Callable[[], Replayer], jobs: int, tmp: Path, write: bool,
-              console: Console | None) -> list[_JobResult] | None:
+              progress: Progress | None) -> list[_JobResult] | None:
     """Run the jobs to the end; None when one of them cannot give one job's outputs (or failed: one job then
     fails the same way, with the same outputs before it)."""
     context = multiprocessing.get_context("fork")
@@ -128,7 +129,7 @@ def _run_jobs(paths: Sequence[Path], new_replayer: Callable[[], Replayer], jobs:
     for index in range(jobs):
         parent, child = context.Pipe()
         process = context.Process(target=_job, args=(index, jobs, child, paths, new_replayer, tmp, write,
-                                                     console if index == 0 else None), daemon=True)
+                                                     progress if index == 0 else None), daemon=True)
         process.start()
         child.close()
         pipes.append(parent)
@@ -171,10 +172,10 @@ def _receive(pipe: Connection) -> Any:
 
 
 def _job(index: int, jobs: int, pipe: Connection, paths: Sequence[Path], new_replayer: Callable[[], Replayer],
-         tmp: Path, write: bool, console: Console | None) -> None:
+         tmp: Path, write: bool, progress: Progress | None) -> None:
     """One job: its partition's records, then (told the log's watermark) its episodes' end of the log."""
     try:
-        _job_steps(index, jobs, pipe, paths, new_replayer, tmp, write, console)
+        _job_steps(index, jobs, pipe, paths, new_replayer, tmp, write, progress)
     except BaseException:  # noqa: BLE001 - reported to the parent, which replays as one job (and fails the same)
         pipe.send(("failed", traceback.format_exc()))
     finally:
@@ -183,14 +184,14 @@ def _job(index: int, jobs: int, pipe: Connection, paths: Sequence[Path], new_rep
 
 
 def _job_steps(index: int, jobs: int, pipe: Connection, paths: Sequence[Path], new_replayer: Callable[[], Replayer],
-               tmp: Path, write: bool, console: Console | None) -> None:
+               tmp: Path, write: bool, progress: Progress | None) -> None:
     replayer = new_replayer()
     first_stored: dict[str, int] = {}  # episode -> position of the record that stored its first ledger
     portable = True  # no output names a packet's position among all the log's packets
     error: str | None = None
     records: Iterator[InputRecord] = read_inputs(paths)
-    if console is not None:
-        records = by_input_size(records, list(paths), console)
+    if progress is not None:
+        records = progress(records)
     with _lines(tmp, "records", index, write) as sink:
         try:
             for position, record in enumerate(records):
