@@ -70,7 +70,7 @@ class EventSource(Protocol):
 
 # ------------------------------------------------------------------------------------------- files
 def unjsonable(value: Any) -> Any:
-    """The inverse of `streams.replay.jsonable`: `{"utf8": text}` / `{"base64": text}` back to bytes.
+    """The inverse of `streams.records.jsonable`: `{"utf8": text}` / `{"base64": text}` back to bytes.
 
     Only an object with exactly that one key and a text value is read as bytes: a record field that is a map
     holding a single "utf8" key would be misread, and the Avro contract has no such map."""

@@ -17,8 +17,8 @@ from typing import Any
 
 from omega import strictjson
 from omega.packets.conformance import STATUSES, Conformance
-from streams.replay import json_view
-from streams.replay_inputs import STDIN, InputRecord, input_suffix
+from streams.records import json_view
+from streams.replay.inputs import STDIN, InputRecord, input_suffix
 from streams.stages.base import Emit, Source
 from streams.topics import DEAD_LETTERS, VERDICTS
 from streams.wire.omen_avro import PACKET_AS_SENT_SCHEMA

@@ -23,14 +23,14 @@ from streams.cli.options import (
     bootstrap_option,
     existing_files,
     files_argument,
-    pipeline,
+    packet_stage_for,
     prefix_option,
     table_store_option,
     usage_error,
 )
+from streams.cli.topic_codec import decode_record, encode_for_topic, replay_line
 from streams.logs import thin_repeats
-from streams.replay import decode_record, encode_for_topic, replay_line
-from streams.replay_inputs import read_inputs
+from streams.replay.inputs import read_inputs
 from streams.settings import Settings, SettingsError
 from streams.topics import ALL_TOPICS, BY_LOGICAL, TopicSpec, topic_name
 from streams.wire.confluent import closing_remote
@@ -224,11 +224,11 @@ def publish(files: tuple[Path, ...], topic: str, session_id: str | None, bootstr
     paths = existing_files(files)
     spec, name = _resolve_topic(topic, prefix)
     settings = settings_or_exit()
-    packets = pipeline(settings)
+    packet_stage = packet_stage_for(settings)
     with kafka_errors(bootstrap):
         sent, refused = asyncio.run(publish_records(
-            read_inputs(paths), partial(encode_for_topic, packets, spec=spec, session_id=session_id), name, bootstrap,
-            client_options=settings.kafka_client_options()))
+            read_inputs(paths), partial(encode_for_topic, packet_stage, spec=spec, session_id=session_id), name,
+            bootstrap, client_options=settings.kafka_client_options()))
     click.echo(f"published {sent} record(s) to {name}" + (f"; {refused} refused" if refused else ""), err=True)
     sys.exit(EXIT_REJECTED if refused else EXIT_OK)
 
@@ -263,10 +263,10 @@ def tail(topic: str, follow: bool, from_end: bool | None, since: str | None, key
     if since is not None and since_ms is None:
         usage_error(f"--since {since!r}: not an ISO 8601 time (e.g. 2026-01-26T09:00:00Z)")
     settings = settings_or_exit()
-    packets = pipeline(settings)
+    packet_stage = packet_stage_for(settings)
     render = json_line if output_format == "json" else partial(replay_line, spec, name)
-    with kafka_errors(bootstrap), closing_remote(packets.registry):
-        asyncio.run(tail_topic(partial(decode_record, packets), name, bootstrap, follow, max_records, timeout,
+    with kafka_errors(bootstrap), closing_remote(packet_stage.outputs.registry):
+        asyncio.run(tail_topic(partial(decode_record, packet_stage), name, bootstrap, follow, max_records, timeout,
                                click.echo, client_options=settings.kafka_client_options(),
                                from_end=follow if from_end is None else from_end, since_ms=since_ms,
                                partitions=partitions or None, key=None if key is None else key.encode("utf-8"),

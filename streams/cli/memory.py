@@ -9,12 +9,10 @@ with no session is an empty input (exit 2).
 from __future__ import annotations
 
 import asyncio
-import gzip
 import json
 import signal
 import socket
 import sys
-import zlib
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
@@ -48,7 +46,7 @@ from streams.cli.options import (
 )
 from streams.cli.progress import with_progress
 from streams.logs import masked
-from streams.replay_inputs import STDIN, InputError, directory_inputs, input_suffix, open_input
+from streams.replay.inputs import STDIN, InputError, directory_inputs, gzip_checked, input_suffix, open_input
 from streams.settings import SettingsError, kafka_client_options
 
 log = structlog.get_logger("omega.projections")
@@ -108,10 +106,8 @@ def replay_lines(path: Path) -> Iterator[Iterable[bytes]]:
 
 
 def _gzip_checked(path: Path, lines: Iterable[bytes]) -> Iterator[bytes]:
-    try:
+    with gzip_checked(path):
         yield from lines
-    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
-        raise InputError(f"{path}: not a readable gzip file ({exc})") from exc
 
 
 @click.command()

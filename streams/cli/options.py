@@ -13,9 +13,10 @@ from omega.packets.authenticity import AuthPolicy
 from projections.store.urls import DEFAULT_STORE as DEFAULT_READ_MODEL
 from streams.auth_policy import PolicyError, policy_for
 from streams.logs import masked
-from streams.replay_inputs import INPUT_SUFFIXES, STDIN, InputError, directory_inputs, open_input
+from streams.replay.inputs import INPUT_SUFFIXES, STDIN, InputError, directory_inputs, open_input
 from streams.settings import Settings, SettingsError
-from streams.stages.packets import Pipeline
+from streams.stages.base import Outputs
+from streams.stages.packets import PacketStage
 
 EXIT_OK = 0
 EXIT_REJECTED = 1  # something judged was refused: a packet, a message, an undecodable record, a violation
@@ -75,7 +76,7 @@ def input_failed(exc: OSError | InputError) -> NoReturn:
 
 
 def existing_files(files: tuple[Path, ...]) -> list[Path]:
-    """The inputs, in order: a directory becomes its input files (streams.replay_inputs.directory_inputs), `-` stays for
+    """The inputs, in order: a directory becomes its input files (streams.replay.inputs.directory_inputs), `-` stays for
     stdin (once). Missing files (all named), an empty directory or a binary file end the command with exit 2."""
     missing = [str(f) for f in files if f != STDIN and not f.exists()]
     if missing:
@@ -111,12 +112,17 @@ def policy_or_exit(path: Path | None) -> AuthPolicy | None:
         usage_error(str(exc))
 
 
-def pipeline(settings: Settings, policy: AuthPolicy | None = None) -> Pipeline:
-    """The packet pipeline the file and Kafka commands judge and encode with."""
+def outputs_for(settings: Settings) -> Outputs:
+    """The encoder the file and Kafka commands judge and encode with (the worker's: its schema registry and bound)."""
     from streams.wire.confluent import with_registry
 
     try:
         registry = with_registry(settings)
     except SettingsError as exc:
         usage_error(str(exc))
-    return Pipeline(registry, settings.max_event_bytes, policy)
+    return Outputs(registry, settings.max_event_bytes)
+
+
+def packet_stage_for(settings: Settings, policy: AuthPolicy | None = None) -> PacketStage:
+    """The OMEN packet stage `omega publish` and `omega tail` encode and decode packets with."""
+    return PacketStage(outputs_for(settings), policy)

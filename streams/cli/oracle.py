@@ -25,7 +25,7 @@ from omega.oracle.report import CaseJudgement, build_report, judge_case, report_
 from streams.cli.checking import Tally, check_options
 from streams.cli.options import EXIT_USAGE, existing_files, files_argument, input_failed, usage_error
 from streams.cli.progress import with_progress
-from streams.replay_inputs import STDIN, InputError, input_suffix, read_input_bytes
+from streams.replay.inputs import STDIN, InputError, input_suffix, read_input_bytes
 from streams.settings import Settings, SettingsError
 from streams.stages.base import InputRejected, parse_json_object
 from streams.stages.oracle import CONFIG_ENV, read_config

@@ -11,7 +11,7 @@ from typing import TypeVar
 from rich.console import Console
 from rich.progress import Progress
 
-from streams.replay_inputs import STDIN
+from streams.replay.inputs import STDIN
 
 T = TypeVar("T")
 

@@ -14,7 +14,6 @@ from rich.console import Console
 from omega.agents.documents import read_documents
 from omega.agents.model import MessageRejected, SessionEvent
 from omega.agents.session import SessionState
-from streams import replay_jobs
 from streams.cli.checking import Tally, check_options
 from streams.cli.conformance_report import FORMATS, ReportSink
 from streams.cli.options import (
@@ -24,13 +23,15 @@ from streams.cli.options import (
     existing_files,
     files_argument,
     input_failed,
-    pipeline,
+    outputs_for,
     policy_or_exit,
     usage_error,
 )
+from streams.cli.progress import by_input_size
 from streams.cli.summary import render_summary
-from streams.replay import Replayer, ReplaySummary, json_view
-from streams.replay_inputs import (
+from streams.records import json_view
+from streams.replay import jobs as replay_jobs
+from streams.replay.inputs import (
     MESSAGE_SUFFIXES,
     STDIN,
     InputError,
@@ -42,6 +43,7 @@ from streams.replay_inputs import (
     read_input_bytes,
     read_inputs,
 )
+from streams.replay.replayer import Replayer, ReplaySummary
 from streams.settings import Settings, SettingsError
 from streams.stages.base import Emit, Source
 from streams.stages.messages import MonitorStage
@@ -99,12 +101,13 @@ def replay(files: tuple[Path, ...], out_path: str | None, summary: bool, auth_po
     FILES may be directories (their input files, recursively, by name), gzipped files, or `-` for JSONL on stdin."""
     paths = existing_files(files)
     settings = _settings(auth_policy, max_lateness_ms)
-    judge = pipeline(settings, policy_or_exit(settings.packet_auth_policy))
+    outputs, policy = outputs_for(settings), policy_or_exit(settings.packet_auth_policy)
     console = Console(stderr=out_path == "-")
     with _output(out_path) as out:
         try:
-            result = replay_jobs.replay(paths, judge, settings.max_lateness_ms, jobs, out, console,
-                                        partitions=settings.partitions)
+            result = replay_jobs.replay(paths, outputs, settings.max_lateness_ms, jobs, out,
+                                        lambda records: by_input_size(records, list(paths), console),
+                                        partitions=settings.partitions, auth_policy=policy)
         except InputError as exc:
             usage_error(str(exc))
     if summary:
@@ -133,8 +136,9 @@ def check_packets(files: tuple[Path, ...], auth_policy: Path | None, max_latenes
         usage_error(f"{yaml[0]}: an OMEGA-57 session (YAML); judge it with `omega check messages`")
     settings = _settings(auth_policy, max_lateness_ms)
     sink = ReportSink() if report else None
-    replayer = Replayer(pipeline(settings, policy_or_exit(settings.packet_auth_policy)), settings.max_lateness_ms,
-                        settings.partitions, origins=sink is None)
+    outputs, policy = outputs_for(settings), policy_or_exit(settings.packet_auth_policy)
+    replayer = Replayer(outputs, settings.max_lateness_ms, settings.partitions, origins=sink is None,
+                        auth_policy=policy)
     tally = Tally(fail_on, output_format)
     sources = Sources()
     try:
@@ -247,7 +251,7 @@ def check_messages(files: tuple[Path, ...], session_id: str | None, session_per_
     alert, escalation or termination report as it fires; a summary on stderr. Exit 1 if any message is rejected
     (or `--fail-on` is crossed), 2 on an empty input."""
     paths = existing_files(files)
-    stage = MonitorStage(pipeline(_settings()))
+    stage = MonitorStage(outputs_for(_settings()))
     states: dict[str, SessionState | None] = {}
     tally = Tally(fail_on, output_format)
     for number, path in enumerate(paths):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.table import Table
 
-from streams.replay import ReplaySummary
+from streams.replay.replayer import ReplaySummary
 
 
 def render_summary(summary: ReplaySummary, console: Console, title: str = "Replay") -> None:

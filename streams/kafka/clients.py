@@ -1,5 +1,5 @@
 """Plain aiokafka producer, consumer and admin for the CLI's `publish`, `tail` and `worker` (no Faust needed); what
-the bytes mean is the caller's (streams/replay.py `encode_for_topic`, `decode_record`)."""
+the bytes mean is the caller's (streams/cli/topic_codec.py `encode_for_topic`, `decode_record`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from omega.canonical import canonical_json
-from streams.replay_inputs import jsonable
+from streams.records import jsonable, key_text
 from streams.settings import kafka_client_options
 
 T = TypeVar("T")
@@ -71,7 +71,7 @@ def json_line(partition: int, offset: int, key: bytes | None, value: Any,
               headers: Sequence[tuple[str, bytes]] = ()) -> str:
     """The default line of `omega tail`: partition, offset, key (text), the decoded value, and the record's headers
     when it has any (name -> text; a value that is not UTF-8 as `{"base64"}`)."""
-    text = key.decode("utf-8", "replace") if key else None
+    text = key_text(key) if key else None
     line: dict[str, Any] = {"partition": partition, "offset": offset, "key": text, "value": value}
     if headers:
         line["headers"] = {name: _header_text(header) for name, header in headers}

@@ -20,6 +20,7 @@ from projections.memories.log_events import LogEvent
 from projections.projector import collector_paused
 from projections.runner import undecodable_event
 from projections.store.protocol import Position
+from streams.records import key_text
 from streams.settings import kafka_client_options
 from streams.topics import AGENT_MESSAGES, ALERTS, ESCALATIONS, TERMINATIONS, VERDICTS, TopicSpec, topic_name
 from streams.wire.codec import DecodeError, SchemaRegistry
@@ -141,7 +142,7 @@ class KafkaSource:
                 decoded = iter(self.registry.decode_batch(present) if present else ())
                 for msg, value in zip(messages, values, strict=True):
                     raw_key = msg.key
-                    key = "" if raw_key is None else raw_key.decode("utf-8", "replace")
+                    key = key_text(raw_key, "")
                     result = next(decoded) if value is not None else _TOMBSTONE
                     if type(result) is tuple:
                         out.append(LogEvent(logical, partition, msg.offset, key, result[1], source=topic))

@@ -37,31 +37,31 @@ from omega.answers.versions import same_version
 from omega.answers.vocabulary import DEFAULT_VOCABULARY, Vocabulary
 from omega.canonical import canonical_json, derived_id
 from omega.eventtime import to_iso
-from streams.stages.base import Emit, InputRejected, Source, parse_json_object
+from streams.records import key_text
+from streams.stages.base import Emit, InputRejected, Outputs, Source, parse_json_object
 from streams.stages.corpus import DEFAULT_CORPUS, corpus_of, fact_key, keyed_by
 from streams.stages.keyed import KeyedTable, put_checked
-from streams.stages.packets import Pipeline
 from streams.topics import ANSWERS, FACTS, QUESTIONS
 from streams.wire.codec import DecodeError
 
 
 class AnswersStage:
-    """Ingest and answering over one pipeline (schema registry, size limit), extractor and vocabulary."""
+    """Ingest and answering over the shared `Outputs` (schema registry, size limit), extractor and vocabulary."""
 
-    def __init__(self, pipeline: Pipeline, extractor: Extractor = rule_extract,
+    def __init__(self, outputs: Outputs, extractor: Extractor = rule_extract,
                  vocabulary: Vocabulary = DEFAULT_VOCABULARY) -> None:
-        self.pipeline, self.extractor, self.vocabulary = pipeline, extractor, vocabulary
+        self.outputs, self.extractor, self.vocabulary = outputs, extractor, vocabulary
 
     def document(self, raw: bytes, source: Source) -> list[Emit]:
         """One document -> one FACTS record per validated fact (keyed by corpus), one dead letter per rejection."""
         try:
-            doc = parse_json_object(raw, self.pipeline.max_event_bytes)
+            doc = parse_json_object(raw, self.outputs.max_event_bytes)
             doc_id, version, text, manual = _document_fields(doc)
             corpus = corpus_of(doc)
             done = ingest(text, {"docId": doc_id, "version": version}, self.extractor, self.vocabulary)
             extra = ingest_manual(manual, done.chunks, self.vocabulary)
         except InputRejected as exc:
-            return [self.pipeline.dead_letter(raw, source, exc.error_class, exc.reason)]
+            return [self.outputs.dead_letter(raw, source, exc.error_class, exc.reason)]
         event_time = to_iso(source.timestamp_ms) or EPOCH
         emits: list[Emit] = []
         seen: set[str] = set()
@@ -69,12 +69,12 @@ class AnswersStage:
             if fact.fact_id in seen:  # a manual fact may restate an extracted one: same content, same id
                 continue
             seen.add(fact.fact_id)
-            emits.append(self.pipeline.encode(FACTS, corpus, fact_to_record(fact.to_dict(), event_time),
+            emits.append(self.outputs.encode(FACTS, corpus, fact_to_record(fact.to_dict(), event_time),
                                               source.timestamp_ms))
         for index, rejection in enumerate((*done.rejections, *extra.rejections), start=1):
-            emits.append(self.pipeline.dead_letter(raw, source, "FACT_REJECTED", _rejected(rejection), part=index))
+            emits.append(self.outputs.dead_letter(raw, source, "FACT_REJECTED", _rejected(rejection), part=index))
         if not emits:  # never silent: a document that adds nothing to its corpus says so
-            emits.append(self.pipeline.dead_letter(
+            emits.append(self.outputs.dead_letter(
                 raw, source, "NO_FACTS", f"document {doc_id!r}: no fact extracted from its {len(done.chunks)}"
                 " chunk(s) and no manual fact"))
         return emits
@@ -82,31 +82,31 @@ class AnswersStage:
     def fact(self, raw: bytes, source: Source) -> tuple[Fact | None, list[Emit]]:
         """One FACTS record -> the fact to store, or a dead letter when it does not decode to a fact."""
         try:
-            name, datum = self.pipeline.registry.decode(raw)
+            name, datum = self.outputs.registry.decode(raw)
         except DecodeError as exc:
-            return None, [self.pipeline.dead_letter(raw, source, exc.error_class, str(exc))]
+            return None, [self.outputs.dead_letter(raw, source, exc.error_class, str(exc))]
         if name != FACT_SCHEMA:
-            return None, [self.pipeline.dead_letter(raw, source, "WRONG_SCHEMA", f"expected {FACT_SCHEMA}, got {name}")]
+            return None, [self.outputs.dead_letter(raw, source, "WRONG_SCHEMA", f"expected {FACT_SCHEMA}, got {name}")]
         try:
             return fact_from_dict(fact_from_record(datum)), []
         except (ValueError, KeyError, TypeError) as exc:
-            return None, [self.pipeline.dead_letter(raw, source, "INVALID_FACT", f"{type(exc).__name__}: {exc}")]
+            return None, [self.outputs.dead_letter(raw, source, "INVALID_FACT", f"{type(exc).__name__}: {exc}")]
 
     def question(self, raw: bytes, source: Source, stores: Callable[[str], FactStore]) -> list[Emit]:
         """One question -> its plan (given, else planned from the text) -> one ANSWERS record keyed by its id;
         a question not keyed by its corpus is first re-published to QUESTIONS keyed by it (so it meets its facts)."""
         try:
-            value = parse_json_object(raw, self.pipeline.max_event_bytes)
+            value = parse_json_object(raw, self.outputs.max_event_bytes)
             corpus = corpus_of(value)
             if not keyed_by(corpus, source.key):
                 return [Emit(QUESTIONS, corpus, bytes(raw), source.timestamp_ms, value)]
             question_id, plan = _question_plan(value, stores(corpus))
         except InputRejected as exc:
-            return [self.pipeline.dead_letter(raw, source, exc.error_class, exc.reason)]
+            return [self.outputs.dead_letter(raw, source, exc.error_class, exc.reason)]
         store = stores(corpus)
         contract = answer(plan, store, self.vocabulary).to_dict()
         record = answer_to_record(contract, question_id, plan.to_dict(), to_iso(source.timestamp_ms))
-        return [self.pipeline.encode(ANSWERS, question_id, record, source.timestamp_ms)]
+        return [self.outputs.encode(ANSWERS, question_id, record, source.timestamp_ms)]
 
 
 def _document_fields(doc: Mapping[str, Any]) -> tuple[str, str | None, str, list[Any]]:
@@ -189,9 +189,9 @@ class FactSteps:
         fact, emits = self.stage.fact(raw, src)
         if fact is None:
             return emits
-        key = fact_key((src.key or DEFAULT_CORPUS.encode()).decode("utf-8", "replace"), fact.fact_id)
+        key = fact_key(key_text(src.key) or DEFAULT_CORPUS, fact.fact_id)
         if self.facts.get(key) is None:
-            refused = put_checked(self.facts, [(key, fact.to_dict())], raw, src, self.stage.pipeline)
+            refused = put_checked(self.facts, [(key, fact.to_dict())], raw, src, self.stage.outputs)
             if refused is not None:
                 return [refused]
         return emits

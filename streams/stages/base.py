@@ -17,14 +17,16 @@ from typing import Any
 import orjson
 
 from omega import strictjson
+from omega.agents.records import TerminationReport
 from omega.canonical import derived_id
 from omega.events import Alert, Escalation
 from omega.eventtime import to_iso, to_ms
 from omega.packets.verdict import PacketVerdict
-from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, VERDICTS, TopicSpec
+from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, TERMINATIONS, VERDICTS, TopicSpec
 from streams.wire.codec import SchemaRegistry
 
-OUTPUT_TOPICS = {"verdicts": VERDICTS, "alerts": ALERTS, "escalations": ESCALATIONS}
+# the topic of each kind of core output (its `topic_kind`)
+OUTPUT_TOPICS = {"verdicts": VERDICTS, "alerts": ALERTS, "escalations": ESCALATIONS, "terminations": TERMINATIONS}
 
 MAX_JSON_DEPTH = 64
 # A dead letter must fit the dead-letter topic (the broker's default max is ~1 MB) whatever it reports on:
@@ -51,7 +53,7 @@ class Source:
 @dataclass(frozen=True)
 class Emit:
     """One output record: topic, key, encoded value, event time, and the record as a dict (for JSONL); in replay,
-    the `traceparent` header the worker would send it with (streams/replay.py; the worker derives its own)."""
+    the `traceparent` header the worker would send it with (streams/replay/replayer.py; the worker derives its own)."""
 
     topic: TopicSpec
     key: str
@@ -187,7 +189,7 @@ class Outputs:
         }
         return self.encode(DEAD_LETTERS, source.topic, record, source.timestamp_ms)
 
-    def output(self, output: PacketVerdict | Alert | Escalation, fallback_ms: int | None) -> Emit:
+    def output(self, output: PacketVerdict | Alert | Escalation | TerminationReport, fallback_ms: int | None) -> Emit:
         """Encode a core output for its topic, timestamped with its event time."""
         topic = OUTPUT_TOPICS[output.topic_kind]
         return self.encode(topic, output.key, output.to_dict(), to_ms(output.event_time) or fallback_ms)

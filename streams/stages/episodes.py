@@ -29,10 +29,11 @@ import structlog
 
 from omega.packets.lateness import is_late, ripe
 from omega.packets.ledger import EpisodeLedger, Judgement
+from streams.records import key_text
 from streams.stages.base import Emit, Source
 from streams.stages.keyed import DecodedCache, KeyedTable, put_checked
 from streams.stages.lateness import Waiting, WaitingRoom
-from streams.stages.packets import Pipeline, power_of_ten
+from streams.stages.packets import PacketRead, PacketStage, Undecodable, WatermarkTick, power_of_ten
 
 log = structlog.get_logger("omega.episodes")
 
@@ -55,9 +56,9 @@ class EpisodeSteps:
     with open directives (what a tick must advance). `partition_of` gives a key's packets partition (injected by
     the worker: this module imports no Kafka; replay reads one partition)."""
 
-    def __init__(self, pipeline: Pipeline, episodes: KeyedTable,
+    def __init__(self, packet_stage: PacketStage, episodes: KeyedTable,
                  partition_of: Callable[[str], int] = _one_partition, lateness_ms: int = 0) -> None:
-        self.pipeline, self.episodes, self.partition_of = pipeline, episodes, partition_of
+        self.packet_stage, self.episodes, self.partition_of = packet_stage, episodes, partition_of
         self.lateness_ms = lateness_ms
         self.room = WaitingRoom(episodes, partition_of)
         self.late = 0  # packets judged on arrival beyond the lateness (their verdicts say late: true)
@@ -68,37 +69,40 @@ class EpisodeSteps:
         self.lost = 0  # packets judged anew although their ledger had applied them (module docstring)
 
     def record(self, raw: bytes, src: Source) -> list[Emit]:
-        """One record of the packets topic: a watermark tick, or a packet of the episode its key names."""
-        tick_partition = self.pipeline.decode_tick(raw)
-        if tick_partition is not None:
-            return self.tick(src, raw, tick_partition)
+        """One record of the packets topic, decoded once: a watermark tick, or a packet of the episode its key
+        names."""
+        read = self.packet_stage.read(raw)
+        if isinstance(read, WatermarkTick):
+            return self.tick(src, read)
         # A keyless record is judged under the key "None", as it always was (issue 22 keys records by episode).
-        key = src.key.decode("utf-8", "replace") if src.key is not None else str(src.key)
-        return self.packet(src, raw, key)
+        key = key_text(src.key, "None")
+        return self.packet(src, raw, key, read)
 
-    def packet(self, src: Source, raw: bytes, key: str) -> list[Emit]:
-        """One packet of episode `key`: judged now (no lateness set), or after the watermark releases it."""
+    def packet(self, src: Source, raw: bytes, key: str, read: PacketRead) -> list[Emit]:
+        """One packet of episode `key` (`read` from `raw`): judged now (no lateness set), or after the watermark
+        releases it."""
         if self.lateness_ms <= 0:
-            emits, stored = self._judge(src, raw, key)
+            emits, stored = self._judge(src, raw, key, read)
             if stored:  # a packet refused for its state's size does not move the partition's event time
                 self._see(src)
             return emits
         self._see(src)
-        return self._arrive(src, raw, key) + self._release(src.partition, self.watermarks.get(src.partition))
+        return self._arrive(src, raw, key, read) + self._release(src.partition, self.watermarks.get(src.partition))
 
-    def judge(self, src: Source, raw: bytes, key: str, late: bool = False) -> list[Emit]:
+    def judge(self, src: Source, raw: bytes, key: str, read: PacketRead, late: bool = False) -> list[Emit]:
         """Evolve episode `key`'s ledger with one packet, store what changed, return the outputs."""
-        return self._judge(src, raw, key, late)[0]
+        return self._judge(src, raw, key, read, late)[0]
 
-    def _judge(self, src: Source, raw: bytes, key: str, late: bool = False) -> tuple[list[Emit], bool]:
+    def _judge(self, src: Source, raw: bytes, key: str, read: PacketRead, late: bool = False
+               ) -> tuple[list[Emit], bool]:
         stored = self.episodes.get(key)
         ledger = self.ledgers.get(key, stored)
-        new_ledger, emits = self.pipeline.packet(ledger, raw, src, late)
+        new_ledger, emits = self.packet_stage.judge(ledger, read, raw, src, late)
         if new_ledger is not None and new_ledger is not ledger:
             if self.lateness_ms <= 0:
                 self._check_not_applied(key, stored, src)
             entries = self._entries(key, new_ledger, ledger, stored, at=[src.partition, src.offset])
-            refused = put_checked(self.episodes, entries, raw, src, self.pipeline)
+            refused = put_checked(self.episodes, entries, raw, src, self.packet_stage.outputs)
             if refused is not None:
                 return [refused], False
             self._stored(key, src.partition, new_ledger, entries)
@@ -109,28 +113,28 @@ class EpisodeSteps:
             previous = self.watermarks.get(src.partition, src.timestamp_ms)
             self.watermarks[src.partition] = max(previous, src.timestamp_ms)
 
-    def _arrive(self, src: Source, raw: bytes, key: str) -> list[Emit]:
+    def _arrive(self, src: Source, raw: bytes, key: str, read: PacketRead) -> list[Emit]:
         """A packet under a lateness: judged now when it cannot wait (undecodable, no time, judged already, late),
         else kept in its episode's waiting room."""
-        packet_id, created_ms, digest = self.pipeline.packet_time(raw) or ("", None, "")
-        if created_ms is None:
-            return self.judge(src, raw, key)  # a dead letter, or a packet no watermark can order: judged now
+        if isinstance(read, Undecodable) or read.packet_id is None or read.created_ms is None:
+            return self.judge(src, raw, key, read)  # a dead letter, or a packet no watermark can order: judged now
+        packet_id, created_ms, digest = read.packet_id, read.created_ms, read.digest
         ledger = self.ledger(key)
         seen = None if ledger is None else ledger.applied.get(packet_id)
         if seen is not None and seen.content_hash == digest:
-            return self.judge(src, raw, key)  # a redelivery of a judged packet: its verdict again
+            return self.judge(src, raw, key, read)  # a redelivery of a judged packet: its verdict again
         # (an id re-used with other content waits like any packet: its DUPLICATE verdict names the state it meets)
         if is_late(created_ms, self.watermarks.get(src.partition), self.lateness_ms):
             self.late += 1
             if power_of_ten(self.late):
                 log.warning("packet_late", episode=key, packet_id=packet_id, partition=src.partition,
                             offset=src.offset, lateness_ms=self.lateness_ms, late=self.late)
-            return self.judge(src, raw, key, late=True)
+            return self.judge(src, raw, key, read, late=True)
         waiting = self.room.of(key)
         if any(w.packet_id == packet_id and w.raw == raw for w in waiting):
             return []  # a redelivery of a waiting packet
         waiting.append(Waiting(created_ms, packet_id, raw, src, digest))
-        refused = put_checked(self.episodes, [self.room.entry(key, waiting)], raw, src, self.pipeline)
+        refused = put_checked(self.episodes, [self.room.entry(key, waiting)], raw, src, self.packet_stage.outputs)
         if refused is not None:
             return [refused]
         self.room.stored(key, src.partition, waiting)
@@ -150,7 +154,9 @@ class EpisodeSteps:
             released, rest[episode] = ripe(self.room.of(episode), watermark_ms, self.lateness_ms)
             ready.extend((w, episode) for w in released)
         ready.sort(key=lambda item: (item[0].created_ms, item[0].packet_id, item[0].digest, item[1]))
-        emits = [emit for w, episode in ready for emit in self.judge(w.source, w.raw, episode)]
+        # a waiting packet is read back from the bytes stored in the table
+        emits = [emit for w, episode in ready
+                 for emit in self.judge(w.source, w.raw, episode, self.packet_stage.read_packet(w.raw))]
         for episode, waiting in rest.items():
             entry_key, value = self.room.entry(episode, waiting)
             self.episodes[entry_key] = value  # smaller than what was stored: no size check
@@ -164,10 +170,10 @@ class EpisodeSteps:
             log.warning("judgement_lost", episode=key, partition=src.partition, offset=src.offset,
                         ledger_at=at[1], lost=self.lost)
 
-    def tick(self, src: Source, raw: bytes, partition: int) -> list[Emit]:
-        """Advance every episode of this partition with open directives to the tick's watermark (INV-011); under
+    def tick(self, src: Source, tick: WatermarkTick) -> list[Emit]:
+        """Advance every episode of the tick's partition with open directives to its watermark (INV-011); under
         a lateness, release what the watermark releases first, and time out at the watermark less the lateness."""
-        watermark = self.pipeline.tick_watermark(raw)
+        partition, watermark = tick.partition, tick.watermark_ms
         emits: list[Emit] = []
         if self.lateness_ms > 0 and watermark is not None:
             # a tick carries its partition's watermark: a process that restarted learns it here
@@ -181,7 +187,7 @@ class EpisodeSteps:
                 continue
             # A redelivered tick (not committed when its worker died) finds the ledger already advanced,
             # perhaps without its alerts ever sent: `again` raises them once more (at-least-once; ids dedupe).
-            advanced, out = self.pipeline.tick(ledger, watermark, again=True)
+            advanced, out = self.packet_stage.tick(ledger, watermark, again=True)
             if advanced is not ledger:
                 self._store(key, partition, advanced, self._entries(key, advanced, ledger, stored))
             emits.extend(out)
@@ -200,7 +206,7 @@ class EpisodeSteps:
             ledger = self.ledgers.get(key, stored)
             if ledger is None:
                 continue
-            advanced, out = self.pipeline.tick(ledger, watermark_ms)
+            advanced, out = self.packet_stage.tick(ledger, watermark_ms)
             if advanced is not ledger:
                 self._store(key, self.partition_of(key), advanced, self._entries(key, advanced, ledger, stored))
             emits.extend(out)

@@ -26,10 +26,9 @@ from omega.grounding.facts import AtomicFact, FactError, parse_fact
 from omega.grounding.judge import EntailmentJudge
 from omega.grounding.paragraph import ParagraphState, ParagraphVerdict, evolve
 from omega.grounding.request import EPOCH, ParagraphRequest, RequestError, parse_request
-from streams.stages.base import Emit, InputRejected, Source, parse_json_object
+from streams.stages.base import Emit, InputRejected, Outputs, Source, parse_json_object
 from streams.stages.corpus import CorpusView, corpus_of, fact_key, keyed_by
 from streams.stages.keyed import KeyedTable, put_checked
-from streams.stages.packets import Pipeline
 from streams.topics import GROUNDING_AUDIT, GROUNDING_FACTS, GROUNDING_REQUESTS, GROUNDING_VERDICTS
 
 
@@ -45,20 +44,20 @@ class GroundingStep:
 class GroundingStage:
     """Facts in, paragraphs judged; state and the facts table are passed in."""
 
-    def __init__(self, pipeline: Pipeline, judge: EntailmentJudge | None = None) -> None:
-        self.pipeline, self.judge = pipeline, judge
+    def __init__(self, outputs: Outputs, judge: EntailmentJudge | None = None) -> None:
+        self.outputs, self.judge = outputs, judge
 
     def fact(self, raw: bytes, source: Source) -> tuple[AtomicFact | None, str, list[Emit]]:
         """One Atomic Fact record -> the fact and its corpus (the `corpus` field is routing, not content), or a
         dead letter."""
         try:
-            obj = parse_json_object(raw, self.pipeline.max_event_bytes)
+            obj = parse_json_object(raw, self.outputs.max_event_bytes)
             corpus = corpus_of(obj)
             return parse_fact({k: v for k, v in obj.items() if k != "corpus"}), corpus, []
         except InputRejected as exc:
-            return None, "", [self.pipeline.dead_letter(raw, source, exc.error_class, exc.reason)]
+            return None, "", [self.outputs.dead_letter(raw, source, exc.error_class, exc.reason)]
         except FactError as exc:
-            return None, "", [self.pipeline.dead_letter(raw, source, "INVALID_FACT", str(exc))]
+            return None, "", [self.outputs.dead_letter(raw, source, "INVALID_FACT", str(exc))]
 
     def request(self, state: ParagraphState | None, obj: Mapping[str, Any], raw: bytes, source: Source,
                 facts: Mapping[str, Any]) -> GroundingStep:
@@ -68,20 +67,20 @@ class GroundingStage:
             known = stored_facts(facts, obj.get("allowed_fact_ids"))
             request = parse_request(obj, known, to_iso(source.timestamp_ms) or EPOCH)
         except RequestError as exc:
-            return GroundingStep(state, [self.pipeline.dead_letter(raw, source, "INVALID_REQUEST", str(exc))], None)
+            return GroundingStep(state, [self.outputs.dead_letter(raw, source, "INVALID_REQUEST", str(exc))], None)
         new_state, verdict = self.judge_request(state, request)
-        return GroundingStep(new_state, self.outputs(verdict, source.timestamp_ms), verdict)
+        return GroundingStep(new_state, self.verdict_records(verdict, source.timestamp_ms), verdict)
 
     def judge_request(self, state: ParagraphState | None, request: ParagraphRequest) -> tuple[
             ParagraphState, ParagraphVerdict]:
         """The pure `evolve`, with this stage's judge."""
         return evolve(state, request, self.judge)
 
-    def outputs(self, verdict: ParagraphVerdict, fallback_ms: int | None) -> list[Emit]:
+    def verdict_records(self, verdict: ParagraphVerdict, fallback_ms: int | None) -> list[Emit]:
         """The verdict and its audit event, keyed by paragraph id, timestamped with the request's event time."""
         key, ts = verdict.request.paragraph_id, to_ms(verdict.request.event_time) or fallback_ms
-        return [self.pipeline.encode(GROUNDING_VERDICTS, key, verdict.to_record(), ts),
-                self.pipeline.encode(GROUNDING_AUDIT, key, audit_record(verdict), ts)]
+        return [self.outputs.encode(GROUNDING_VERDICTS, key, verdict.to_record(), ts),
+                self.outputs.encode(GROUNDING_AUDIT, key, audit_record(verdict), ts)]
 
 
 def stored_facts(table: Mapping[str, Any], allowed: object) -> dict[str, AtomicFact]:
@@ -114,17 +113,17 @@ class GroundingSteps:
             return emits
         if not keyed_by(corpus, src.key):
             return [Emit(GROUNDING_FACTS, corpus, bytes(raw), src.timestamp_ms, fact.to_json())]
-        refused = put_checked(self.facts, [(fact_key(corpus, fact.id), fact.to_json())], raw, src, self.stage.pipeline)
+        refused = put_checked(self.facts, [(fact_key(corpus, fact.id), fact.to_json())], raw, src, self.stage.outputs)
         return emits if refused is None else [refused]
 
     def request(self, raw: bytes, src: Source) -> list[Emit]:
         """Judge one paragraph request beside its corpus's facts; one not keyed by its corpus is re-published."""
-        pipeline = self.stage.pipeline
+        outputs = self.stage.outputs
         try:
-            obj = parse_json_object(raw, pipeline.max_event_bytes)
+            obj = parse_json_object(raw, outputs.max_event_bytes)
             corpus = corpus_of(obj)
         except InputRejected as exc:
-            return [pipeline.dead_letter(raw, src, exc.error_class, exc.reason)]
+            return [outputs.dead_letter(raw, src, exc.error_class, exc.reason)]
         if not keyed_by(corpus, src.key):
             return [Emit(GROUNDING_REQUESTS, corpus, bytes(raw), src.timestamp_ms, obj)]
         paragraph_id = obj.get("paragraph_id")
@@ -135,7 +134,7 @@ class GroundingSteps:
         if key is not None and step.state is not None and step.state is not state:
             # checked whatever the request's size: a paragraph's state grows with every version of every sentence.
             # Nothing stored: the verdict of a version that is not recorded is not sent.
-            refused = put_checked(self.paragraphs, [(key, step.state.to_dict())], raw, src, pipeline)
+            refused = put_checked(self.paragraphs, [(key, step.state.to_dict())], raw, src, outputs)
             if refused is not None:
                 return [refused]
         return step.emits

@@ -18,10 +18,10 @@ from omega.agents.termination import TerminationReport
 from omega.canonical import derived_id
 from omega.events import Alert, Escalation
 from omega.eventtime import to_ms
-from streams.stages.base import Emit, Source
+from streams.records import key_text
+from streams.stages.base import Emit, Outputs, Source
 from streams.stages.keyed import DecodedCache, KeyedTable, put_checked
-from streams.stages.packets import Pipeline
-from streams.topics import AGENT_MESSAGES, TERMINATIONS
+from streams.topics import AGENT_MESSAGES
 
 MESSAGE_SCHEMA = "omega.agents.AgentMessage"
 MAX_SESSION_ID_BYTES = 1024  # a session id keys the sessions table and every output: a huge key would not fit
@@ -37,10 +37,11 @@ class MessageStep:
 
 
 class MonitorStage:
-    """The monitor's per-record work over the pipeline's schema registry; state is passed in and returned."""
+    """The monitor's per-record work over the shared `Outputs` (schema registry, size bound); state is passed in
+    and returned."""
 
-    def __init__(self, pipeline: Pipeline) -> None:
-        self.pipeline = pipeline
+    def __init__(self, outputs: Outputs) -> None:
+        self.outputs = outputs
 
     def messages(self, state: SessionState | None, raw: bytes, source: Source, session_id: str) -> MessageStep:
         """Judge every message of one record of session `session_id`, in order."""
@@ -57,17 +58,13 @@ class MonitorStage:
 
     def output(self, output: Alert | Escalation | TerminationReport, fallback_ms: int | None) -> Emit:
         """Encode a session judge output for its topic, timestamped with its event time."""
-        if isinstance(output, TerminationReport):
-            record = output.to_dict()
-            return self.pipeline.encode(TERMINATIONS, output.session_id, record,
-                                        to_ms(record["event_time"]) or fallback_ms)
-        return self.pipeline.output(output, fallback_ms)
+        return self.outputs.output(output, fallback_ms)
 
     def _parse(self, raw: bytes, source: Source, session_id: str) -> list[SessionEvent]:
         """The record's messages; bytes that are not text of a sane size are one rejected message."""
         digest = derived_id("msg_", session_id, hashlib.sha256(raw).hexdigest())
-        if len(raw) > self.pipeline.max_event_bytes:
-            reason = f"OVERSIZED: {len(raw)} bytes exceeds the limit of {self.pipeline.max_event_bytes}"
+        if len(raw) > self.outputs.max_event_bytes:
+            reason = f"OVERSIZED: {len(raw)} bytes exceeds the limit of {self.outputs.max_event_bytes}"
             return [MessageRejected(session_id, digest, (reason,))]
         try:
             text = raw.decode("utf-8")
@@ -79,10 +76,10 @@ class MonitorStage:
 
     def _accepted(self, message: AgentMessage) -> Emit:
         record = message_record(message)
-        return self.pipeline.encode(AGENT_MESSAGES, message.session_id, record, to_ms(message.timestamp))
+        return self.outputs.encode(AGENT_MESSAGES, message.session_id, record, to_ms(message.timestamp))
 
     def _dead_letter(self, raw: bytes, source: Source, index: int, event: MessageRejected) -> Emit:
-        return self.pipeline.dead_letter(raw, source, "MESSAGE_REJECTED", "; ".join(event.reasons), part=index)
+        return self.outputs.dead_letter(raw, source, "MESSAGE_REJECTED", "; ".join(event.reasons), part=index)
 
 
 class SessionSteps:
@@ -95,11 +92,11 @@ class SessionSteps:
     def record(self, raw: bytes, src: Source) -> list[Emit]:
         """One record of the session its key names; a record without a session id cannot be attributed: a dead
         letter."""
-        key = src.key.decode("utf-8", "replace") if src.key is not None else ""
+        key = key_text(src.key, "")
         if not key:
-            return [self.stage.pipeline.dead_letter(raw, src, "NO_SESSION", "the record has no key (session id)")]
+            return [self.stage.outputs.dead_letter(raw, src, "NO_SESSION", "the record has no key (session id)")]
         if len(key.encode("utf-8")) > MAX_SESSION_ID_BYTES:  # it keys the table and every output: bounded
-            return [self.stage.pipeline.dead_letter(
+            return [self.stage.outputs.dead_letter(
                 raw, src, "INVALID_SESSION", f"the session id (key) is {len(key.encode('utf-8'))} bytes, more than "
                 f"the limit of {MAX_SESSION_ID_BYTES}")]
         stored = self.sessions.get(key)
@@ -107,7 +104,7 @@ class SessionSteps:
         step = self.stage.messages(state, raw, src, key)
         if step.state is not None and step.state is not state:
             value = step.state.to_dict()
-            refused = put_checked(self.sessions, [(key, value)], raw, src, self.stage.pipeline)
+            refused = put_checked(self.sessions, [(key, value)], raw, src, self.stage.outputs)
             if refused is not None:
                 return [refused]
             self.cache.put(key, value, step.state)

@@ -17,8 +17,7 @@ from omega.eventtime import to_iso, to_ms
 from omega.oracle.case import CaseError, parse_case
 from omega.oracle.config import ConfigError, OracleConfig, load_config
 from omega.oracle.report import EPOCH, judge_case
-from streams.stages.base import Emit, InputRejected, Source, parse_json_object
-from streams.stages.packets import Pipeline
+from streams.stages.base import Emit, InputRejected, Outputs, Source, parse_json_object
 from streams.topics import ORACLE_VERDICTS
 
 CONFIG_ENV = "OMEGA_PHASEQ_CONFIG"
@@ -52,27 +51,27 @@ def read_config(path: Path | None = None) -> OracleConfig:
 class OracleStage:
     """Judges one request record; without a usable config every request is dead-lettered, with the reason."""
 
-    def __init__(self, pipeline: Pipeline, config: OracleConfig | None, config_error: str = "") -> None:
-        self.pipeline, self.config, self.config_error = pipeline, config, config_error
+    def __init__(self, outputs: Outputs, config: OracleConfig | None, config_error: str = "") -> None:
+        self.outputs, self.config, self.config_error = outputs, config, config_error
 
     @classmethod
-    def from_default_config(cls, pipeline: Pipeline) -> OracleStage:
+    def from_default_config(cls, outputs: Outputs) -> OracleStage:
         """A stage with the default config, or one that dead-letters when it cannot be read."""
         try:
-            return cls(pipeline, read_config())
+            return cls(outputs, read_config())
         except ConfigError as exc:
-            return cls(pipeline, None, str(exc))
+            return cls(outputs, None, str(exc))
 
     def request(self, raw: bytes, source: Source) -> list[Emit]:
         """One oracle request -> one verdict on the verdicts topic, or a dead letter."""
         if self.config is None:
-            return [self.pipeline.dead_letter(raw, source, "NO_CONFIG", self.config_error)]
+            return [self.outputs.dead_letter(raw, source, "NO_CONFIG", self.config_error)]
         event_time = to_iso(source.timestamp_ms) or EPOCH
         try:
-            case = parse_case(parse_json_object(raw, self.pipeline.max_event_bytes))
+            case = parse_case(parse_json_object(raw, self.outputs.max_event_bytes))
             judged = judge_case(case, self.config, event_time)
         except InputRejected as exc:
-            return [self.pipeline.dead_letter(raw, source, exc.error_class, exc.reason)]
+            return [self.outputs.dead_letter(raw, source, exc.error_class, exc.reason)]
         except CaseError as exc:
-            return [self.pipeline.dead_letter(raw, source, "INVALID_CASE", str(exc))]
-        return [self.pipeline.encode(ORACLE_VERDICTS, case.id, judged.to_record(), to_ms(event_time))]
+            return [self.outputs.dead_letter(raw, source, "INVALID_CASE", str(exc))]
+        return [self.outputs.encode(ORACLE_VERDICTS, case.id, judged.to_record(), to_ms(event_time))]

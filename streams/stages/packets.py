@@ -1,5 +1,5 @@
-"""The OMEN packet stage, and the encoder every stage shares (`Pipeline`): JSON packet -> Avro (ingress), Avro
-packet -> validator `evolve` -> verdicts, alerts and escalations; watermark ticks; dead letters.
+"""The OMEN packet stage (`PacketStage`): JSON packet -> Avro (ingress), Avro packet -> validator `evolve` -> verdicts,
+alerts and escalations; watermark ticks; dead letters (encoded by the `Outputs` every stage shares).
 
 Every attributable packet is judged (issue 41): one whose `header.packet_id`, `packet_type` and `correlation_id`
 are strings but which the lossless `omega.omen.Packet` record cannot carry (a null, a wrong type or shape, an
@@ -12,6 +12,8 @@ Shared unchanged by the Faust agents and embedded replay; state is passed in and
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from omega.canonical import content_hash
@@ -21,6 +23,7 @@ from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import advance, evolve_single
 from omega.packets.validator import evolve as evolve_packet
 from streams.logs import get_logger
+from streams.records import key_text
 from streams.stages.base import (
     Emit,
     InputRejected,
@@ -31,7 +34,7 @@ from streams.stages.base import (
 )
 from streams.topics import PACKETS
 from streams.wire.avro_json import ConversionError
-from streams.wire.codec import DecodeError, SchemaRegistry
+from streams.wire.codec import DecodeError
 from streams.wire.omen_avro import PACKET_AS_SENT_SCHEMA, PACKET_SCHEMA, PacketConverter
 
 TICK_SCHEMA = "omega.events.WatermarkTick"
@@ -39,58 +42,118 @@ _IDENTITY = ("packet_id", "packet_type", "correlation_id")  # what makes a packe
 log = get_logger("omega.ingress")
 
 
-class Pipeline(Outputs):
-    """The packet stage's functions over one schema registry (and the encoder every stage shares); state is passed
+@dataclass(frozen=True)
+class WatermarkTick:
+    """A watermark tick of the packets topic: the packets partition it advances, to its watermark."""
+
+    partition: int
+    watermark_ms: int | None
+
+
+@dataclass(frozen=True)
+class DecodedPacket:
+    """A packet as the validator judges it, decoded once; its id, event time and content hash read when asked."""
+
+    packet: dict[str, Any]
+
+    @cached_property
+    def packet_id(self) -> str | None:
+        """`header.packet_id` when it is a string (else no watermark can place the packet)."""
+        header = self.packet.get("header")
+        packet_id = header.get("packet_id") if isinstance(header, dict) else None
+        return packet_id if isinstance(packet_id, str) else None
+
+    @cached_property
+    def created_ms(self) -> int | None:
+        """`header.created_at` in ms, None when absent or not a time."""
+        header = self.packet.get("header")
+        return to_ms(header.get("created_at")) if isinstance(header, dict) else None
+
+    @cached_property
+    def digest(self) -> str:
+        """The packet's content hash."""
+        return content_hash(self.packet)
+
+
+@dataclass(frozen=True)
+class Undecodable:
+    """A packets-topic record that holds no packet, and why: its dead letter's error class and reason."""
+
+    error_class: str
+    reason: str
+
+
+PacketRead = DecodedPacket | Undecodable  # one packets-topic record's packet, read once
+
+
+class PacketStage:
+    """The packet stage's functions over the shared `Outputs` (its schema registry and size bound); state is passed
     in and returned."""
 
-    def __init__(self, registry: SchemaRegistry, max_event_bytes: int = 1_048_576,
-                 auth_policy: AuthPolicy | None = None) -> None:
-        super().__init__(registry, max_event_bytes)
+    def __init__(self, outputs: Outputs, auth_policy: AuthPolicy | None = None) -> None:
+        self.outputs = outputs
         self.auth_policy = auth_policy  # None: packet signatures are not checked (issue 9)
-        self.packets = PacketConverter(registry.get(PACKET_SCHEMA).parsed)
+        self.packets = PacketConverter(outputs.registry.get(PACKET_SCHEMA).parsed)
 
     def ingress(self, raw: bytes, source: Source) -> list[Emit]:
         """JSON packet as a producer emitted it -> Avro on the packets topic, or a dead letter."""
+        return self.ingress_read(raw, source)[0]
+
+    def ingress_read(self, raw: bytes, source: Source) -> tuple[list[Emit], PacketRead | None]:
+        """`ingress`, and the packet its packets-topic record carries as the validator reads it back (None for a dead
+        letter): embedded replay judges that, without decoding the bytes just written."""
         try:
-            packet = parse_json_object(raw, self.max_event_bytes)
+            packet = parse_json_object(raw, self.outputs.max_event_bytes)
             datum = self.packets.to_avro(packet)
         except InputRejected as exc:
-            return [self.dead_letter(raw, source, exc.error_class, exc.reason)]
+            return [self.outputs.dead_letter(raw, source, exc.error_class, exc.reason)], None
         except ConversionError as exc:
             if not attributable(packet):
-                return [self.dead_letter(raw, source, exc.error_class, str(exc))]
+                return [self.outputs.dead_letter(raw, source, exc.error_class, str(exc))], None
             header = packet["header"]
             as_sent = {"packet_json": raw.decode("utf-8"), "not_carried": bounded_reason(f"{exc.error_class}: {exc}")}
-            value = self.registry.encode(PACKET_AS_SENT_SCHEMA, as_sent)
-            return [Emit(PACKETS, header["correlation_id"], value, to_ms(header.get("created_at")), packet)]
+            value = self.outputs.registry.encode(PACKET_AS_SENT_SCHEMA, as_sent)
+            emit = Emit(PACKETS, header["correlation_id"], value, to_ms(header.get("created_at")), packet)
+            return [emit], self.packet_read(PACKET_AS_SENT_SCHEMA, as_sent)
         header = packet["header"]
-        value = self.registry.encode(PACKET_SCHEMA, datum)
+        value = self.outputs.registry.encode(PACKET_SCHEMA, datum)
         ts = to_ms(header.get("created_at"))
-        return [Emit(PACKETS, header["correlation_id"], value, ts, packet)]
+        # What a reader of `value` gets is `datum`, but for union branches named as (name, datum) tuples, which
+        # `PacketConverter.from_avro` reads alike (tests/unit/streams/test_replay.py pins the judged packet equal).
+        return [Emit(PACKETS, header["correlation_id"], value, ts, packet)], self.packet_read(PACKET_SCHEMA, datum)
 
-    def decode_tick(self, raw: bytes) -> int | None:
-        """The partition of a watermark tick, or None when `raw` is not one."""
+    def read(self, raw: bytes) -> WatermarkTick | PacketRead:
+        """A packets-topic record decoded once: a watermark tick, a packet, or why it is neither (never raises)."""
         try:
-            if self.registry.writer_of(raw).name != TICK_SCHEMA:  # the header names it: no body decode
-                return None
-            _, datum = self.registry.decode(raw)
-        except DecodeError:
-            return None
-        return int(datum["partition"])
+            name, datum = self.outputs.registry.decode(raw)
+        except DecodeError as exc:
+            return Undecodable(exc.error_class, str(exc))
+        if name == TICK_SCHEMA:
+            return WatermarkTick(int(datum["partition"]), to_ms(datum["watermark"]))
+        return self.packet_read(name, datum)
+
+    def read_packet(self, raw: bytes) -> PacketRead:
+        """A packet's Avro bytes (a Packet or a PacketAsSent record) decoded once, or why they are not one."""
+        try:
+            return DecodedPacket(self.decode_packet(raw))
+        except InputRejected as exc:
+            return Undecodable(exc.error_class, exc.reason)
+
+    def packet_read(self, name: str, datum: Any) -> PacketRead:
+        """The packet a decoded packets-topic record of type `name` carries, or why it carries none."""
+        try:
+            return DecodedPacket(self.packet_of(name, datum))
+        except InputRejected as exc:
+            return Undecodable(exc.error_class, exc.reason)
 
     def encode_tick(self, partition: int, watermark_ms: int) -> bytes:
         """A watermark tick for the packets topic."""
-        return self.registry.encode(TICK_SCHEMA, {"partition": partition, "watermark": to_iso(watermark_ms)})
-
-    def tick_watermark(self, raw: bytes) -> int | None:
-        """The watermark a tick carries."""
-        _, datum = self.registry.decode(raw)
-        return to_ms(datum["watermark"])
+        return self.outputs.registry.encode(TICK_SCHEMA, {"partition": partition, "watermark": to_iso(watermark_ms)})
 
     def decode_packet(self, raw: bytes) -> dict[str, object]:
         """Avro single-object bytes (a Packet or a PacketAsSent record) -> packet dict; raises InputRejected."""
         try:
-            name, datum = self.registry.decode(raw)
+            name, datum = self.outputs.registry.decode(raw)
         except DecodeError as exc:
             raise InputRejected(exc.error_class, str(exc)) from exc
         return self.packet_of(name, datum)
@@ -98,7 +161,7 @@ class Pipeline(Outputs):
     def packet_of(self, name: str, datum: Any) -> dict[str, object]:
         """The packet dict a packets-topic record carries, by its record type; raises InputRejected."""
         if name == PACKET_AS_SENT_SCHEMA:
-            packet = parse_json_object(str(datum["packet_json"]).encode("utf-8"), self.max_event_bytes)
+            packet = parse_json_object(str(datum["packet_json"]).encode("utf-8"), self.outputs.max_event_bytes)
             if not attributable(packet):
                 raise InputRejected("AVRO_CONTENT", "the packet's JSON has no readable packet_id, packet_type and "
                                                     "correlation_id")
@@ -110,43 +173,37 @@ class Pipeline(Outputs):
         except (ValueError, KeyError) as exc:
             raise InputRejected("AVRO_CONTENT", f"undecodable JSON text inside the record: {exc}") from exc
 
+    def judge(self, ledger: EpisodeLedger | None, read: PacketRead, raw: bytes, source: Source, late: bool = False
+              ) -> tuple[EpisodeLedger | None, list[Emit]]:
+        """A packet read from `raw` -> validator `evolve` -> verdict records; one that did not decode -> a dead
+        letter of `raw`."""
+        if isinstance(read, Undecodable):
+            return ledger, [self.outputs.dead_letter(raw, source, read.error_class, read.reason)]
+        new_ledger, outputs = evolve_packet(ledger, read.packet, self.auth_policy, late)
+        return new_ledger, [self.outputs.output(o, source.timestamp_ms) for o in outputs]
+
     def packet(
         self, ledger: EpisodeLedger | None, raw: bytes, source: Source, late: bool = False
     ) -> tuple[EpisodeLedger | None, list[Emit]]:
-        """Avro packet -> validator `evolve` -> verdict records; undecodable bytes -> dead letter."""
-        try:
-            packet = self.decode_packet(raw)
-        except InputRejected as exc:
-            return ledger, [self.dead_letter(raw, source, exc.error_class, exc.reason)]
-        new_ledger, outputs = evolve_packet(ledger, packet, self.auth_policy, late)
-        return new_ledger, [self.output(o, source.timestamp_ms) for o in outputs]
-
-    def packet_time(self, raw: bytes) -> tuple[str, int | None, str] | None:
-        """(packet id, created_at in ms or None, content hash) of an Avro packet; None when it does not decode (a
-        dead letter) or has no packet id."""
-        try:
-            packet = self.decode_packet(raw)
-        except InputRejected:
-            return None
-        header = packet.get("header")
-        if not isinstance(header, dict) or not isinstance(header.get("packet_id"), str):
-            return None
-        return header["packet_id"], to_ms(header.get("created_at")), content_hash(packet)
+        """Avro packet bytes -> `judge` (for a caller holding only the bytes)."""
+        return self.judge(ledger, self.read_packet(raw), raw, source, late)
 
     def single_packet(self, raw: bytes, source: Source) -> list[Emit]:
         """A lone packet without episode context: ingress checks, then schema and per-packet invariants."""
-        emits = self.ingress(raw, source)
-        if emits[0].topic is not PACKETS:
+        emits, read = self.ingress_read(raw, source)
+        if read is None:
             return emits
-        verdict = evolve_single(self.decode_packet(emits[0].value), self.auth_policy)
-        return [self.output(verdict, source.timestamp_ms)]
+        if isinstance(read, Undecodable):
+            raise InputRejected(read.error_class, read.reason)
+        verdict = evolve_single(read.packet, self.auth_policy)
+        return [self.outputs.output(verdict, source.timestamp_ms)]
 
     def tick(self, ledger: EpisodeLedger, watermark_ms: int | None,
              again: bool = False) -> tuple[EpisodeLedger, list[Emit]]:
         """Advance one episode to a watermark: timeouts of directives that went quiet (INV-011). `again`: the
         tick may be a redelivery, so what this very watermark timed out is raised again (see `advance`)."""
         new_ledger, outputs = advance(ledger, watermark_ms, again)
-        return new_ledger, [self.output(o, watermark_ms) for o in outputs]
+        return new_ledger, [self.outputs.output(o, watermark_ms) for o in outputs]
 
 
 def attributable(packet: dict[str, Any]) -> bool:
@@ -157,24 +214,24 @@ def attributable(packet: dict[str, Any]) -> bool:
 
 
 class IngressSteps:
-    """The ingress agent's step: `Pipeline.ingress`, counting the records whose Kafka key is not their natural key
+    """The ingress agent's step: `PacketStage.ingress`, counting the records whose Kafka key is not their natural key
     (the packet's correlation_id). Such a record is judged all the same (the ingress re-keys it), but its episode's
     packets may have been spread over partitions and so judged out of order: it is logged, at the 1st, 10th, 100th...
     occurrence, so that a keyless or mis-keyed producer shows without one log line per record."""
 
-    def __init__(self, pipeline: Pipeline) -> None:
-        self.pipeline = pipeline
+    def __init__(self, packet_stage: PacketStage) -> None:
+        self.packet_stage = packet_stage
         self.misskeyed = 0  # records so far whose key was not their correlation_id
 
     def record(self, raw: bytes, src: Source) -> list[Emit]:
         """One JSON packet record -> its Avro packets-topic record (or a dead letter), the key checked."""
-        emits = self.pipeline.ingress(raw, src)
+        emits = self.packet_stage.ingress(raw, src)
         if emits[0].topic is PACKETS and src.key != emits[0].key.encode("utf-8"):
             self.misskeyed += 1
             if power_of_ten(self.misskeyed):
                 log.warning("ingress_key_not_correlation_id", records=self.misskeyed, topic=src.topic,
-                            partition=src.partition, offset=src.offset, key=None if src.key is None else
-                            src.key[:256].decode("utf-8", "replace"), correlation_id=emits[0].key[:256])
+                            partition=src.partition, offset=src.offset,
+                            key=key_text(None if src.key is None else src.key[:256]), correlation_id=emits[0].key[:256])
         return emits
 
 

@@ -33,15 +33,16 @@ from streams.kafka.tracing import HEADER as TRACE_HEADER
 from streams.kafka.tracing import child_of, parent_of
 from streams.kafka.transport import admitted, transport_class
 from streams.logs import get_logger
+from streams.records import key_text
 from streams.settings import Settings
 from streams.stages.answers import AnswersStage, FactSteps, FactStoreView
-from streams.stages.base import Emit
+from streams.stages.base import Emit, Outputs
 from streams.stages.episodes import TICK_KEY, EpisodeSteps
 from streams.stages.grounding import GroundingStage, GroundingSteps
 from streams.stages.keyed import KeyedTable
 from streams.stages.messages import MonitorStage, SessionSteps
 from streams.stages.oracle import OracleStage
-from streams.stages.packets import IngressSteps, Pipeline
+from streams.stages.packets import IngressSteps, PacketStage
 from streams.topics import (
     AGENT_MESSAGES_RAW,
     ALL_TOPICS,
@@ -86,7 +87,8 @@ class OmegaApp:
 
     app: faust.App
     settings: Settings
-    pipeline: Pipeline
+    outputs: Outputs  # the encoder every stage shares (records for their topics, dead letters)
+    packet_stage: PacketStage
     topics: Mapping[str, Any]  # logical name -> faust topic
     episodes: KeyedTable  # correlation_id -> ledger; correlation_id NUL packet_id -> judgement (stages/episodes.py)
     sessions: KeyedTable  # session_id -> SessionState dict
@@ -186,8 +188,8 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
     """Build the Faust app for `settings`; schemas are parsed here, once. Raises PolicyError for a bad
     `packet_auth_policy` (the validator agent then checks signatures with it)."""
     # every Avro input is read in both framings when a Schema Registry is set (wire/confluent.py)
-    pipeline = Pipeline(with_registry(settings, registry), settings.max_event_bytes,
-                        policy_for(settings.packet_auth_policy))
+    outputs = Outputs(with_registry(settings, registry), settings.max_event_bytes)
+    packet_stage = PacketStage(outputs, policy_for(settings.packet_auth_policy))
     app = _faust_app(settings)
     probe = OffsetProbe(settings.bootstrap_servers, settings.kafka_client_options())
     # Faust builds its transport from the broker URL scheme and has no setting for a transport class: ours (bounded
@@ -206,8 +208,8 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
     # in batches, the two tables rewritten whole by every record are written once per key per batch
     behind = (WriteBehind(episodes), WriteBehind(sessions)) if settings.batch_max > 1 else ()
     omega = OmegaApp(
-        app, settings, pipeline, topics, metrics=metrics, spans=sink_from_environment(),
-        wire_out=_wire_out(settings, pipeline, metrics), write_behind=behind,
+        app, settings, outputs, packet_stage, topics, metrics=metrics, spans=sink_from_environment(),
+        wire_out=_wire_out(settings, outputs, metrics), write_behind=behind,
         episodes=behind[0] if behind else episodes, sessions=behind[1] if behind else sessions,
         facts=_table(app, settings, "facts", "DS005 validated facts by corpus/fact id (JSON, Fact.to_dict()), "
                      "co-partitioned with the questions."),
@@ -216,7 +218,7 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
         paragraphs=_table(app, settings, "paragraphs", "Grounded-generation paragraph state (every version of every "
                           "sentence) by corpus/paragraph_id (JSON)."),
     )
-    steps = EpisodeSteps(pipeline, omega.episodes, partial(partition_of, partitions=settings.partitions),
+    steps = EpisodeSteps(packet_stage, omega.episodes, partial(partition_of, partitions=settings.partitions),
                          lateness_ms=settings.max_lateness_ms)
     idle = IdleRelease(settings.idle_release_ms, settings.max_lateness_ms)
     for spec in _agent_rows(omega, steps, idle):
@@ -239,8 +241,8 @@ def create_app(settings: Settings, registry: SchemaRegistry | None = None) -> Om
     return omega
 
 
-def _wire_out(settings: Settings, pipeline: Pipeline, metrics: WorkerMetrics) -> ConfluentOut | None:
-    remote = pipeline.registry.remote
+def _wire_out(settings: Settings, outputs: Outputs, metrics: WorkerMetrics) -> ConfluentOut | None:
+    remote = outputs.registry.remote
     if settings.avro_wire != "confluent" or not isinstance(remote, RegistryFraming):
         return None
     return ConfluentOut(remote, on_fallback=lambda topic: metrics.registry_fallbacks.labels(topic).inc())
@@ -249,17 +251,17 @@ def _wire_out(settings: Settings, pipeline: Pipeline, metrics: WorkerMetrics) ->
 def _agent_rows(omega: OmegaApp, episodes: EpisodeSteps, idle: IdleRelease) -> list[AgentSpec]:
     """Every agent: the topic it reads and the step it runs (the same steps embedded replay runs, over dicts; the
     validator's, under a lateness, noting when each packet came for the idle release)."""
-    pipeline = omega.pipeline
-    answers = AnswersStage(pipeline)
+    outputs = omega.outputs
+    answers = AnswersStage(outputs)
     facts_view = FactStoreView(omega.facts)
-    grounding = GroundingSteps(GroundingStage(pipeline), omega.grounding_facts, omega.paragraphs)
+    grounding = GroundingSteps(GroundingStage(outputs), omega.grounding_facts, omega.paragraphs)
     return [
-        AgentSpec(PACKETS_JSON, "ingress", IngressSteps(pipeline).record),
+        AgentSpec(PACKETS_JSON, "ingress", IngressSteps(omega.packet_stage).record),
         AgentSpec(PACKETS, "validator", idle.watched(episodes.record, TICK_KEY.encode())
                   if episodes.lateness_ms > 0 else episodes.record, log_field="correlation_id"),
-        AgentSpec(AGENT_MESSAGES_RAW, "monitor", SessionSteps(MonitorStage(pipeline), omega.sessions).record,
+        AgentSpec(AGENT_MESSAGES_RAW, "monitor", SessionSteps(MonitorStage(outputs), omega.sessions).record,
                   log_field="session_id"),
-        AgentSpec(ORACLE_REQUESTS, "oracle", OracleStage.from_default_config(pipeline).request),
+        AgentSpec(ORACLE_REQUESTS, "oracle", OracleStage.from_default_config(outputs).request),
         AgentSpec(DOCUMENTS, "documents", answers.document),
         AgentSpec(FACTS, "facts", FactSteps(answers, omega.facts).record),
         AgentSpec(QUESTIONS, "questions", lambda raw, src: answers.question(raw, src, facts_view.store)),
@@ -302,11 +304,11 @@ async def _record(omega: OmegaApp, spec: AgentSpec, event: Any) -> None:
     started = time.perf_counter()
     # 2. log context: this record's, and nothing of the record before it
     structlog.contextvars.clear_contextvars()
-    key = message.key.decode("utf-8", "replace") if isinstance(message.key, bytes) else ""
+    key = key_text(message.key if isinstance(message.key, bytes) else None, "")
     if spec.log_field is not None and key and key != TICK_KEY:
         structlog.contextvars.bind_contextvars(**{spec.log_field: log_key(key)})
     # 3. step and 4. fit: an unexpected error, or an output too large to send, becomes a dead letter
-    emits = await run_guarded(omega.pipeline, event, spec.topic, spec.step)
+    emits = await run_guarded(omega.outputs, event, spec.topic, spec.step)
     # 5. mark processed (for the stall watch, worker/watchdog.py)
     omega.processed[message.topic, message.partition] = message.offset + 1
     # 6. send the outputs (child spans of the input's traceparent, if any) before the offset is acknowledged:
@@ -378,6 +380,6 @@ def _register_ticks(omega: OmegaApp, steps: EpisodeSteps) -> None:
 
 async def _send_tick(omega: OmegaApp, partition: int, watermark_ms: int) -> None:
     """A watermark tick to packets partition `partition`, at `watermark_ms` (its record time too)."""
-    await omega.topics[PACKETS.logical].send(key=TICK_KEY.encode(), value=omega.pipeline.encode_tick(
+    await omega.topics[PACKETS.logical].send(key=TICK_KEY.encode(), value=omega.packet_stage.encode_tick(
         partition, watermark_ms), partition=partition, timestamp=watermark_ms / 1000)
 

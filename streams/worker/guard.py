@@ -13,8 +13,7 @@ from typing import Any
 from faust.exceptions import PartitionsMismatch
 
 from streams.logs import get_logger
-from streams.stages.base import Emit, Source
-from streams.stages.packets import Pipeline
+from streams.stages.base import Emit, Outputs, Source
 from streams.topics import TopicSpec
 from streams.worker.wire import resolve_input
 
@@ -50,7 +49,7 @@ def _raw(event: Any) -> bytes:
     return value if isinstance(value, bytes) else bytes(value or b"")
 
 
-async def run_guarded(pipeline: Pipeline, event: Any, spec: TopicSpec, step: Step) -> list[Emit]:
+async def run_guarded(outputs: Outputs, event: Any, spec: TopicSpec, step: Step) -> list[Emit]:
     """Run one step on one record and fit its outputs; an unexpected error becomes a dead letter instead of killing
     the worker.
 
@@ -59,24 +58,24 @@ async def run_guarded(pipeline: Pipeline, event: Any, spec: TopicSpec, step: Ste
     """
     source, raw = _source(event), _raw(event)
     if spec.value_schema is not None:  # a Schema Registry frame: its writer schema looked up first (worker/wire.py)
-        await resolve_input(pipeline.registry, raw, spec.name)
+        await resolve_input(outputs.registry, raw, spec.name)
     for attempt in range(TABLE_NOT_READY_RETRIES + 1):
         try:
-            return fitting(pipeline, raw, source, step(raw, source))
+            return fitting(outputs, raw, source, step(raw, source))
         except PartitionsMismatch as exc:
             if attempt < TABLE_NOT_READY_RETRIES:
                 log.warning("table_not_ready", topic=spec.name, partition=source.partition, offset=source.offset)
                 await asyncio.sleep(TABLE_NOT_READY_WAIT_SECONDS)
                 continue
             log.exception("stage_failed", topic=spec.name, partition=source.partition, offset=source.offset)
-            return [pipeline.dead_letter(raw, source, "INTERNAL", f"{type(exc).__name__}: {exc}")]
+            return [outputs.dead_letter(raw, source, "INTERNAL", f"{type(exc).__name__}: {exc}")]
         except Exception as exc:
             log.exception("stage_failed", topic=spec.name, partition=source.partition, offset=source.offset)
-            return [pipeline.dead_letter(raw, source, "INTERNAL", f"{type(exc).__name__}: {exc}")]
+            return [outputs.dead_letter(raw, source, "INTERNAL", f"{type(exc).__name__}: {exc}")]
     raise AssertionError("unreachable")
 
 
-def fitting(pipeline: Pipeline, raw: bytes, source: Source, emits: list[Emit]) -> list[Emit]:
+def fitting(outputs: Outputs, raw: bytes, source: Source, emits: list[Emit]) -> list[Emit]:
     """The outputs, each one too large for the producer (a valid input of up to `max_event_bytes` may give a larger
     output, e.g. its huge id in both key and value) replaced by a dead letter of its source record: sending it
     would raise and stop the agent."""
@@ -88,5 +87,5 @@ def fitting(pipeline: Pipeline, raw: bytes, source: Source, emits: list[Emit]) -
             continue
         reason = f"the {emit.topic.name} record it gives is {size} bytes, more than the limit of {MAX_OUTPUT_BYTES}"
         # parts past any a stage numbers (messages, rejected facts), so the dead letter's id is its own
-        out.append(pipeline.dead_letter(raw, source, "OUTPUT_TOO_LARGE", reason, part=OUTPUT_PART_BASE + index))
+        out.append(outputs.dead_letter(raw, source, "OUTPUT_TOO_LARGE", reason, part=OUTPUT_PART_BASE + index))
     return out

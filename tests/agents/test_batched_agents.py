@@ -13,10 +13,9 @@ from typing import Any
 import pytest
 from faust.streams import _current_event as faust_current_event
 
-from streams.replay import Replayer
-from streams.replay_inputs import read_inputs
-from streams.stages.base import Source
-from streams.stages.packets import Pipeline
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer
+from streams.stages.base import Outputs, Source
 from streams.worker.app import OmegaApp
 from streams.worker.write_behind import WriteBehind
 from tests.agents.support import REGISTRY, agent_of, all_sends, fresh_app, sends, settle
@@ -36,14 +35,14 @@ async def test_a_batched_validator_gives_replays_outputs_in_order_and_stores_eac
              for line in (EXAMPLES / f"{stem}.jsonl").read_bytes().splitlines() if line.strip()]
     path = tmp_path / "log.jsonl"
     path.write_bytes(b"\n".join(lines) + b"\n")
-    replayer = Replayer(Pipeline(REGISTRY))
+    replayer = Replayer(Outputs(REGISTRY))
     expected = [(e.topic.logical, e.value) for r in read_inputs([path]) for e in replayer.feed(r)]
     total = len(expected)
     assert total > 20  # several batches of 7
 
     async with agent_of(batched, "validator").test_context() as agent:
         for n, line in enumerate(lines):
-            [emit] = batched.pipeline.ingress(line, Source("packets_json", 0, n))
+            [emit] = batched.packet_stage.ingress(line, Source("packets_json", 0, n))
             await agent.put(emit.value, key=emit.key.encode(), partition=0,
                             timestamp=(emit.timestamp_ms or 0) / 1000)
         await settle(lambda: sum(all_sends(batched).values()) >= total)
@@ -72,7 +71,7 @@ async def test_a_batch_stores_each_ledger_once_under_the_event_that_wrote_it_las
     episode, second = packets[0]["header"]["correlation_id"], other[0]["header"]["correlation_id"]
     async with agent_of(batched, "validator").test_context() as agent:
         for n, (packet, partition) in enumerate([(p, 0) for p in packets] + [(p, 1) for p in other]):
-            [emit] = batched.pipeline.ingress(json.dumps(packet).encode(), Source("packets_json", 0, n))
+            [emit] = batched.packet_stage.ingress(json.dumps(packet).encode(), Source("packets_json", 0, n))
             await agent.put(emit.value, key=emit.key.encode(), partition=partition,
                             timestamp=(emit.timestamp_ms or 0) / 1000)
         await settle(lambda: len(sends(batched, "verdicts")) >= len(packets) + len(other))

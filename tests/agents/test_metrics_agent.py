@@ -20,7 +20,7 @@ def _value(omega: OmegaApp, name: str, **labels: str) -> float:
 
 async def test_the_validator_counts_its_records_verdicts_alerts_and_latency(omega: OmegaApp) -> None:
     lines = EXAMPLE.read_text().splitlines()
-    packets = [omega.pipeline.ingress(line.encode(), Source("t", 0, n))[0].value for n, line in enumerate(lines)]
+    packets = [omega.packet_stage.ingress(line.encode(), Source("t", 0, n))[0].value for n, line in enumerate(lines)]
     async with agent_of(omega, "validator").test_context() as agent:
         for raw in packets:
             await agent.put(raw, key=KEY)

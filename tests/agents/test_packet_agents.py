@@ -111,7 +111,7 @@ async def test_validator_sends_one_verdict_and_reassigns_the_episode_entry_with_
     assert name == VERDICTS.value_schema
     assert (verdict["packet_id"], verdict["status"]) == ("pkt_00001_000000", "ACCEPTED")
 
-    expected_ledger, [expected_verdict] = omega.pipeline.packet(None, raw, Source("x", 0, 0))
+    expected_ledger, [expected_verdict] = omega.packet_stage.packet(None, raw, Source("x", 0, 0))
     assert expected_ledger is not None
     assert sent["value"] == expected_verdict.value  # the agent is the pipeline stage, nothing more
     # the ledger, and the input position (partition, offset) of the packet it applied last
@@ -171,7 +171,7 @@ async def test_validator_sends_undecodable_bytes_to_dead_letters_and_leaves_the_
 async def test_an_unexpected_stage_error_becomes_an_internal_dead_letter_and_the_agent_goes_on(
     omega: OmegaApp,
 ) -> None:
-    real = omega.pipeline.packet
+    real = omega.packet_stage.judge
     calls = {"n": 0}
 
     def flaky(*args: Any, **kwargs: Any) -> Any:
@@ -180,7 +180,7 @@ async def test_an_unexpected_stage_error_becomes_an_internal_dead_letter_and_the
             raise RuntimeError("boom")
         return real(*args, **kwargs)
 
-    with patch.object(omega.pipeline, "packet", side_effect=flaky):
+    with patch.object(omega.packet_stage, "judge", side_effect=flaky):
         async with agent_of(omega, "validator").test_context() as agent:
             await agent.put(_avro_packet(factory_packet(0, 1)), key=b"corr_ep00001", timestamp=KAFKA_TS)
             await agent.put(_avro_packet(factory_packet(1, 1)), key=b"corr_ep00001", timestamp=KAFKA_TS)
@@ -195,19 +195,14 @@ async def test_the_log_context_is_each_records_own_so_a_tick_does_not_log_under_
     omega: OmegaApp,
 ) -> None:
     seen: list[dict[str, Any]] = []
-    real_packet, real_watermark = omega.pipeline.packet, omega.pipeline.tick_watermark
+    real_read = omega.packet_stage.read
 
-    def packet(*args: Any, **kwargs: Any) -> Any:
+    def read(*args: Any, **kwargs: Any) -> Any:  # once per record, a packet's or a tick's
         seen.append(structlog.contextvars.get_contextvars())
-        return real_packet(*args, **kwargs)
+        return real_read(*args, **kwargs)
 
-    def watermark(*args: Any, **kwargs: Any) -> Any:
-        seen.append(structlog.contextvars.get_contextvars())
-        return real_watermark(*args, **kwargs)
-
-    tick = omega.pipeline.encode_tick(0, 1_766_400_000_000)
-    with patch.object(omega.pipeline, "packet", side_effect=packet), \
-            patch.object(omega.pipeline, "tick_watermark", side_effect=watermark):
+    tick = omega.packet_stage.encode_tick(0, 1_766_400_000_000)
+    with patch.object(omega.packet_stage, "read", side_effect=read):
         async with agent_of(omega, "validator").test_context() as agent:
             await agent.put(_avro_packet(factory_packet(0, 1)), key=b"corr_ep00001", timestamp=KAFKA_TS)
             await agent.put(tick, key=b"__watermark__", timestamp=KAFKA_TS)

@@ -8,10 +8,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from streams.replay import Replayer
-from streams.replay_inputs import read_inputs
-from streams.stages.base import MAX_TABLE_ENTRY_BYTES, Source
-from streams.stages.packets import Pipeline
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer
+from streams.stages.base import MAX_TABLE_ENTRY_BYTES, Outputs, Source
 from streams.topics import DEAD_LETTERS, PACKETS, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from streams.worker.app import OmegaApp
@@ -22,13 +21,13 @@ REGISTRY = SchemaRegistry.from_directory()
 def _replayed(tmp_path: Path) -> list[tuple[str, dict[str, Any]]]:
     path = tmp_path / "episode.jsonl"
     path.write_text("".join(json.dumps(p) + "\n" for p in state_outgrowing_episode()), encoding="utf-8")
-    replayer = Replayer(Pipeline(REGISTRY))
+    replayer = Replayer(Outputs(REGISTRY))
     outputs = [e for record in read_inputs([path]) for e in replayer.feed(record)] + replayer.finish()
     return [(e.topic.logical, dict(e.record)) for e in outputs]
 
 
 async def _live(omega: OmegaApp) -> list[tuple[str, dict[str, Any]]]:
-    pipeline = omega.pipeline
+    pipeline = omega.packet_stage
     avro = []
     for n, packet in enumerate(state_outgrowing_episode()):
         [emit] = pipeline.ingress(json.dumps(packet).encode(), Source("packets_json", 0, n))

@@ -27,7 +27,8 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from streams.stages.packets import Pipeline
+from streams.stages.base import Outputs
+from streams.stages.packets import PacketStage
 from streams.wire.codec import SchemaRegistry
 from tests.bench import bench_pipeline, raw_loop
 from tests.bench.bench_pipeline import REPO, clock
@@ -171,7 +172,7 @@ def evolve_cost(packets: list[dict[str, Any]]) -> tuple[float, float]:
     registry = SchemaRegistry.from_directory()
     encode = bench_pipeline.avro_encoder(registry)
     records = [_Record(n, p["header"]["correlation_id"].encode(), encode(p)) for n, p in enumerate(packets)]
-    judge = raw_loop.RawJudge(Pipeline(registry), PARTITIONS)
+    judge = raw_loop.RawJudge(PacketStage(Outputs(registry)), PARTITIONS)
     start = time.process_time()
     for at in range(0, len(records), 500):
         judge.batch(records[at:at + 500])

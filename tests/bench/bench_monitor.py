@@ -26,9 +26,8 @@ import yaml
 
 from omega.agents.model import MessageRejected
 from omega.agents.session import SessionState
-from streams.stages.base import Source
+from streams.stages.base import Outputs, Source
 from streams.stages.messages import MonitorStage
-from streams.stages.packets import Pipeline
 from streams.wire.codec import SchemaRegistry
 from tests.bench.pinning import pin_to_one_core
 
@@ -90,7 +89,7 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     pinned = pin_to_one_core()
     records = workload(args.copies)
     sessions = len({sid for sid, _ in records})
-    stage = MonitorStage(Pipeline(SchemaRegistry.from_directory()))
+    stage = MonitorStage(Outputs(SchemaRegistry.from_directory()))
     judge_all(stage, records[: min(len(records), 500)])  # warm-up
     start = clock()
     outputs = judge_all(stage, records)

@@ -23,11 +23,11 @@ from typing import Any
 
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import evolve
-from streams import replay_jobs
-from streams.replay import output_line
-from streams.stages.base import oversized_entry, parse_json_object
+from streams.replay import jobs as replay_jobs
+from streams.replay.replayer import output_line
+from streams.stages.base import Outputs, oversized_entry, parse_json_object
 from streams.stages.episodes import judgement_key
-from streams.stages.packets import Pipeline
+from streams.stages.packets import PacketStage
 from streams.wire.codec import SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA
 from tests.bench.bench_pipeline import machine, to_json_bytes, write_jsonl
@@ -62,14 +62,14 @@ def judged(packets: list[dict[str, Any]]) -> list[tuple[str, EpisodeLedger | Non
 def floor(packets: list[dict[str, Any]], rounds: int) -> dict[str, float]:
     """Microseconds of CPU per packet of each step (module docstring), in the order a replay takes them."""
     registry = SchemaRegistry.from_directory()
-    pipeline = Pipeline(registry)
+    pipeline = PacketStage(Outputs(registry))
     convert = pipeline.packets
     lines = [to_json_bytes(p) for p in packets]
     parsed = [parse_json_object(line, MAX_EVENT_BYTES) for line in lines]
     datums = [convert.to_avro(p) for p in parsed]
     judged_packets = [convert.from_avro(d) for d in datums]
     steps = judged(judged_packets)
-    emits = [pipeline.output(o, None) for _, _, _, outputs in steps for o in outputs]
+    emits = [pipeline.outputs.output(o, None) for _, _, _, outputs in steps for o in outputs]
     n = len(packets)
 
     def entries() -> None:
@@ -86,7 +86,7 @@ def floor(packets: list[dict[str, Any]], rounds: int) -> dict[str, float]:
         "datum -> packet": best_cpu_us(lambda: [convert.from_avro(d) for d in datums], n, rounds),
         "evolve": best_cpu_us(lambda: judged(judged_packets), n, rounds),
         "outputs' Avro encode": best_cpu_us(
-            lambda: [pipeline.output(o, None) for _, _, _, outputs in steps for o in outputs], n, rounds),
+            lambda: [pipeline.outputs.output(o, None) for _, _, _, outputs in steps for o in outputs], n, rounds),
         "--out lines": best_cpu_us(lambda: [output_line(e) for e in emits], n, rounds),
         "table entries and their measure": best_cpu_us(entries, n, rounds),
     }
@@ -95,14 +95,14 @@ def floor(packets: list[dict[str, Any]], rounds: int) -> dict[str, float]:
 
 def replay_us(packets: list[dict[str, Any]], rounds: int) -> float:
     """Microseconds of CPU per packet of `omega replay --jobs 1 --out` on the same packets, best of `rounds`."""
-    pipeline = Pipeline(SchemaRegistry.from_directory())
+    pipeline = PacketStage(Outputs(SchemaRegistry.from_directory()))
     with tempfile.TemporaryDirectory(prefix="omega-bench-") as tmp:
         path, out_path = Path(tmp) / "episodes.jsonl", Path(tmp) / "out.jsonl"
         write_jsonl(path, packets)
 
         def once() -> None:
             with out_path.open("w", encoding="utf-8") as out:
-                replay_jobs.replay([path], pipeline, 0, 1, out)
+                replay_jobs.replay([path], pipeline.outputs, 0, 1, out)
 
         return best_cpu_us(once, len(packets), rounds)
 

@@ -24,8 +24,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from streams import replay_jobs
-from streams.stages.packets import Pipeline
+from streams.replay import jobs as replay_jobs
+from streams.stages.base import Outputs
 from streams.wire.codec import SchemaRegistry
 from tests.bench.bench_pipeline import judge_all, machine, mixed_workload, to_json_bytes, workload, write_jsonl
 from tests.bench.pinning import pin_to_one_core
@@ -56,10 +56,10 @@ def core_rate(packets: list[dict[str, Any]]) -> float:
 
 def replay_rate(path: Path, registry: SchemaRegistry, jobs: int, out_path: Path) -> tuple[float, str, int]:
     """(records per second, SHA-256 of the --out file, events in) of `omega replay PATH --out OUT --jobs N`."""
-    pipeline = Pipeline(registry)
+    outputs = Outputs(registry)
     start = clock()
     with out_path.open("w", encoding="utf-8") as out:
-        summary = replay_jobs.replay([path], pipeline, 0, jobs, out)
+        summary = replay_jobs.replay([path], outputs, 0, jobs, out)
     elapsed = clock() - start
     return summary.events_in / elapsed, hashlib.sha256(out_path.read_bytes()).hexdigest(), summary.events_in
 

@@ -20,11 +20,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from streams.replay import Replayer
-from streams.replay_inputs import read_inputs
-from streams.stages.base import Source, oversized_entry
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer
+from streams.stages.base import Outputs, Source, oversized_entry
 from streams.stages.messages import MonitorStage, SessionSteps
-from streams.stages.packets import Pipeline
+from streams.stages.packets import PacketStage
 from streams.wire.codec import SchemaRegistry
 from tests.bench import bench_monitor
 from tests.bench.bench_pipeline import machine, workload, write_jsonl
@@ -34,14 +34,14 @@ Entries = list[tuple[str, Any]]
 
 def entries(events: int, copies: int) -> dict[str, Entries]:
     """The stored entries by kind: `ledger`, `judgement`, `session`."""
-    pipeline = Pipeline(SchemaRegistry.from_directory())
+    pipeline = PacketStage(Outputs(SchemaRegistry.from_directory()))
     with tempfile.TemporaryDirectory(prefix="omega-bench-") as tmp:
         path = Path(tmp) / "episodes.jsonl"
         write_jsonl(path, workload(events, 500))
-        replayer = Replayer(pipeline)
+        replayer = Replayer(pipeline.outputs)
         replayer.run(read_inputs([path]))
     sessions: dict[str, Any] = {}
-    steps = SessionSteps(MonitorStage(pipeline), sessions)
+    steps = SessionSteps(MonitorStage(pipeline.outputs), sessions)
     for offset, (session_id, raw) in enumerate(bench_monitor.workload(copies)):
         steps.record(raw, Source("raw", 0, offset, session_id.encode()))
     stored = list(replayer.episodes.items())

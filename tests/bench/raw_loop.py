@@ -29,9 +29,9 @@ import orjson
 from streams.auth_policy import policy_for
 from streams.kafka.partitioning import partition_of
 from streams.settings import Settings
-from streams.stages.base import CHANGELOG_JSON, Emit, Source
+from streams.stages.base import CHANGELOG_JSON, Emit, Outputs, Source
 from streams.stages.episodes import TICK_KEY, EpisodeSteps
-from streams.stages.packets import Pipeline
+from streams.stages.packets import PacketStage
 from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, PACKETS, VERDICTS, topic_name
 from streams.wire.codec import SchemaRegistry
 from streams.worker.event_loop import use_event_loop
@@ -80,7 +80,7 @@ class WrittenDict(dict[str, Any]):
 class RawJudge:
     """The validator agent's step over a dict of ledgers, per batch; the same code path as embedded replay."""
 
-    def __init__(self, pipeline: Pipeline, partitions: int, lateness_ms: int = 0) -> None:
+    def __init__(self, pipeline: PacketStage, partitions: int, lateness_ms: int = 0) -> None:
         self.pipeline = pipeline
         self.partitions = partitions
         self.episodes = WrittenDict()  # ledgers and judgements, keyed as the worker's episodes table
@@ -97,7 +97,8 @@ class RawJudge:
             try:
                 emits.extend(self.steps.record(raw, source))
             except Exception as exc:  # noqa: BLE001 - the worker's run_guarded does the same
-                emits.append(self.pipeline.dead_letter(raw, source, "INTERNAL", f"{type(exc).__name__}: {exc}"))
+                reason = f"{type(exc).__name__}: {exc}"
+                emits.append(self.pipeline.outputs.dead_letter(raw, source, "INTERNAL", reason))
         return emits
 
     def take_written(self) -> list[tuple[str, Any, int]]:
@@ -194,8 +195,8 @@ async def run(args: argparse.Namespace) -> int:
     settings = Settings.from_env()  # the worker's environment: the same limits, auth policy and lateness
     await create_topics(args.bootstrap, args.prefix, args.partitions, settings.replication_factor, args.changelog)
     changelog = f"{args.prefix}{CHANGELOG}" if args.changelog else None
-    pipeline = Pipeline(SchemaRegistry.from_directory(), settings.max_event_bytes,
-                        policy_for(settings.packet_auth_policy))
+    pipeline = PacketStage(Outputs(SchemaRegistry.from_directory(), settings.max_event_bytes),
+                           policy_for(settings.packet_auth_policy))
     judge = RawJudge(pipeline, args.partitions, settings.max_lateness_ms)
     packets_topic = args.input or topic_name(PACKETS, args.prefix)
     lock = asyncio.Lock()  # a revocation waits for the batch in flight: judged, sent and committed

@@ -15,11 +15,11 @@ import pytest
 
 from omega.eventtime import to_ms
 from streams.kafka.partitioning import partition_of
-from streams.replay import Replayer
-from streams.replay_inputs import InputRecord
-from streams.stages.base import Source
+from streams.replay.inputs import InputRecord
+from streams.replay.replayer import Replayer
+from streams.stages.base import Outputs, Source
 from streams.stages.episodes import judgement_key
-from streams.stages.packets import Pipeline
+from streams.stages.packets import PacketStage
 from streams.topics import ALERTS, ESCALATIONS, PACKETS, VERDICTS, topic_name
 from streams.wire.codec import SchemaRegistry
 from tests.bench import bench_pipeline, raw_loop
@@ -74,13 +74,13 @@ class FakeConsumer:
 
 
 @pytest.fixture(scope="module")
-def pipeline() -> Pipeline:
-    return Pipeline(SchemaRegistry.from_directory())
+def pipeline() -> PacketStage:
+    return PacketStage(Outputs(SchemaRegistry.from_directory()))
 
 
-def packets_topic_records(pipeline: Pipeline, packets: list[dict[str, Any]]) -> list[Record]:
+def packets_topic_records(pipeline: PacketStage, packets: list[dict[str, Any]]) -> list[Record]:
     """The packets as the bench publishes them (Avro, keyed by correlation_id), each on its key's partition."""
-    encode = bench_pipeline.avro_encoder(pipeline.registry)
+    encode = bench_pipeline.avro_encoder(pipeline.outputs.registry)
     offsets: defaultdict[int, int] = defaultdict(int)
     records = []
     for packet in packets:
@@ -92,9 +92,9 @@ def packets_topic_records(pipeline: Pipeline, packets: list[dict[str, Any]]) -> 
     return records
 
 
-def replayed(pipeline: Pipeline, packets: list[dict[str, Any]]) -> dict[tuple[str, str], list[bytes]]:
+def replayed(pipeline: PacketStage, packets: list[dict[str, Any]]) -> dict[tuple[str, str], list[bytes]]:
     """Embedded replay's outputs (the end-of-log timeouts left out: a live log has no end), per topic and key."""
-    replayer = Replayer(pipeline)
+    replayer = Replayer(pipeline.outputs)
     out: defaultdict[tuple[str, str], list[bytes]] = defaultdict(list)
     for n, packet in enumerate(packets):
         record = InputRecord(Source("file:bench", 0, n), bench_pipeline.to_json_bytes(packet), "json")
@@ -103,7 +103,7 @@ def replayed(pipeline: Pipeline, packets: list[dict[str, Any]]) -> dict[tuple[st
     return out
 
 
-def test_raw_loop_batches_give_the_verdict_alert_and_escalation_bytes_of_embedded_replay(pipeline: Pipeline) -> None:
+def test_raw_loop_batches_give_the_verdict_alert_and_escalation_bytes_of_embedded_replay(pipeline: PacketStage) -> None:
     packets = bench_pipeline.mixed_workload(400, 8)  # accepted, warned, rejected, duplicates, one over budget
     records = packets_topic_records(pipeline, packets)
     judge = raw_loop.RawJudge(pipeline, PARTITIONS)
@@ -130,7 +130,7 @@ def test_raw_loop_batches_give_the_verdict_alert_and_escalation_bytes_of_embedde
     assert sum(len(v) for (t, _), v in live.items() if t == topic_name(VERDICTS, PREFIX)) == len(packets)
 
 
-def test_a_batch_is_committed_after_its_sends_were_acknowledged_at_the_next_offsets(pipeline: Pipeline) -> None:
+def test_a_batch_is_committed_after_its_sends_were_acknowledged_at_the_next_offsets(pipeline: PacketStage) -> None:
     records = packets_topic_records(pipeline, bench_pipeline.workload(40, 4))
     batch: defaultdict[int, list[Record]] = defaultdict(list)
     for record in records:
@@ -146,7 +146,7 @@ def test_a_batch_is_committed_after_its_sends_were_acknowledged_at_the_next_offs
 
 
 def test_with_a_changelog_each_packet_sends_its_judgement_then_its_ledger_on_its_partition_before_the_commit(
-        pipeline: Pipeline) -> None:
+        pipeline: PacketStage) -> None:
     records = packets_topic_records(pipeline, bench_pipeline.workload(40, 4))
     batch: defaultdict[int, list[Record]] = defaultdict(list)
     for record in records:
@@ -169,11 +169,11 @@ def test_with_a_changelog_each_packet_sends_its_judgement_then_its_ledger_on_its
     assert judge.take_written() == []  # handed over once
 
 
-def packet_id(pipeline: Pipeline, record: Record) -> str:
+def packet_id(pipeline: PacketStage, record: Record) -> str:
     return str(pipeline.decode_packet(record.value or b"")["header"]["packet_id"])  # type: ignore[index]
 
 
-def test_revoking_a_partition_forgets_its_episodes_ledgers_and_judgements_only(pipeline: Pipeline) -> None:
+def test_revoking_a_partition_forgets_its_episodes_ledgers_and_judgements_only(pipeline: PacketStage) -> None:
     packets = bench_pipeline.workload(80, 8)
     judge = raw_loop.RawJudge(pipeline, PARTITIONS)
     judge.batch(packets_topic_records(pipeline, packets))

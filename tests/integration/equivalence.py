@@ -24,7 +24,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from omega.eventtime import to_ms
 from streams.kafka.partitioning import partition_of
-from streams.replay import json_view
+from streams.records import json_view
 from streams.topics import ALERTS, ESCALATIONS, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from tests.integration.worker import REPO, WorkerProcess

@@ -13,10 +13,10 @@ from typing import Any
 
 import pytest
 
-from streams.replay import Replayer
-from streams.replay_inputs import read_inputs
-from streams.stages.base import Source
-from streams.stages.packets import Pipeline
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer
+from streams.stages.base import Outputs, Source
+from streams.stages.packets import PacketStage
 from streams.topics import DEAD_LETTERS, PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from tests.factories import packet as factory_packet
@@ -73,8 +73,8 @@ def test_attributable_packets_are_judged_live_with_the_bytes_of_replay_and_only_
     path = tmp_path / "dialects.jsonl"
     path.write_bytes(b"".join(line + b"\n" for line in lines))
     registry = SchemaRegistry.from_directory()
-    pipeline = Pipeline(registry)
-    replayer = Replayer(pipeline)
+    pipeline = PacketStage(Outputs(registry))
+    replayer = Replayer(pipeline.outputs)
     replayed = [e for record in read_inputs([path]) for e in replayer.feed(record)] + replayer.finish()
     replay_verdicts = [e.value for e in replayed if e.topic is VERDICTS]
     replay_packets = [e.value for n, line in enumerate(lines)
@@ -105,7 +105,7 @@ def test_the_near_omen_corpus_gives_live_the_verdicts_of_replay_byte_for_byte(
     registry = SchemaRegistry.from_directory()
     paths = [NEAR_OMEN / "alpha.jsonl", NEAR_OMEN / "beta.jsonl", NEAR_OMEN / "gamma.json"]
     records = list(read_inputs(paths))
-    replayer = Replayer(Pipeline(registry))
+    replayer = Replayer(Outputs(registry))
     replayed = [e for record in records for e in replayer.feed(record)] + replayer.finish()
     replay_verdicts = sorted(e.value for e in replayed if e.topic is VERDICTS)
     replay_letters = sorted((e.record["error_class"], e.record["raw"]) for e in replayed if e.topic is DEAD_LETTERS)

@@ -27,11 +27,11 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from omega.answers.ingest import ingest
 from omega.grounding.paragraph import ParagraphState, evolve
 from omega.grounding.request import parse_request
-from streams.stages.base import DEAD_LETTER_RAW_BYTES, Source
+from streams.stages.base import DEAD_LETTER_RAW_BYTES, Outputs, Source
 from streams.stages.grounding import stored_facts
 from streams.stages.messages import MonitorStage
 from streams.stages.oracle import default_config_path
-from streams.stages.packets import Pipeline
+from streams.stages.packets import PacketStage
 from streams.topics import (
     AGENT_MESSAGES,
     AGENT_MESSAGES_RAW,
@@ -160,7 +160,7 @@ def _output_id(record: dict[str, Any]) -> str:
 def _expected_phase_one(worker: WorkerProcess, registry: SchemaRegistry) -> dict[str, set[str]]:
     packets = [p for _, p in valid_json(PACKETS_JSON)]
     avro_packets = [registry.decode(v)[1]["header"]["packet_id"] for _, v in valid(PACKETS, registry)]
-    stage = MonitorStage(Pipeline(registry))
+    stage = MonitorStage(Outputs(registry))
     messages = {e.record["message_id"] for n, (key, raw) in enumerate(valid(AGENT_MESSAGES_RAW, registry))
                 for e in stage.messages(None, raw, Source("x", 0, n), key.decode()).emits
                 if e.topic is AGENT_MESSAGES}
@@ -229,7 +229,7 @@ def _run_phase(kafka: str, worker: WorkerProcess, registry: SchemaRegistry, topi
 def _attributable(registry: SchemaRegistry, records: list[tuple[bool, bytes | None, bytes | None]]) -> dict[bytes, str]:
     """The malformed JSON packets whose identity is readable (the ingress puts them on the packets topic, to be
     judged), by value: their packet ids."""
-    pipeline = Pipeline(registry)
+    pipeline = PacketStage(Outputs(registry))
     found: dict[bytes, str] = {}
     for is_valid, _, value in records:
         if not is_valid and value is not None and pipeline.ingress(value, Source("x", 0, 0))[0].topic is PACKETS:

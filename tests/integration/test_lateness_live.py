@@ -40,9 +40,10 @@ import pytest
 from aiokafka import AIOKafkaProducer
 
 from streams.kafka.partitioning import partition_of
-from streams.replay import Replayer, json_view
-from streams.replay_inputs import read_inputs
-from streams.stages.packets import Pipeline
+from streams.records import json_view
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer
+from streams.stages.base import Outputs
 from streams.topics import PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from tests.factories import merged_log, mixed_episode
@@ -228,7 +229,7 @@ def test_the_examples_published_with_nothing_after_give_every_verdict_of_replay_
     replay = {line["value"]["verdict_id"]: line["value"] for line in map(json.loads, out.read_text().splitlines())
               if line["topic"] == VERDICTS.name}
     # the bytes behind those lines: the same Replayer, in process (the worker's Avro records)
-    replayer = Replayer(Pipeline(_registry()), IDLE_LATENESS_MS, partitions=4)
+    replayer = Replayer(Outputs(_registry()), IDLE_LATENESS_MS, partitions=4)
     replay_bytes = {e.record["verdict_id"]: e.value for e in
                     [*(e for r in read_inputs(EXAMPLES) for e in replayer.feed(r)), *replayer.finish()]
                     if e.topic is VERDICTS}

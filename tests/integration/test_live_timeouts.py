@@ -24,10 +24,11 @@ from faust.types import TP
 
 from omega.eventtime import to_ms
 from streams.kafka.partitioning import partition_of
-from streams.replay import Replayer
-from streams.replay_inputs import InputRecord
+from streams.replay.inputs import InputRecord
+from streams.replay.replayer import Replayer
 from streams.settings import Settings
-from streams.stages.packets import Pipeline
+from streams.stages.base import Outputs
+from streams.stages.packets import WatermarkTick
 from streams.topics import ALERTS, ALL_TOPICS, ESCALATIONS, PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
@@ -189,7 +190,7 @@ def _replay_alerts(packets: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """What embedded replay raises for `packets` followed by the end of the log."""
     from streams.stages.base import Source
 
-    replayer = Replayer(Pipeline(REGISTRY))
+    replayer = Replayer(Outputs(REGISTRY))
     for n, p in enumerate(packets):
         replayer.feed(InputRecord(Source("file:x", 0, n), json.dumps(p).encode(), "json"))
     return [dict(e.record) for e in replayer.finish() if e.topic is ALERTS]
@@ -205,19 +206,19 @@ async def test_the_validator_turns_a_tick_into_the_alert_replay_raises_once(omeg
         for p in quiet:
             await agent.put(_avro(p), key=QUIET.encode(), partition=partition)
         await _settle(omega, VERDICTS.logical, 4)
-        early = omega.pipeline.encode_tick(partition, watermark - 15 * 60_000)  # before the deadline
-        elsewhere = omega.pipeline.encode_tick((partition + 1) % PARTITIONS, watermark)  # another partition's
-        assert omega.pipeline.decode_tick(early) == partition
+        early = omega.packet_stage.encode_tick(partition, watermark - 15 * 60_000)  # before the deadline
+        elsewhere = omega.packet_stage.encode_tick((partition + 1) % PARTITIONS, watermark)  # another partition's
+        assert omega.packet_stage.read(early) == WatermarkTick(partition, watermark - 15 * 60_000)
         for tick in (early, elsewhere):
             await agent.put(tick, key=b"__watermark__", partition=partition)
         await _settle(omega, VERDICTS.logical, 4)
         assert _sends(omega, ALERTS.logical) == []
-        tick = omega.pipeline.encode_tick(partition, watermark)
+        tick = omega.packet_stage.encode_tick(partition, watermark)
         for _ in range(2):  # the same tick twice (a redelivery): the same alert again, the ledger as it was
             await agent.put(tick, key=b"__watermark__", partition=partition)
         await _settle(omega, ALERTS.logical, 2)
         stored = omega.episodes[QUIET]
-        later_tick = omega.pipeline.encode_tick(partition, watermark + 60_000)  # a later watermark: nothing new
+        later_tick = omega.packet_stage.encode_tick(partition, watermark + 60_000)  # a later watermark: nothing new
         await agent.put(later_tick, key=b"__watermark__", partition=partition)
         await _settle(omega, ALERTS.logical, 2)
 
@@ -256,6 +257,5 @@ async def test_the_timer_appends_one_tick_per_owned_partition_whose_watermark_mo
 
     marks = [to_ms(later_packet(m)["header"]["created_at"]) for m in (10, 11)]
     assert [(t["key"], t["partition"]) for t in ticks] == [(b"__watermark__", partition)] * 2
-    assert [omega.pipeline.decode_tick(t["value"]) for t in ticks] == [partition] * 2
-    assert [omega.pipeline.tick_watermark(t["value"]) for t in ticks] == marks
+    assert [omega.packet_stage.read(t["value"]) for t in ticks] == [WatermarkTick(partition, mark) for mark in marks]
     assert [t["timestamp"] * 1000 for t in ticks] == marks

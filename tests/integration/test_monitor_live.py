@@ -12,9 +12,8 @@ import pytest
 import yaml
 
 from omega.canonical import canonical_json
-from streams.stages.base import Source
+from streams.stages.base import Outputs, Source
 from streams.stages.messages import MonitorStage
-from streams.stages.packets import Pipeline
 from streams.topics import AGENT_MESSAGES, AGENT_MESSAGES_RAW, ALERTS, DEAD_LETTERS, ESCALATIONS, TERMINATIONS
 from streams.wire.codec import SchemaRegistry
 from tests.integration.worker import WorkerProcess, consume_until, produce
@@ -56,7 +55,7 @@ def _interleaved(sessions: dict[str, list[bytes]]) -> list[tuple[bytes, bytes]]:
 
 def _embedded(records: list[tuple[bytes, bytes]], registry: SchemaRegistry) -> dict[str, set[str]]:
     """What the embedded judge emits for the same records, per output topic, as canonical JSON."""
-    stage, states = MonitorStage(Pipeline(registry)), {}
+    stage, states = MonitorStage(Outputs(registry)), {}
     found: dict[str, set[str]] = {spec.logical: set() for spec in OUTPUTS}
     for offset, (key, raw) in enumerate(records):
         session = key.decode()

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from streams.replay import Replayer
-from streams.replay_inputs import read_inputs
-from streams.stages.packets import Pipeline
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer
+from streams.stages.base import Outputs
 from streams.topics import DEAD_LETTERS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from tests.factories import state_outgrowing_episode
@@ -28,7 +28,7 @@ def test_an_episode_whose_state_outgrows_a_record_is_the_same_dead_letter_live_a
     registry = SchemaRegistry.from_directory()
     path = tmp_path / "episode.jsonl"
     path.write_text("".join(json.dumps(p) + "\n" for p in packets), encoding="utf-8")
-    replayer = Replayer(Pipeline(registry))
+    replayer = Replayer(Outputs(registry))
     replayed = [e for record in read_inputs([path]) for e in replayer.feed(record)] + replayer.finish()
 
     records = [(p["header"]["correlation_id"].encode(), json.dumps(p).encode()) for p in packets]

@@ -103,7 +103,7 @@ def test_core_module_imports_nothing_impure_and_reads_no_clock_or_randomness(mod
         "import faust",
         "import aiokafka.structs",
         "from fastavro import schemaless_writer",
-        "from streams.stages.packets import Pipeline",
+        "from streams.stages.packets import PacketStage",
         "import projections.memory as pm",
         "import structlog",
         "import logging",
@@ -267,23 +267,47 @@ def layer_findings(module: str, imported: Iterable[str], forbidden: Iterable[str
             if any(name == b or name.startswith(f"{b}.") for b in banned)]
 
 
+def reached_findings(room: str, imports: Mapping[str, Iterable[str]], forbidden: Iterable[str]) -> list[str]:
+    """`module -> ... -> name` for each forbidden import a module of `room` reaches, directly or through the
+    modules it imports (`imports`: every module's imports), by a shortest chain."""
+    found: list[str] = []
+    for module in sorted(m for m in imports if m == room or m.startswith(f"{room}.")):
+        chains = {module: [module]}
+        queue = deque([module])
+        while queue:
+            current = queue.popleft()
+            for hit in layer_findings(current, imports[current], forbidden):
+                found.append(" -> ".join([*chains[current][:-1], hit]))
+            for name in sorted(imports[current]):
+                if name in imports and name not in chains:
+                    chains[name] = [*chains[current], name]
+                    queue.append(name)
+    return sorted(set(found))
+
+
 def _room_findings(room: str, forbidden: Iterable[str]) -> list[str]:
     paths = _sources(["streams"])
-    found: list[str] = []
-    for name, path in paths.items():
-        if name == room or name.startswith(f"{room}."):
-            imported = imports_of(path.read_text(encoding="utf-8"), name, path.name == "__init__.py", paths)
-            found += layer_findings(name, imported, forbidden)
-    return found
+    imports = {name: imports_of(path.read_text(encoding="utf-8"), name, path.name == "__init__.py", paths)
+               for name, path in paths.items()}
+    return reached_findings(room, imports, forbidden)
 
 
 @pytest.mark.parametrize("room", ["streams.stages", "streams.wire"])
-def test_stages_and_wire_import_no_broker_framework_worker_kafka_or_cli(room: str) -> None:
+def test_stages_and_wire_reach_no_broker_framework_worker_kafka_or_cli_even_indirectly(room: str) -> None:
     assert _room_findings(room, BROKER_AND_FRAMEWORK) == []
 
 
-def test_the_kafka_room_imports_no_stage() -> None:
+def test_the_kafka_room_reaches_no_stage_even_indirectly() -> None:
     assert _room_findings("streams.kafka", STAGES) == []
+
+
+def test_the_room_checker_follows_imports_through_other_modules() -> None:
+    imports = {"streams.kafka.a": ["streams.records", "json"], "streams.records": ["streams.replay.inputs"],
+               "streams.replay.inputs": ["streams.stages.base"], "streams.stages.base": [], "json": []}
+    assert reached_findings("streams.kafka", imports, STAGES) == [
+        "streams.kafka.a -> streams.records -> streams.replay.inputs -> streams.stages.base"]
+    del imports["streams.records"]  # the chain cut: nothing reached
+    assert reached_findings("streams.kafka", imports, STAGES) == []
 
 
 MAX_MODULE_LINES = 400

@@ -19,7 +19,7 @@ from projections.store.postgres import PostgresStore
 from projections.store.protocol import Position
 from projections.store.sqlite import SqliteStore
 from projections.store.urls import open_store
-from streams.replay_inputs import jsonable
+from streams.records import jsonable
 from tests.unit.projections.factories import Log, episode_events, interleave, session_script
 
 PHYSICAL = {"agent_messages": "omega57.messages", "alerts": "omega.alerts", "terminations": "omega57.terminations",

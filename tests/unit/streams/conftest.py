@@ -8,7 +8,8 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
-from streams.stages.packets import Pipeline
+from streams.stages.base import Outputs
+from streams.stages.packets import PacketStage
 from streams.wire.codec import SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
 
@@ -26,9 +27,9 @@ def converter(registry: SchemaRegistry) -> PacketConverter:
 
 
 @pytest.fixture
-def pipeline(registry: SchemaRegistry) -> Pipeline:
+def pipeline(registry: SchemaRegistry) -> PacketStage:
     """A fresh pipeline over the shared registry (the pipeline itself is stateless)."""
-    return Pipeline(registry)
+    return PacketStage(Outputs(registry))
 
 
 @pytest.fixture(autouse=True)

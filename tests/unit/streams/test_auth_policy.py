@@ -95,13 +95,14 @@ def test_the_worker_validator_judges_with_the_configured_policy(tmp_path: Path,
     monkeypatch.setenv("GOV_KEY", SECRET)
     policy = _write(tmp_path / "policy.yaml", "keys: [{key_id: gov, secret_env: GOV_KEY, layers: [1]}]")
     omega = create_app(Settings(app_id="omega-auth-test", packet_auth_policy=policy), SchemaRegistry.from_directory())
-    assert omega.pipeline.auth_policy is not None
-    assert set(omega.pipeline.auth_policy.keys) == {"gov"}
+    assert omega.packet_stage.auth_policy is not None
+    assert set(omega.packet_stage.auth_policy.keys) == {"gov"}
     authority = packet(0, 1)
     authority["header"]["layer_source"] = 1
-    [ingressed] = omega.pipeline.ingress(json.dumps(authority).encode(), Source("packets_json", 0, 0))
-    steps = EpisodeSteps(omega.pipeline, {}, PARTITION_OF_4)
-    emits = steps.packet(Source("packets", 0, 0), ingressed.value, "corr_ep00001")
+    [ingressed] = omega.packet_stage.ingress(json.dumps(authority).encode(), Source("packets_json", 0, 0))
+    steps = EpisodeSteps(omega.packet_stage, {}, PARTITION_OF_4)
+    emits = steps.packet(Source("packets", 0, 0), ingressed.value, "corr_ep00001",
+                         omega.packet_stage.read_packet(ingressed.value))
     assert emits[0].record["status"] == "REJECTED"
     assert [v["rule"] for v in emits[0].record["violations"]] == ["AUTH"]
 

@@ -14,10 +14,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from omega.canonical import canonical_json
-from streams.replay import Replayer, encode_for_topic, json_view, output_line, replay_line
-from streams.replay_inputs import STDIN, InputError, InputRecord, directory_inputs, input_stem, read_inputs
-from streams.stages.base import MAX_TABLE_ENTRY_BYTES, Emit, Source
-from streams.stages.packets import Pipeline
+from streams.cli.topic_codec import encode_for_topic, replay_line
+from streams.records import json_view
+from streams.replay.inputs import STDIN, InputError, InputRecord, directory_inputs, input_stem, read_inputs
+from streams.replay.replayer import Replayer, output_line
+from streams.stages.base import MAX_TABLE_ENTRY_BYTES, Emit, Outputs, Source
+from streams.stages.packets import PacketStage
 from streams.topics import AGENT_MESSAGES_RAW, DEAD_LETTERS, DOCUMENTS, ORACLE_REQUESTS, PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
@@ -55,8 +57,8 @@ def _line(packet: dict[str, Any]) -> bytes:
     return json.dumps(packet).encode("utf-8")
 
 
-def _replay(pipeline: Pipeline, paths: list[Path]) -> tuple[str, Replayer]:
-    replayer = Replayer(pipeline)
+def _replay(pipeline: PacketStage, paths: list[Path]) -> tuple[str, Replayer]:
+    replayer = Replayer(pipeline.outputs)
     out = io.StringIO()
     replayer.run(read_inputs(paths), out)
     return out.getvalue(), replayer
@@ -68,14 +70,14 @@ def _lines(text: str) -> list[dict[str, Any]]:
 
 def test_replaying_the_same_files_twice_gives_byte_identical_jsonl(registry: SchemaRegistry,
                                                                    log_files: list[Path]) -> None:
-    first, _ = _replay(Pipeline(registry), log_files)
-    second, _ = _replay(Pipeline(SchemaRegistry.from_directory()), log_files)
+    first, _ = _replay(PacketStage(Outputs(registry)), log_files)
+    second, _ = _replay(PacketStage(Outputs(SchemaRegistry.from_directory())), log_files)
     assert first == second
     assert first.endswith("\n")
     assert all(canonical_json(json.loads(line)) == line for line in first.splitlines())
 
 
-def test_outputs_appear_in_log_order_across_all_four_formats(pipeline: Pipeline, log_files: list[Path]) -> None:
+def test_outputs_appear_in_log_order_across_all_four_formats(pipeline: PacketStage, log_files: list[Path]) -> None:
     text, replayer = _replay(pipeline, log_files)
     outputs = _lines(text)
 
@@ -101,7 +103,7 @@ def test_outputs_appear_in_log_order_across_all_four_formats(pipeline: Pipeline,
     assert summary.episodes == 3
 
 
-def test_a_malformed_jsonl_line_is_a_dead_letter_with_its_file_and_line_number(pipeline: Pipeline,
+def test_a_malformed_jsonl_line_is_a_dead_letter_with_its_file_and_line_number(pipeline: PacketStage,
                                                                                log_files: list[Path]) -> None:
     text, _ = _replay(pipeline, log_files)
     [dead] = [o for o in _lines(text) if o["topic"] == DEAD_LETTERS.name]
@@ -112,8 +114,8 @@ def test_a_malformed_jsonl_line_is_a_dead_letter_with_its_file_and_line_number(p
     assert dead["key"] == f"file:{log_files[2]}"
 
 
-def test_replay_outputs_are_the_bytes_the_live_stages_produce(pipeline: Pipeline, log_files: list[Path]) -> None:
-    replayer = Replayer(pipeline)
+def test_replay_outputs_are_the_bytes_the_live_stages_produce(pipeline: PacketStage, log_files: list[Path]) -> None:
+    replayer = Replayer(pipeline.outputs)
     replayed = [emit for record in read_inputs(log_files[:1]) for emit in replayer.feed(record)]
     ledger = None
     live = []
@@ -147,7 +149,7 @@ def test_json_files_are_read_as_an_array_or_as_one_object(tmp_path: Path) -> Non
 
 
 def test_avro_container_files_are_read_as_packets(tmp_path: Path, registry: SchemaRegistry,
-                                                  converter: PacketConverter, pipeline: Pipeline) -> None:
+                                                  converter: PacketConverter, pipeline: PacketStage) -> None:
     packets = [factory_packet(n, 6, kind) for n, kind in
                enumerate(("ObservationPacket", "BeliefUpdatePacket", "DecisionPacket"))]
     path = _write_ocf(tmp_path / "packets.avro", registry.get(PACKET_SCHEMA).parsed,
@@ -157,14 +159,14 @@ def test_avro_container_files_are_read_as_packets(tmp_path: Path, registry: Sche
         ("avro", PACKET_SCHEMA, 0), ("avro", PACKET_SCHEMA, 1), ("avro", PACKET_SCHEMA, 2)]
     assert [converter.from_avro(r.datum) for r in records] == packets
 
-    replayer = Replayer(pipeline)
+    replayer = Replayer(pipeline.outputs)
     verdicts = [emit.record for record in records for emit in replayer.feed(record)]
     assert [(v["packet_type"], v["status"]) for v in verdicts] == [
         ("ObservationPacket", "ACCEPTED"), ("BeliefUpdatePacket", "ACCEPTED"), ("DecisionPacket", "ACCEPTED")]
 
 
 def test_an_avro_container_of_another_schema_gives_wrong_schema_dead_letters(
-    tmp_path: Path, registry: SchemaRegistry, pipeline: Pipeline
+    tmp_path: Path, registry: SchemaRegistry, pipeline: PacketStage
 ) -> None:
     violations = [{"rule": "SCHEMA", "severity": "ERROR", "message": f"m{n}", "field": None} for n in range(2)]
     path = _write_ocf(tmp_path / "violations.avro", registry.get("omega.events.Violation").parsed, violations)
@@ -182,7 +184,7 @@ def test_an_avro_container_of_another_schema_gives_wrong_schema_dead_letters(
     assert replayer.summary.episodes == 0
 
 
-def test_a_json_file_that_is_not_json_is_one_dead_letter(tmp_path: Path, pipeline: Pipeline) -> None:
+def test_a_json_file_that_is_not_json_is_one_dead_letter(tmp_path: Path, pipeline: PacketStage) -> None:
     path = tmp_path / "broken.json"
     path.write_bytes(b'[{"header": ')
     text, _ = _replay(pipeline, [path])
@@ -201,7 +203,7 @@ def test_a_json_file_that_is_not_json_is_one_dead_letter(tmp_path: Path, pipelin
     ids=["nan", "infinity", "deep"],
 )
 def test_a_json_file_python_parses_but_json_forbids_is_a_dead_letter_not_a_crash(
-    tmp_path: Path, pipeline: Pipeline, content: bytes, error_class: str
+    tmp_path: Path, pipeline: PacketStage, content: bytes, error_class: str
 ) -> None:
     path = tmp_path / "odd.json"
     path.write_bytes(content)
@@ -213,7 +215,7 @@ def test_a_json_file_python_parses_but_json_forbids_is_a_dead_letter_not_a_crash
 
 
 def test_an_avro_packet_holding_nan_is_a_dead_letter_not_a_crash(
-    tmp_path: Path, registry: SchemaRegistry, converter: PacketConverter, pipeline: Pipeline
+    tmp_path: Path, registry: SchemaRegistry, converter: PacketConverter, pipeline: PacketStage
 ) -> None:
     datum: Any = converter.to_avro(factory_packet(0, 7))
     _, mcp = datum["mcp"]  # optional records carry their union branch name: (name, datum)
@@ -227,9 +229,9 @@ def test_an_avro_packet_holding_nan_is_a_dead_letter_not_a_crash(
     assert outputs[1]["value"]["packet_id"] == "pkt_00007_000001"
 
 
-def test_the_internal_avro_hop_is_not_an_output(pipeline: Pipeline) -> None:
+def test_the_internal_avro_hop_is_not_an_output(pipeline: PacketStage) -> None:
     record = InputRecord(Source("file:x", 0, 1), _line(factory_packet(0, 8)), "json")
-    outputs = Replayer(pipeline).feed(record)
+    outputs = Replayer(pipeline.outputs).feed(record)
     assert [o.topic for o in outputs] == [VERDICTS]
     assert PACKETS not in {o.topic for o in outputs}
 
@@ -240,7 +242,7 @@ def _packet_ids(text: str) -> list[str]:
 
 
 def test_a_gzipped_jsonl_replays_as_the_plain_file_by_extension_or_by_magic(tmp_path: Path,
-                                                                            pipeline: Pipeline) -> None:
+                                                                            pipeline: PacketStage) -> None:
     body = b"\n".join(_line(factory_packet(n, 4)) for n in range(2)) + b"\n"
     plain = tmp_path / "plain.jsonl"
     plain.write_bytes(body)
@@ -254,7 +256,7 @@ def test_a_gzipped_jsonl_replays_as_the_plain_file_by_extension_or_by_magic(tmp_
         assert not replayer.summary.dead_letters
 
 
-def test_the_extension_under_gz_decides_the_format(tmp_path: Path, pipeline: Pipeline, registry: SchemaRegistry,
+def test_the_extension_under_gz_decides_the_format(tmp_path: Path, pipeline: PacketStage, registry: SchemaRegistry,
                                                    converter: PacketConverter) -> None:
     array = tmp_path / "array.json.gz"
     array.write_bytes(gzip.compress(json.dumps([factory_packet(n, 5) for n in range(2)]).encode()))
@@ -270,7 +272,7 @@ def test_the_extension_under_gz_decides_the_format(tmp_path: Path, pipeline: Pip
     assert (record.stage, record.source.key, record.raw) == ("message", b"sess_7", b"a: 1\n")
 
 
-def test_dash_reads_jsonl_from_stdin(monkeypatch: pytest.MonkeyPatch, pipeline: Pipeline) -> None:
+def test_dash_reads_jsonl_from_stdin(monkeypatch: pytest.MonkeyPatch, pipeline: PacketStage) -> None:
     body = _line(factory_packet(0, 9)) + b"\n\n" + MALFORMED_LINE + b"\n"
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(body)))
     records = list(read_inputs([STDIN]))
@@ -307,7 +309,7 @@ def test_a_multibyte_character_cut_by_the_sniff_is_still_text(tmp_path: Path) ->
 @pytest.mark.parametrize(("name", "content"), [("empty.jsonl", b""), ("blank.jsonl", b"\n\n"), ("empty.avro", b""),
                                                ("empty.json.gz", gzip.compress(b"", mtime=0)), ("blank.json", b" \n"),
                                                ("empty.yaml", b"")])
-def test_an_empty_input_has_no_records(tmp_path: Path, name: str, content: bytes, pipeline: Pipeline) -> None:
+def test_an_empty_input_has_no_records(tmp_path: Path, name: str, content: bytes, pipeline: PacketStage) -> None:
     path = tmp_path / name
     path.write_bytes(content)
     assert list(read_inputs([path])) == []
@@ -329,7 +331,7 @@ def test_input_stem_is_the_name_up_to_the_first_dot_and_names_stdin() -> None:
 
 
 # ------------------------------------------------------------------------------------------------ publish keys
-def test_publish_keys_packet_lines_by_their_correlation_id(tmp_path: Path, pipeline: Pipeline) -> None:
+def test_publish_keys_packet_lines_by_their_correlation_id(tmp_path: Path, pipeline: PacketStage) -> None:
     path = tmp_path / "log.jsonl"
     path.write_text(json.dumps(factory_packet(0, 1)) + "\n" + json.dumps(factory_packet(0, 2)) + "\n"
                     + "not json\n", encoding="utf-8")
@@ -338,7 +340,7 @@ def test_publish_keys_packet_lines_by_their_correlation_id(tmp_path: Path, pipel
 
 
 def test_publish_keys_agent_output_by_the_session_id_given_else_by_the_file(tmp_path: Path,
-                                                                           pipeline: Pipeline) -> None:
+                                                                           pipeline: PacketStage) -> None:
     session = tmp_path / "night_run.yaml"
     session.write_text("agent_id: 1\n", encoding="utf-8")
     lines = tmp_path / "day_run.part1.jsonl"
@@ -350,7 +352,7 @@ def test_publish_keys_agent_output_by_the_session_id_given_else_by_the_file(tmp_
     assert encode_for_topic(pipeline, line_record, AGENT_MESSAGES_RAW, session_id="s-42")[0] == b"s-42"
 
 
-def test_publish_keys_phase_q_by_case_and_corpus_topics_by_corpus(tmp_path: Path, pipeline: Pipeline) -> None:
+def test_publish_keys_phase_q_by_case_and_corpus_topics_by_corpus(tmp_path: Path, pipeline: PacketStage) -> None:
     path = tmp_path / "in.jsonl"
     path.write_text('{"id": "Q-PREC-001"}\n{"corpus": "hr", "docId": "d1", "text": "x"}\n', encoding="utf-8")
     case, document = read_inputs([path])
@@ -378,9 +380,9 @@ def test_json_views_show_details_as_the_object_the_avro_text_encodes() -> None:
     assert record["details"] == '{"rule":"INV-011","task_id":"t1"}'  # the record itself is not changed
 
 
-def test_replay_output_shows_alert_details_as_objects(pipeline: Pipeline) -> None:
+def test_replay_output_shows_alert_details_as_objects(pipeline: PacketStage) -> None:
     out = io.StringIO()
-    Replayer(pipeline).run(read_inputs([EXAMPLES / "omen" / "budget_overrun.jsonl"]), out)
+    Replayer(pipeline.outputs).run(read_inputs([EXAMPLES / "omen" / "budget_overrun.jsonl"]), out)
     alerts = [json.loads(line)["value"] for line in out.getvalue().splitlines()
               if json.loads(line)["topic"] == "omega.alerts"]
     assert alerts
@@ -397,25 +399,25 @@ def _typed(value: Any) -> Any:
     return (type(value).__name__, value)
 
 
-def _read_back(pipeline: Pipeline, packet: dict[str, Any]) -> tuple[Any, Any]:
+def _read_back(pipeline: PacketStage, packet: dict[str, Any]) -> tuple[Any, Any]:
     """(the packet the validator judges live: to Avro, encoded, decoded by fastavro, from Avro; the packet replay
     judges: from the datum the bytes were written from)."""
     datum = pipeline.packets.to_avro(packet)
-    value = pipeline.registry.encode(PACKET_SCHEMA, datum)
-    _, decoded = pipeline.registry.decode(value)
+    value = pipeline.outputs.registry.encode(PACKET_SCHEMA, datum)
+    _, decoded = pipeline.outputs.registry.decode(value)
     return _typed(pipeline.packets.from_avro(decoded)), _typed(pipeline.packets.from_avro(datum))
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(valid_packets())
 def test_replay_judges_the_packet_fastavro_reads_back(packet: dict[str, Any]) -> None:
-    live, replayed = _read_back(Pipeline(SchemaRegistry.from_directory()), packet)
+    live, replayed = _read_back(PacketStage(Outputs(SchemaRegistry.from_directory())), packet)
     assert replayed == live
 
 
 @pytest.mark.parametrize(("confidence", "max_loss", "budget"), [(1.0, 200.0, 900.0), (1, 200, 900), (0.5, "small", 3)])
 def test_replay_judges_the_packet_fastavro_reads_back_for_numbers_of_either_kind(
-        pipeline: Pipeline, confidence: Any, max_loss: Any, budget: Any) -> None:
+        pipeline: PacketStage, confidence: Any, max_loss: Any, budget: Any) -> None:
     # long|double, string|long|double and long fields, given integral floats, ints and strings
     packet = factory_packet(1, 1)
     packet["mcp"]["epistemics"]["confidence"] = confidence
@@ -426,13 +428,13 @@ def test_replay_judges_the_packet_fastavro_reads_back_for_numbers_of_either_kind
     assert replayed == live
 
 
-def test_replay_outputs_are_the_emits_the_pipeline_makes_without_the_echo(pipeline: Pipeline) -> None:
-    """The Replayer's registry hands back the datum it just wrote; a plain pipeline decodes the bytes: the
-    outputs (records and Avro values) are the same."""
+def test_replay_outputs_are_the_emits_the_validator_step_makes_from_the_bytes(pipeline: PacketStage) -> None:
+    """The Replayer judges the packet the ingress read from the datum it wrote; the validator's step decodes the
+    bytes: the outputs (records and Avro values) are the same."""
     from streams.stages.episodes import EpisodeSteps
 
     records = list(read_inputs(sorted((EXAMPLES / "omen").glob("*.jsonl"))))
-    replayer = Replayer(pipeline)
+    replayer = Replayer(pipeline.outputs)
     steps = EpisodeSteps(pipeline, {})
     for n, record in enumerate(records):
         replayed = replayer.feed(record)
@@ -444,7 +446,7 @@ def test_replay_outputs_are_the_emits_the_pipeline_makes_without_the_echo(pipeli
             else:
                 plain.append(emit)
         assert [(e.topic.name, e.key, e.value) for e in replayed] == [(e.topic.name, e.key, e.value) for e in plain]
-    assert pipeline.registry.__class__ is SchemaRegistry  # the caller's pipeline is left as it was
+    assert pipeline.outputs.registry.__class__ is SchemaRegistry  # the caller's registry is left as it was
 
 
 @pytest.mark.parametrize("record", [
@@ -472,7 +474,7 @@ def test_a_ledger_grown_past_its_changelog_record_by_small_packets_refuses_the_p
     # 500 packets of ~2.3 KB, each adding a 2,000-character evidence ref the ledger keeps: ~1 MB of refs by the end
     path = tmp_path / "long.jsonl"
     path.write_text("".join(json.dumps(p) + "\n" for p in ledger_outgrowing_episode(500, 2_000)), encoding="utf-8")
-    replayer = Replayer(Pipeline(SchemaRegistry.from_directory()))
+    replayer = Replayer(Outputs(SchemaRegistry.from_directory()))
     outputs = [(emit.topic, emit.record) for record in read_inputs([path]) for emit in replayer.feed(record)]
 
     statuses = [record["status"] if topic is VERDICTS else record["error_class"] for topic, record in outputs]
@@ -494,10 +496,10 @@ def test_a_ledger_grown_past_its_changelog_record_by_small_packets_refuses_the_p
     (4, {"corr_escalation_0001"}),  # budget_overrun is alone on partition 2; escalation trails dangling on 0
 ])
 def test_under_a_lateness_replay_keeps_one_watermark_per_packets_partition_as_the_worker_does(
-        pipeline: Pipeline, partitions: int, late_episodes: set[str]) -> None:
+        pipeline: PacketStage, partitions: int, late_episodes: set[str]) -> None:
     # dangling (Dec 28, partition 0 of 4), then budget_overrun (Dec 27, partition 2), then escalation (Dec 23, 0)
     files = [EXAMPLES / "omen" / f"{name}.jsonl" for name in ("dangling_directive", "budget_overrun", "escalation")]
-    replayer = Replayer(pipeline, max_lateness_ms=60_000, partitions=partitions)
+    replayer = Replayer(pipeline.outputs, max_lateness_ms=60_000, partitions=partitions)
     verdicts = [dict(e.record) for r in read_inputs(files) for e in replayer.feed(r) if e.topic is VERDICTS]
     verdicts += [dict(e.record) for e in replayer.finish() if e.topic is VERDICTS]
 

@@ -12,14 +12,13 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from streams import replay_jobs
 from streams.cli.main import main
 from streams.cli.options import EXIT_REJECTED, EXIT_USAGE
 from streams.kafka.partitioning import partition_of
-from streams.replay import ReplaySummary
-from streams.replay_inputs import InputRecord, read_inputs
-from streams.stages.base import Source
-from streams.stages.packets import Pipeline
+from streams.replay import jobs as replay_jobs
+from streams.replay.inputs import InputRecord, read_inputs
+from streams.replay.replayer import ReplaySummary
+from streams.stages.base import Outputs, Source
 from streams.wire.codec import SchemaRegistry
 from tests.factories import merged_log, mixed_episode
 
@@ -78,14 +77,14 @@ def test_jobs_give_one_jobs_bytes_on_a_multi_episode_log_with_rejections(tmp_pat
 def test_jobs_really_split_the_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     log = _mixed_log(tmp_path / "mixed.jsonl", episodes=8, length=6)
     with (tmp_path / "one.jsonl").open("w", encoding="utf-8") as out:
-        one = replay_jobs.replay([log], Pipeline(REGISTRY), 0, 1, out)
+        one = replay_jobs.replay([log], Outputs(REGISTRY), 0, 1, out)
 
     def no_single_job(*_args: Any) -> ReplaySummary:
         raise AssertionError("replayed as one job")
 
     monkeypatch.setattr(replay_jobs, "_one_job", no_single_job)
     with (tmp_path / "two.jsonl").open("w", encoding="utf-8") as out:
-        two = replay_jobs.replay([log], Pipeline(REGISTRY), 0, 2, out)
+        two = replay_jobs.replay([log], Outputs(REGISTRY), 0, 2, out)
     assert (tmp_path / "two.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
     assert two == one
     assert one.events_in == 8 * 6 + 2 + 1  # 48 packets, a header-less packet every 37 lines, a broken line at 5
@@ -95,7 +94,7 @@ def test_a_job_whose_outputs_name_the_logs_packet_positions_makes_the_replay_one
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     log = _mixed_log(tmp_path / "mixed.jsonl", episodes=6, length=5)
     with (tmp_path / "one.jsonl").open("w", encoding="utf-8") as out:
-        replay_jobs.replay([log], Pipeline(REGISTRY), 0, 1, out)
+        replay_jobs.replay([log], Outputs(REGISTRY), 0, 1, out)
     single: list[int] = []
     one_job = replay_jobs._one_job
 
@@ -106,7 +105,7 @@ def test_a_job_whose_outputs_name_the_logs_packet_positions_makes_the_replay_one
     monkeypatch.setattr(replay_jobs, "_one_job", counted)
     monkeypatch.setattr(replay_jobs, "_portable", lambda _emits: False)  # as if a STATE_TOO_LARGE dead letter
     with (tmp_path / "two.jsonl").open("w", encoding="utf-8") as out:
-        replay_jobs.replay([log], Pipeline(REGISTRY), 0, 2, out)
+        replay_jobs.replay([log], Outputs(REGISTRY), 0, 2, out)
     assert single == [1]
     assert (tmp_path / "two.jsonl").read_bytes() == (tmp_path / "one.jsonl").read_bytes()
 
@@ -188,7 +187,7 @@ def test_a_records_outputs_keep_their_order_through_the_merge(tmp_path: Path, mo
 
     monkeypatch.setattr(replay_jobs, "_one_job", no_single_job)
     with (tmp_path / "two.jsonl").open("w", encoding="utf-8") as out:
-        replay_jobs.replay(inputs, Pipeline(REGISTRY), 0, 2, out)
+        replay_jobs.replay(inputs, Outputs(REGISTRY), 0, 2, out)
     lines = [json.loads(line) for line in (tmp_path / "two.jsonl").read_text(encoding="utf-8").splitlines()]
     overrun = [(line["topic"], line["value"].get("status") or line["value"].get("kind") or line["value"]["level"])
                for line in lines if "pkt_bo_0007" in (line["value"].get("packet_id"),

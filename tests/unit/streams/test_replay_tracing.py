@@ -12,11 +12,11 @@ from typing import Any
 from click.testing import CliRunner
 
 from streams.cli.main import main
+from streams.cli.topic_codec import replay_line
 from streams.kafka.clients import json_line
-from streams.replay import Replayer, output_line, replay_line
-from streams.replay_inputs import read_inputs
-from streams.stages.base import Emit
-from streams.stages.packets import Pipeline
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer, output_line
+from streams.stages.base import Emit, Outputs
 from streams.topics import AGENT_MESSAGES_RAW, PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry
 
@@ -38,7 +38,7 @@ def _envelope(topic: str, value: Any, traceparent: str | None, key: str = "") ->
 
 
 def _replayed(path: Path) -> list[Emit]:
-    replayer = Replayer(Pipeline(REGISTRY))
+    replayer = Replayer(Outputs(REGISTRY))
     return [e for record in read_inputs([path]) for e in replayer.feed(record)] + replayer.finish()
 
 
@@ -74,7 +74,7 @@ def test_an_unsampled_trace_keeps_its_flags_and_an_invalid_traceparent_is_not_ca
     recorded.write_text(
         _envelope(PACKETS_JSON.name, {"utf8": first.decode()}, f"00-{TRACE_ID}-00f067aa0ba902b7-00") + "\n"
         + _envelope(PACKETS_JSON.name, {"utf8": first.decode()}, "00-" + "0" * 32 + "-00f067aa0ba902b7-01") + "\n")
-    replayer = Replayer(Pipeline(REGISTRY))
+    replayer = Replayer(Outputs(REGISTRY))
     unsampled, invalid = (replayer.feed(record) for record in read_inputs([recorded]))
     assert unsampled
     assert all(e.traceparent is not None and e.traceparent.endswith("-00") for e in unsampled)

@@ -28,8 +28,7 @@ from omega.answers.store import FactStore
 from omega.answers.suite import Suite, answer_question, build_store, parse_suite
 from omega.answers.vocabulary import DEFAULT_VOCABULARY
 from streams.stages.answers import AnswersStage
-from streams.stages.base import Source
-from streams.stages.packets import Pipeline
+from streams.stages.base import Outputs, Source
 from streams.wire.codec import SchemaRegistry
 
 SUITE_PATH = Path(__file__).resolve().parents[3] / "data" / "answers" / "suite.json"
@@ -128,7 +127,7 @@ def test_the_answer_id_depends_on_question_plan_and_facts_only(suite: Suite, sto
 
 
 def test_the_stage_is_deterministic_for_the_same_input(registry: SchemaRegistry, store: FactStore) -> None:
-    stage = AnswersStage(Pipeline(registry), vocabulary=DEFAULT_VOCABULARY)
+    stage = AnswersStage(Outputs(registry), vocabulary=DEFAULT_VOCABULARY)
     source = Source("ds005.questions", 0, 7, b"default", None)  # keyed by its corpus: answered here
     raw = b'{"question": "How long before session tokens expire from inactivity in v2.0?"}'
     first, second = stage.question(raw, source, lambda _: store), stage.question(raw, source, lambda _: store)

@@ -1,6 +1,6 @@
 """Realistic hand-written episodes (`examples/omen/`): what each one must produce, output by output.
 
-Every file is replayed through `streams.replay.Replayer` (the embedded pipeline the CLI uses), and the
+Every file is replayed through `streams.replay.replayer.Replayer` (the embedded pipeline the CLI uses), and the
 whole output sequence is pinned: each verdict's packet id, status, violated rule ids and FSM move, and
 every alert (kind, severity, source packet), escalation and dead letter, in the order they come out.
 `examples/README.md` says the same in prose.
@@ -21,10 +21,10 @@ from omega.eventtime import to_ms
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import advance, evolve
 from omega.packets.verdict import VerdictStatus
-from streams.replay import Replayer
-from streams.replay_inputs import read_inputs
-from streams.stages.base import Emit
-from streams.stages.packets import Pipeline
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer
+from streams.stages.base import Emit, Outputs
+from streams.stages.packets import PacketStage
 from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, VERDICTS
 from streams.wire.codec import SchemaRegistry
 
@@ -54,13 +54,13 @@ def D(error_class: str, line: int) -> Described:
 
 
 @cache
-def _pipeline() -> Pipeline:
-    return Pipeline(SchemaRegistry.from_directory())
+def _pipeline() -> PacketStage:
+    return PacketStage(Outputs(SchemaRegistry.from_directory()))
 
 
 @cache
 def _replayed(name: str) -> tuple[tuple[Emit, ...], Replayer]:
-    replayer = Replayer(_pipeline())
+    replayer = Replayer(_pipeline().outputs)
     emits = [emit for record in read_inputs([EXAMPLES / name]) for emit in replayer.feed(record)]
     return (*emits, *replayer.finish()), replayer
 

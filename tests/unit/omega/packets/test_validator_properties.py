@@ -4,7 +4,7 @@ Logs are generated from the realistic episodes of `examples/omen/` and the facto
 `tests/factories.py`: each source is re-addressed (its own correlation id, packet and token ids) so it
 can appear more than once, truncated to a prefix, sometimes shuffled, and the episodes are merged into
 one log in a drawn order that keeps each episode's own order. Raw lines go through the embedded replay
-(`streams.replay.Replayer`), ingress and Avro included, exactly as `omega replay` runs them.
+(`streams.replay.replayer.Replayer`), ingress and Avro included, exactly as `omega replay` runs them.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ from omega.canonical import canonical_json
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import evolve
 from omega.packets.verdict import PacketVerdict
-from streams.replay import Replayer
-from streams.replay_inputs import InputRecord
-from streams.stages.base import Emit, Source
-from streams.stages.packets import Pipeline
+from streams.replay.inputs import InputRecord
+from streams.replay.replayer import Replayer
+from streams.stages.base import Emit, Outputs, Source
+from streams.stages.packets import PacketStage
 from streams.topics import ALERTS, DEAD_LETTERS, ESCALATIONS, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from tests.factories import episode_packets
@@ -43,8 +43,8 @@ Episode = list[bytes]
 
 # --------------------------------------------------------------------------- building logs
 @cache
-def _pipeline() -> Pipeline:
-    return Pipeline(SchemaRegistry.from_directory())
+def _pipeline() -> PacketStage:
+    return PacketStage(Outputs(SchemaRegistry.from_directory()))
 
 
 @cache
@@ -107,13 +107,13 @@ def records(log: Iterable[bytes]) -> list[InputRecord]:
 
 def replay_text(log: list[bytes]) -> str:
     out = io.StringIO()
-    Replayer(_pipeline()).run(records(log), out)
+    Replayer(_pipeline().outputs).run(records(log), out)
     return out.getvalue()
 
 
 def replay(log: list[bytes]) -> list[list[Emit]]:
     """The outputs of each input line, in log order, and last those of the end of the log."""
-    replayer = Replayer(_pipeline())
+    replayer = Replayer(_pipeline().outputs)
     per_input = [replayer.feed(record) for record in records(log)]
     return [*per_input, replayer.finish()]
 

@@ -16,9 +16,9 @@ from click.testing import CliRunner, Result
 
 from streams.cli.main import main
 from streams.cli.options import EXIT_OK, EXIT_REJECTED
-from streams.replay import Replayer, output_line
-from streams.replay_inputs import read_inputs
-from streams.stages.packets import Pipeline
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer, output_line
+from streams.stages.base import Outputs
 from streams.wire.codec import SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
 from tests.factories import packet as factory_packet
@@ -142,7 +142,7 @@ def test_noting_origins_leaves_the_outputs_byte_equal(lateness: int) -> None:
     written = []
     for origins in (False, True):
         out = io.StringIO()
-        replayer = Replayer(Pipeline(SchemaRegistry.from_directory()), lateness, 4, origins=origins)
+        replayer = Replayer(Outputs(SchemaRegistry.from_directory()), lateness, 4, origins=origins)
         for record in read_inputs(files):
             emits = replayer.feed(record)
             out.write("".join(output_line(e) + "\n" for e in emits))

@@ -13,7 +13,7 @@ from click.testing import CliRunner, Result
 from streams.cli.conformance_report import _packet_id, place, render_markdown, render_text
 from streams.cli.main import main
 from streams.cli.options import EXIT_OK, EXIT_REJECTED
-from streams.replay_inputs import InputRecord
+from streams.replay.inputs import InputRecord
 from streams.stages.base import Source
 from streams.wire.omen_avro import PACKET_AS_SENT_SCHEMA, PACKET_SCHEMA
 from tests.factories import packet as factory_packet

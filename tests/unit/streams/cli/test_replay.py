@@ -14,9 +14,9 @@ from click.testing import CliRunner, Result
 
 from streams.cli.main import main
 from streams.cli.options import EXIT_OK, EXIT_REJECTED, EXIT_USAGE
-from streams.replay import Replayer
-from streams.replay_inputs import read_inputs
-from streams.stages.packets import Pipeline
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer
+from streams.stages.base import Outputs
 from streams.wire.codec import SchemaRegistry
 from tests.factories import packet as factory_packet
 
@@ -92,7 +92,7 @@ def test_replay_out_writes_the_jsonl_and_prints_the_summary_table(tmp_path: Path
 
     assert result.exit_code == EXIT_OK, result.output
     expected = io.StringIO()
-    Replayer(Pipeline(SchemaRegistry.from_directory())).run(read_inputs([inputs]), expected)
+    Replayer(Outputs(SchemaRegistry.from_directory())).run(read_inputs([inputs]), expected)
     assert out.read_text(encoding="utf-8") == expected.getvalue()
     assert [json.loads(line)["topic"] for line in expected.getvalue().splitlines()] == ["omen.verdicts"] * 3
     assert "Replay of 1 file(s)" in result.stdout

@@ -8,7 +8,7 @@ import pytest
 from rich.console import Console
 
 from streams.cli.summary import render_summary
-from streams.replay import ReplaySummary
+from streams.replay.replayer import ReplaySummary
 
 
 def _rows(text: str) -> set[tuple[str, ...]]:

@@ -21,7 +21,7 @@ from opentelemetry.trace import SpanKind
 from streams.kafka import otel
 from streams.settings import Settings
 from streams.stages.base import Emit
-from streams.stages.packets import Pipeline
+from streams.stages.packets import PacketStage
 from streams.topics import ALERTS, ALL_TOPICS, DOCUMENTS, VERDICTS
 from streams.worker.app import AgentSpec, OmegaApp, _agent_loop
 from tests.unit.streams.log_capture import captured
@@ -48,12 +48,12 @@ class FakeTopic:
         self.sent.append(kwargs)
 
 
-def _omega(pipeline: Pipeline, spans: otel.SpanSink | None) -> OmegaApp:
+def _omega(pipeline: PacketStage, spans: otel.SpanSink | None) -> OmegaApp:
     topics = {spec.logical: FakeTopic() for spec in ALL_TOPICS}
     tables = cast(Any, {})
     app = cast(Any, SimpleNamespace(consumer=object()))  # a consumer without `admit`: every record is admitted
-    return OmegaApp(app, Settings(topic_prefix=PREFIX), pipeline, topics, tables, tables, tables, tables, tables,
-                    spans=spans)
+    return OmegaApp(app, Settings(topic_prefix=PREFIX), pipeline.outputs, pipeline, topics, tables, tables, tables,
+                    tables, tables, spans=spans)
 
 
 def _outputs() -> list[Emit]:
@@ -87,7 +87,7 @@ def _exported(exporter: InMemorySpanExporter, sink: otel.SpanSink) -> dict[str, 
     return {span.name: span for span in exporter.get_finished_spans()}
 
 
-def test_each_output_of_a_traced_record_is_exported_with_the_ids_of_its_header(pipeline: Pipeline) -> None:
+def test_each_output_of_a_traced_record_is_exported_with_the_ids_of_its_header(pipeline: PacketStage) -> None:
     exporter = InMemorySpanExporter()
     sink = otel.sink_over(exporter, service_name="omega-test")
     omega = _omega(pipeline, sink)
@@ -119,7 +119,7 @@ def test_each_output_of_a_traced_record_is_exported_with_the_ids_of_its_header(p
         assert span.resource.attributes["service.name"] == "omega-test"
 
 
-def test_a_record_without_a_traceparent_exports_nothing_and_sends_no_header(pipeline: Pipeline) -> None:
+def test_a_record_without_a_traceparent_exports_nothing_and_sends_no_header(pipeline: PacketStage) -> None:
     exporter = InMemorySpanExporter()
     sink = otel.sink_over(exporter)
     omega = _omega(pipeline, sink)
@@ -128,7 +128,7 @@ def test_a_record_without_a_traceparent_exports_nothing_and_sends_no_header(pipe
     assert _sent_header(omega, VERDICTS.logical) is None
 
 
-def test_an_input_not_sampled_keeps_its_header_but_exports_nothing(pipeline: Pipeline) -> None:
+def test_an_input_not_sampled_keeps_its_header_but_exports_nothing(pipeline: PacketStage) -> None:
     exporter = InMemorySpanExporter()
     sink = otel.sink_over(exporter)
     omega = _omega(pipeline, sink)
@@ -138,14 +138,14 @@ def test_an_input_not_sampled_keeps_its_header_but_exports_nothing(pipeline: Pip
     assert _sent_header(omega, VERDICTS.logical) == [("traceparent", f"00-{TRACE_ID}-{span_id}-00".encode())]
 
 
-def test_without_a_sink_a_traced_record_still_carries_its_header(pipeline: Pipeline) -> None:
+def test_without_a_sink_a_traced_record_still_carries_its_header(pipeline: PacketStage) -> None:
     omega = _omega(pipeline, None)
     _run_agent(omega, [("traceparent", PARENT.encode())])
     span_id = _span_id_by_hand(ALERTS.name, ALERT)
     assert _sent_header(omega, ALERTS.logical) == [("traceparent", f"00-{TRACE_ID}-{span_id}-01".encode())]
 
 
-def test_send_all_exports_only_when_given_the_inputs_origin(pipeline: Pipeline) -> None:
+def test_send_all_exports_only_when_given_the_inputs_origin(pipeline: PacketStage) -> None:
     exporter = InMemorySpanExporter()
     sink = otel.sink_over(exporter)
     omega = _omega(pipeline, sink)
@@ -200,7 +200,7 @@ def test_an_endpoint_without_the_packages_warns_once_and_gives_no_sink(
     assert warning["hint"] == "pip install 'omega-stream-verifier[otel]'"
 
 
-def test_a_failing_span_is_logged_and_never_raised(pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failing_span_is_logged_and_never_raised(pipeline: PacketStage, monkeypatch: pytest.MonkeyPatch) -> None:
     exporter = InMemorySpanExporter()
     sink = otel.sink_over(exporter)
 

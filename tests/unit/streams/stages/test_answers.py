@@ -15,7 +15,7 @@ from omega.answers.records import FACT_SCHEMA, fact_from_record, fact_to_record
 from omega.answers.store import FactStore
 from streams.stages.answers import AnswersStage
 from streams.stages.base import Source
-from streams.stages.packets import Pipeline
+from streams.stages.packets import PacketStage
 from streams.topics import ANSWERS, DEAD_LETTERS
 from streams.wire.codec import SchemaRegistry
 
@@ -25,13 +25,13 @@ STORE = FactStore(ingest(EXPIRY, {"docId": "spec", "version": "2.0"}).facts)
 PLAN = {"subjects": ["session_token"], "predicates": ["expires_after"]}
 
 
-def _ask(pipeline: Pipeline, question: dict[str, Any]) -> Any:
-    [emit] = AnswersStage(pipeline).question(json.dumps(question).encode(), SOURCE, lambda _: STORE)
+def _ask(pipeline: PacketStage, question: dict[str, Any]) -> Any:
+    [emit] = AnswersStage(pipeline.outputs).question(json.dumps(question).encode(), SOURCE, lambda _: STORE)
     return emit
 
 
 def test_a_question_version_spelled_otherwise_than_its_plan_is_answered(registry: SchemaRegistry,
-                                                                        pipeline: Pipeline) -> None:
+                                                                        pipeline: PacketStage) -> None:
     asked = [
         {"question": "How long before session tokens expire from inactivity in v2.0?", "version": "V2.0"},
         {"question": "How long before session tokens expire from inactivity in version 2.0?", "version": "v2.0"},
@@ -44,7 +44,7 @@ def test_a_question_version_spelled_otherwise_than_its_plan_is_answered(registry
         assert (record["verdict"], record["text"]) == ("supported", "15 minutes")
 
 
-def test_two_against_two_point_zero_is_still_a_contradiction(pipeline: Pipeline) -> None:
+def test_two_against_two_point_zero_is_still_a_contradiction(pipeline: PacketStage) -> None:
     emit = _ask(pipeline, {"question": "How long before session tokens expire from inactivity in v2.0?",
                            "version": "2"})
     assert emit.topic is DEAD_LETTERS
@@ -63,8 +63,8 @@ def test_a_fact_keeps_its_spelling_through_avro_and_is_compared_in_canonical_for
 
 
 # ------------------------------------------------------------------ every document is answered by a record
-def _ingest(pipeline: Pipeline, document: dict[str, Any]) -> list[Any]:
-    return AnswersStage(pipeline).document(json.dumps(document).encode(), SOURCE)
+def _ingest(pipeline: PacketStage, document: dict[str, Any]) -> list[Any]:
+    return AnswersStage(pipeline.outputs).document(json.dumps(document).encode(), SOURCE)
 
 
 @pytest.mark.parametrize("document", [
@@ -72,7 +72,7 @@ def _ingest(pipeline: Pipeline, document: dict[str, Any]) -> list[Any]:
     {"docId": "d", "text": "  \n\t "},
     {"docId": "d", "text": "", "facts": []},
 ], ids=["empty", "blank", "empty-no-manual"])
-def test_a_document_with_nothing_to_ingest_is_refused(pipeline: Pipeline, document: dict[str, Any]) -> None:
+def test_a_document_with_nothing_to_ingest_is_refused(pipeline: PacketStage, document: dict[str, Any]) -> None:
     [emit] = _ingest(pipeline, document)
     assert emit.topic is DEAD_LETTERS
     assert emit.record["error_class"] == "INVALID_DOCUMENT"
@@ -80,13 +80,13 @@ def test_a_document_with_nothing_to_ingest_is_refused(pipeline: Pipeline, docume
 
 
 @pytest.mark.parametrize("doc_id", [" ", "\t", ""], ids=["space", "tab", "empty"])
-def test_a_blank_doc_id_is_refused(pipeline: Pipeline, doc_id: str) -> None:
+def test_a_blank_doc_id_is_refused(pipeline: PacketStage, doc_id: str) -> None:
     [emit] = _ingest(pipeline, {"docId": doc_id, "text": EXPIRY})
     assert (emit.topic, emit.record["error_class"]) == (DEAD_LETTERS, "INVALID_DOCUMENT")
     assert emit.record["reason"] == "docId must be a non-empty string"
 
 
-def test_a_document_from_which_no_fact_comes_says_so(pipeline: Pipeline) -> None:
+def test_a_document_from_which_no_fact_comes_says_so(pipeline: PacketStage) -> None:
     [emit] = _ingest(pipeline, {"docId": "notes", "text": "Hello there."})
     assert emit.topic is DEAD_LETTERS
     assert emit.record["error_class"] == "NO_FACTS"

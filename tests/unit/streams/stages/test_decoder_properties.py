@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 
 from omega.answers.store import FactStore
 from streams.stages.answers import AnswersStage
-from streams.stages.base import DEAD_LETTER_RAW_BYTES, InputRejected, Source, parse_json_object
+from streams.stages.base import DEAD_LETTER_RAW_BYTES, InputRejected, Outputs, Source, parse_json_object
 from streams.stages.grounding import GroundingStage, GroundingSteps
 from streams.stages.messages import MonitorStage
 from streams.stages.oracle import OracleStage
-from streams.stages.packets import Pipeline
+from streams.stages.packets import DecodedPacket, PacketStage, Undecodable, WatermarkTick
 from streams.topics import (
     DEAD_LETTERS,
     DOCUMENTS,
@@ -37,7 +37,7 @@ PROPERTY = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
                                                                              HealthCheck.function_scoped_fixture])
 SOURCE = Source("hostile", 0, 1, b"default", 1_766_314_800_000)
 REGISTRY = SchemaRegistry.from_directory()
-PIPELINE = Pipeline(REGISTRY)
+PIPELINE = PacketStage(Outputs(REGISTRY))
 
 json_values = wild_json()
 
@@ -104,8 +104,15 @@ def test_decode_packet_returns_a_packet_or_raises_input_rejected(raw: bytes) -> 
 
 @PROPERTY
 @given(st.binary(max_size=300) | mutated(AVRO))
-def test_decode_tick_never_raises(raw: bytes) -> None:
-    assert PIPELINE.decode_tick(raw) is None or isinstance(PIPELINE.decode_tick(raw), int)
+def test_reading_a_packets_topic_record_never_raises_and_gives_a_tick_a_packet_or_why_not(raw: bytes) -> None:
+    read = PIPELINE.read(raw)
+    assert isinstance(read, WatermarkTick | DecodedPacket | Undecodable)
+    if isinstance(read, WatermarkTick):
+        assert isinstance(read.partition, int)
+    elif isinstance(read, DecodedPacket):
+        assert "header" in read.packet
+    else:
+        assert read.reason
 
 
 @PROPERTY
@@ -150,9 +157,9 @@ def test_a_packet_with_a_wild_header_value_converts_or_raises_conversion_error(p
 
 
 # ------------------------------------------------------------------------------------------- the stages
-ANSWERS = AnswersStage(PIPELINE)
-ORACLE = OracleStage.from_default_config(PIPELINE)
-MONITOR = MonitorStage(PIPELINE)
+ANSWERS = AnswersStage(PIPELINE.outputs)
+ORACLE = OracleStage.from_default_config(PIPELINE.outputs)
+MONITOR = MonitorStage(PIPELINE.outputs)
 
 STAGES = {
     "ingress": lambda raw: PIPELINE.ingress(raw, SOURCE),
@@ -161,8 +168,8 @@ STAGES = {
     "question": lambda raw: ANSWERS.question(raw, SOURCE, lambda _: FactStore([])),
     "oracle": lambda raw: ORACLE.request(raw, SOURCE),
     "monitor": lambda raw: MONITOR.messages(None, raw, SOURCE, "session").emits,
-    "grounding_fact": lambda raw: GroundingSteps(GroundingStage(PIPELINE), {}, {}).fact(raw, SOURCE),
-    "grounding_request": lambda raw: GroundingSteps(GroundingStage(PIPELINE), {}, {}).request(raw, SOURCE),
+    "grounding_fact": lambda raw: GroundingSteps(GroundingStage(PIPELINE.outputs), {}, {}).fact(raw, SOURCE),
+    "grounding_request": lambda raw: GroundingSteps(GroundingStage(PIPELINE.outputs), {}, {}).request(raw, SOURCE),
 }
 
 

@@ -16,7 +16,7 @@ from streams.kafka.partitioning import partition_of
 from streams.stages import episodes as episodes_module
 from streams.stages.base import Emit, Source
 from streams.stages.episodes import EpisodeSteps, judgement_key
-from streams.stages.packets import Pipeline
+from streams.stages.packets import PacketStage
 from tests.unit.streams.log_capture import captured
 
 PARTITION_OF_4 = functools.partial(partition_of, partitions=4)  # the packets topic's 4 partitions
@@ -27,21 +27,22 @@ PARTITION = partition_of(KEY, 4)
 
 
 @pytest.fixture
-def packets(pipeline: Pipeline) -> list[bytes]:
+def packets(pipeline: PacketStage) -> list[bytes]:
     """The dangling-directive episode as Avro packets (three directives; one answered, two left open)."""
     return [pipeline.ingress(line.encode(), Source("t", 0, n))[0].value
             for n, line in enumerate(EXAMPLE.read_text().splitlines())]
 
 
 def _run(steps: EpisodeSteps, packets: list[bytes], start: int = 0) -> list[list[Emit]]:
-    return [steps.packet(Source("packets", PARTITION, start + n), raw, KEY) for n, raw in enumerate(packets)]
+    return [steps.packet(Source("packets", PARTITION, start + n), raw, KEY, steps.packet_stage.read_packet(raw))
+            for n, raw in enumerate(packets)]
 
 
 def _values(emits: list[Emit]) -> list[bytes]:
     return [e.value for e in emits]
 
 
-def test_each_packet_stores_its_judgement_and_the_ledger_without_judgements(pipeline: Pipeline,
+def test_each_packet_stores_its_judgement_and_the_ledger_without_judgements(pipeline: PacketStage,
                                                                              packets: list[bytes]) -> None:
     table: dict[str, Any] = {}
     _run(EpisodeSteps(pipeline, table, PARTITION_OF_4), packets[:3])
@@ -53,7 +54,7 @@ def test_each_packet_stores_its_judgement_and_the_ledger_without_judgements(pipe
 
 
 def test_a_redelivery_after_a_restart_re_emits_the_stored_judgement_and_writes_nothing(
-        pipeline: Pipeline, packets: list[bytes]) -> None:
+        pipeline: PacketStage, packets: list[bytes]) -> None:
     table: dict[str, Any] = {}
     first = _run(EpisodeSteps(pipeline, table, PARTITION_OF_4), packets)
     before = dict(table)
@@ -65,7 +66,7 @@ def test_a_redelivery_after_a_restart_re_emits_the_stored_judgement_and_writes_n
 
 
 def test_a_judgement_stored_without_its_ledger_is_judged_again_to_the_same_verdict(
-        pipeline: Pipeline, packets: list[bytes]) -> None:
+        pipeline: PacketStage, packets: list[bytes]) -> None:
     whole: dict[str, Any] = {}
     expected = _run(EpisodeSteps(pipeline, whole, PARTITION_OF_4), packets[:5])
     table: dict[str, Any] = {}
@@ -81,7 +82,7 @@ def test_a_judgement_stored_without_its_ledger_is_judged_again_to_the_same_verdi
 
 
 def test_a_packet_the_stored_ledger_applied_whose_judgement_is_gone_is_logged_as_a_lost_judgement(
-        pipeline: Pipeline, packets: list[bytes]) -> None:
+        pipeline: PacketStage, packets: list[bytes]) -> None:
     table: dict[str, Any] = {}
     _run(EpisodeSteps(pipeline, table, PARTITION_OF_4), packets[:4])
     assert table[KEY]["at"] == [PARTITION, 3]  # the input position of the last packet the ledger applied
@@ -98,7 +99,7 @@ def test_a_packet_the_stored_ledger_applied_whose_judgement_is_gone_is_logged_as
 
 
 def test_a_ledger_stored_with_its_judgements_inline_has_them_moved_out_at_its_next_packet(
-        pipeline: Pipeline, packets: list[bytes]) -> None:
+        pipeline: PacketStage, packets: list[bytes]) -> None:
     reference: dict[str, Any] = {}
     expected = _run(EpisodeSteps(pipeline, reference, PARTITION_OF_4), packets[:4])
     ledger, _ = pipeline.packet(None, packets[0], Source("t", 0, 0))
@@ -115,12 +116,12 @@ def test_a_ledger_stored_with_its_judgements_inline_has_them_moved_out_at_its_ne
     assert _values(_run(EpisodeSteps(pipeline, table, PARTITION_OF_4), packets[:1])[0]) == _values(expected[0])
 
 
-def _tick(steps: EpisodeSteps, pipeline: Pipeline, watermark_ms: int) -> list[Emit]:
-    return steps.tick(Source("packets", PARTITION, 99), pipeline.encode_tick(PARTITION, watermark_ms), PARTITION)
+def _tick(steps: EpisodeSteps, pipeline: PacketStage, watermark_ms: int) -> list[Emit]:
+    return steps.record(pipeline.encode_tick(PARTITION, watermark_ms), Source("packets", PARTITION, 99))
 
 
 def test_a_tick_finds_open_directives_another_process_stored_and_follows_them_afterwards(
-        pipeline: Pipeline, packets: list[bytes]) -> None:
+        pipeline: PacketStage, packets: list[bytes]) -> None:
     table: dict[str, Any] = {}
     _run(EpisodeSteps(pipeline, table, PARTITION_OF_4), packets[:6])  # another worker: three directives opened
     steps = EpisodeSteps(pipeline, table, PARTITION_OF_4)
@@ -134,7 +135,7 @@ def test_a_tick_finds_open_directives_another_process_stored_and_follows_them_af
     assert EpisodeLedger.from_dict(table[KEY]).open_directives["task_dd_wallet_01"].timed_out
 
 
-def test_an_episode_leaves_the_tick_index_when_its_last_directive_is_answered(pipeline: Pipeline) -> None:
+def test_an_episode_leaves_the_tick_index_when_its_last_directive_is_answered(pipeline: PacketStage) -> None:
     table: dict[str, Any] = {KEY: {"open_directives": {"t": {}}}, "other": {"open_directives": {}},
                          judgement_key(KEY, "p"): [0, []]}
     steps = EpisodeSteps(pipeline, table, PARTITION_OF_4)

@@ -18,7 +18,7 @@ from streams.kafka.partitioning import partition_of
 from streams.stages.base import Emit, Source
 from streams.stages.episodes import EpisodeSteps
 from streams.stages.lateness import waiting_key
-from streams.stages.packets import Pipeline
+from streams.stages.packets import DecodedPacket, PacketStage
 from streams.topics import VERDICTS
 
 EXAMPLES = Path(__file__).parents[4] / "examples" / "omen"
@@ -27,22 +27,23 @@ DANGLING = "corr_dangling_0001"
 SECOND = 1_000
 
 
-def _avro(pipeline: Pipeline, line: str) -> tuple[str, int, bytes]:
+def _avro(pipeline: PacketStage, line: str) -> tuple[str, int, bytes]:
     [emit] = pipeline.ingress(line.encode(), Source("t", 0, 0))
     return emit.key, to_ms(json.loads(line)["header"]["created_at"]) or 0, emit.value
 
 
-def _episodes(pipeline: Pipeline) -> list[tuple[str, int, bytes]]:
+def _episodes(pipeline: PacketStage) -> list[tuple[str, int, bytes]]:
     """Every packet of the bundled OMEN episodes that has a time (malformed.jsonl is about input errors)."""
     lines = [line for path in sorted(EXAMPLES.glob("*.jsonl")) if path.name != "malformed.jsonl"
              for line in path.read_text().splitlines() if line.strip()]
     return [_avro(pipeline, line) for line in lines]
 
 
-def _packet_id(pipeline: Pipeline, raw: bytes) -> str:
-    timed = pipeline.packet_time(raw)
-    assert timed is not None
-    return timed[0]
+def _packet_id(pipeline: PacketStage, raw: bytes) -> str:
+    read = pipeline.read_packet(raw)
+    assert isinstance(read, DecodedPacket)
+    assert read.packet_id is not None
+    return read.packet_id
 
 
 def _feed(steps: EpisodeSteps, packets: list[tuple[str, int, bytes]], partitions: int = 4) -> list[Emit]:
@@ -51,7 +52,8 @@ def _feed(steps: EpisodeSteps, packets: list[tuple[str, int, bytes]], partitions
     for key, created, raw in packets:
         partition = PARTITION_OF_4(key) if partitions == 4 else 0
         offset = offsets[partition] = offsets.get(partition, -1) + 1
-        emits += steps.packet(Source("packets", partition, offset, key.encode(), created), raw, key)
+        emits += steps.packet(Source("packets", partition, offset, key.encode(), created), raw, key,
+                              steps.packet_stage.read_packet(raw))
     return emits
 
 
@@ -64,7 +66,7 @@ def _verdicts(emits: list[Emit]) -> dict[str, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_packets_shuffled_within_the_lateness_give_the_outputs_of_event_time_order(pipeline: Pipeline,
+def test_packets_shuffled_within_the_lateness_give_the_outputs_of_event_time_order(pipeline: PacketStage,
                                                                                  seed: int) -> None:
     packets = _episodes(pipeline)
     in_order = sorted(packets, key=lambda p: (p[1], _packet_id(pipeline, p[2])))  # (created_at, packet id)
@@ -84,12 +86,12 @@ def test_packets_shuffled_within_the_lateness_give_the_outputs_of_event_time_ord
     assert not any(v["late"] for v in _verdicts(got).values())
 
 
-def _dangling(pipeline: Pipeline) -> dict[str, tuple[str, int, bytes]]:
+def _dangling(pipeline: PacketStage) -> dict[str, tuple[str, int, bytes]]:
     lines = (EXAMPLES / "dangling_directive.jsonl").read_text().splitlines()
     return {json.loads(line)["header"]["packet_id"][-1]: _avro(pipeline, line) for line in lines}
 
 
-def test_a_packet_beyond_the_lateness_is_judged_on_arrival_and_marked_late_not_lost(pipeline: Pipeline) -> None:
+def test_a_packet_beyond_the_lateness_is_judged_on_arrival_and_marked_late_not_lost(pipeline: PacketStage) -> None:
     dd = _dangling(pipeline)  # created at 0, 4, 8, 10, 11, 12, 20 (the 7th), 55 and 90 s
     steps = EpisodeSteps(pipeline, {}, lateness_ms=5 * SECOND)
 
@@ -105,7 +107,7 @@ def test_a_packet_beyond_the_lateness_is_judged_on_arrival_and_marked_late_not_l
     assert rest["pkt_dd_0009"]["late"] is False
 
 
-def test_a_packet_within_the_lateness_waits_and_is_not_judged_twice_when_redelivered(pipeline: Pipeline) -> None:
+def test_a_packet_within_the_lateness_waits_and_is_not_judged_twice_when_redelivered(pipeline: PacketStage) -> None:
     dd = _dangling(pipeline)
     table: dict[str, Any] = {}
     assert _feed(EpisodeSteps(pipeline, table, lateness_ms=60 * SECOND), [dd[n] for n in "123"], 1) == []
@@ -123,7 +125,7 @@ def test_a_packet_within_the_lateness_waits_and_is_not_judged_twice_when_redeliv
 
 
 def test_a_tick_releases_first_and_times_directives_out_at_its_watermark_less_the_lateness(
-        pipeline: Pipeline) -> None:
+        pipeline: PacketStage) -> None:
     dd = _dangling(pipeline)
     base = dd["1"][1]
 
@@ -143,9 +145,10 @@ def test_a_tick_releases_first_and_times_directives_out_at_its_watermark_less_th
     assert [e.value for e in got] == [e.value for e in expected]
 
 
-def test_packets_at_the_same_instant_are_released_in_packet_id_order_not_content_order(pipeline: Pipeline) -> None:
-    # issue 46, fault 1: docs/operations.md and omega/packets/lateness.py promise (created_at, packet id); a decision
-    # and the directive after it, given the same created_at and arriving directive first, must still be judged
+def test_packets_at_the_same_instant_are_released_in_packet_id_order_not_content_order(
+        pipeline: PacketStage) -> None:
+    # issue 46, fault 1: docs/operations.md and omega/packets/lateness.py promise (created_at, packet id); a
+    # decision and the directive after it, given the same created_at and arriving directive first, must still be judged
     # decision first (judged the other way round, the directive is refused by the state machine)
     lines = (EXAMPLES / "write_act.jsonl").read_text().splitlines()
     packets = [json.loads(line) for line in lines]
@@ -155,9 +158,9 @@ def test_packets_at_the_same_instant_are_released_in_packet_id_order_not_content
     decision = _avro(pipeline, json.dumps(packets[at]))
 
     def digest(timed: tuple[str, int, bytes]) -> str:
-        found = pipeline.packet_time(timed[2])
-        assert found is not None
-        return found[2]
+        found = pipeline.read_packet(timed[2])
+        assert isinstance(found, DecodedPacket)
+        return found.digest
 
     # underscore metadata (accepted, judged by nothing) varied until the directive's content hash sorts before the
     # decision's: content order and packet-id order then disagree, as in the fault

@@ -14,8 +14,8 @@ from omega.eventtime import to_ms as event_time_ms
 from omega.packets.ledger import EpisodeLedger
 from omega.packets.validator import conflict_key
 from streams.stages import packets as packets_module
-from streams.stages.base import DEAD_LETTER_RAW_BYTES, MAX_JSON_DEPTH, Emit, Source
-from streams.stages.packets import IngressSteps, Pipeline
+from streams.stages.base import DEAD_LETTER_RAW_BYTES, MAX_JSON_DEPTH, Emit, Outputs, Source
+from streams.stages.packets import IngressSteps, PacketStage
 from streams.topics import DEAD_LETTERS, PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
@@ -75,7 +75,7 @@ BAD_INPUTS: list[tuple[str, bytes, str | None]] = [
     ids=[f"{c}-{i}" for i, (c, _, _) in enumerate(BAD_INPUTS)],
 )
 def test_bad_input_gives_exactly_one_dead_letter_with_raw_bytes_and_position(
-    pipeline: Pipeline, registry: SchemaRegistry, error_class: str, raw: bytes, named_in_reason: str | None
+    pipeline: PacketStage, registry: SchemaRegistry, error_class: str, raw: bytes, named_in_reason: str | None
 ) -> None:
     emit = _only(pipeline.ingress(raw, SOURCE))
 
@@ -102,16 +102,16 @@ def test_bad_input_gives_exactly_one_dead_letter_with_raw_bytes_and_position(
 
 def test_oversized_input_is_a_dead_letter_even_when_it_is_a_valid_packet(registry: SchemaRegistry) -> None:
     raw = _json(factory_packet(0, 1))
-    small = Pipeline(registry, max_event_bytes=len(raw) - 1)
+    small = PacketStage(Outputs(registry, max_event_bytes=len(raw) - 1))
     emit = _only(small.ingress(raw, SOURCE))
     assert emit.topic is DEAD_LETTERS
     assert emit.record["error_class"] == "OVERSIZED"
     assert emit.record["raw"] == raw
     assert str(len(raw)) in emit.record["reason"]
-    assert _only(Pipeline(registry, max_event_bytes=len(raw)).ingress(raw, SOURCE)).topic is PACKETS
+    assert _only(PacketStage(Outputs(registry, max_event_bytes=len(raw))).ingress(raw, SOURCE)).topic is PACKETS
 
 
-def test_dead_letter_id_is_derived_from_the_source_position(pipeline: Pipeline) -> None:
+def test_dead_letter_id_is_derived_from_the_source_position(pipeline: PacketStage) -> None:
     first = _only(pipeline.ingress(b"{", SOURCE)).record["dead_letter_id"]
     again = _only(pipeline.ingress(b"[]", SOURCE)).record["dead_letter_id"]
     moved = _only(pipeline.ingress(b"{", Source(SOURCE.topic, SOURCE.partition, SOURCE.offset + 1))).record
@@ -120,7 +120,7 @@ def test_dead_letter_id_is_derived_from_the_source_position(pipeline: Pipeline) 
     assert moved["event_time"] is None
 
 
-def test_a_dead_letter_without_a_kafka_timestamp_has_no_event_time(pipeline: Pipeline) -> None:
+def test_a_dead_letter_without_a_kafka_timestamp_has_no_event_time(pipeline: PacketStage) -> None:
     emit = _only(pipeline.ingress(b"nope", Source("t", 0, 0)))
     assert emit.timestamp_ms is None
     assert emit.record["event_time"] is None
@@ -139,7 +139,7 @@ NOT_CARRIED: list[tuple[bytes, str, str]] = [
 
 @pytest.mark.parametrize(("raw", "error_class", "path"), NOT_CARRIED, ids=[p for _, _, p in NOT_CARRIED])
 def test_an_attributable_packet_the_packet_record_cannot_carry_travels_as_sent_and_is_rejected_naming_the_field(
-        pipeline: Pipeline, registry: SchemaRegistry, raw: bytes, error_class: str, path: str) -> None:
+        pipeline: PacketStage, registry: SchemaRegistry, raw: bytes, error_class: str, path: str) -> None:
     emit = _only(pipeline.ingress(raw, SOURCE))
     assert emit.topic is PACKETS
     assert emit.key == "corr_ep00001"
@@ -155,7 +155,7 @@ def test_an_attributable_packet_the_packet_record_cannot_carry_travels_as_sent_a
 
 
 def test_every_schema_error_of_a_packet_as_sent_is_named_with_what_is_accepted_and_what_was_found(
-        pipeline: Pipeline) -> None:
+        pipeline: PacketStage) -> None:
     packet = factory_packet(0, 1)
     packet["header"]["layer_source"] = "5"
     packet["header"]["campaign_id"] = None
@@ -171,7 +171,7 @@ def test_every_schema_error_of_a_packet_as_sent_is_named_with_what_is_accepted_a
 
 
 def test_a_null_on_an_optional_field_alone_is_accepted_with_a_warning_and_the_episode_moves(
-        pipeline: Pipeline) -> None:
+        pipeline: PacketStage) -> None:
     packet = factory_packet(0, 1)
     packet["header"]["campaign_id"] = None
     emit = _only(pipeline.ingress(_json(packet), SOURCE))
@@ -184,7 +184,7 @@ def test_a_null_on_an_optional_field_alone_is_accepted_with_a_warning_and_the_ep
     assert ledger.state == verdict["state_after"] != "S0_IDLE"
 
 
-def test_a_packet_as_sent_whose_json_lost_its_identity_is_a_dead_letter(pipeline: Pipeline,
+def test_a_packet_as_sent_whose_json_lost_its_identity_is_a_dead_letter(pipeline: PacketStage,
                                                                         registry: SchemaRegistry) -> None:
     value = registry.encode("omega.omen.PacketAsSent", {"packet_json": '{"header": {}}', "not_carried": "x"})
     emit = _only(pipeline.packet(None, value, SOURCE)[1])
@@ -195,7 +195,7 @@ def test_a_packet_as_sent_whose_json_lost_its_identity_is_a_dead_letter(pipeline
 
 # ============================================================================ ingress: valid packets
 def test_valid_packet_gives_one_packets_emit_keyed_by_correlation_id_at_created_at(
-    pipeline: Pipeline, registry: SchemaRegistry, converter: PacketConverter
+    pipeline: PacketStage, registry: SchemaRegistry, converter: PacketConverter
 ) -> None:
     packet = factory_packet(5, 9)
     emit = _only(pipeline.ingress(_json(packet), SOURCE))
@@ -218,28 +218,28 @@ def test_valid_packet_gives_one_packets_emit_keyed_by_correlation_id_at_created_
         ("yesterday afternoon", None),  # only "a string" to the JSON Schema: judged, no event time
     ],
 )
-def test_kafka_timestamp_follows_created_at(pipeline: Pipeline, created_at: str, expected_ms: int | None) -> None:
+def test_kafka_timestamp_follows_created_at(pipeline: PacketStage, created_at: str, expected_ms: int | None) -> None:
     emit = _only(pipeline.ingress(_with("header.created_at", created_at), SOURCE))
     assert emit.topic is PACKETS
     assert emit.timestamp_ms == expected_ms
     assert event_time_ms(created_at) == expected_ms
 
 
-def test_brackets_inside_strings_do_not_count_as_nesting(pipeline: Pipeline) -> None:
+def test_brackets_inside_strings_do_not_count_as_nesting(pipeline: PacketStage) -> None:
     text = "[" * (MAX_JSON_DEPTH + 10) + "{" * 5
     emit = _only(pipeline.ingress(_with("mcp.epistemics.calibration_note", text), SOURCE))
     assert emit.topic is PACKETS, emit.record.get("reason")
     assert emit.record["mcp"]["epistemics"]["calibration_note"] == text
 
 
-def test_escaped_quotes_do_not_end_a_string_for_the_nesting_bound(pipeline: Pipeline) -> None:
+def test_escaped_quotes_do_not_end_a_string_for_the_nesting_bound(pipeline: PacketStage) -> None:
     text = '\\"' + "[" * (MAX_JSON_DEPTH + 10)
     emit = _only(pipeline.ingress(_with("mcp.intent.summary", text), SOURCE))
     assert emit.topic is PACKETS, emit.record.get("reason")
 
 
 # ============================================================================ the packet stage
-def _packet_bytes(pipeline: Pipeline, packet: dict[str, Any]) -> bytes:
+def _packet_bytes(pipeline: PacketStage, packet: dict[str, Any]) -> bytes:
     emit = _only(pipeline.ingress(_json(packet), SOURCE))
     assert emit.topic is PACKETS, emit.record
     return emit.value
@@ -251,7 +251,7 @@ def _verdict(emits: list[Emit]) -> dict[str, Any]:
     return dict(emit.record)
 
 
-def test_valid_packet_is_accepted_and_recorded_in_a_new_ledger(pipeline: Pipeline, registry: SchemaRegistry) -> None:
+def test_valid_packet_is_accepted_and_recorded_in_a_new_ledger(pipeline: PacketStage, registry: SchemaRegistry) -> None:
     raw = _packet_bytes(pipeline, factory_packet(0, 2))
     ledger, emits = pipeline.packet(None, raw, SOURCE)
     verdict = _verdict(emits)
@@ -266,7 +266,7 @@ def test_valid_packet_is_accepted_and_recorded_in_a_new_ledger(pipeline: Pipelin
     assert list(ledger.applied) == ["pkt_00002_000000"]
 
 
-def test_the_same_packet_twice_gives_the_same_verdict_and_leaves_the_ledger_unchanged(pipeline: Pipeline) -> None:
+def test_the_same_packet_twice_gives_the_same_verdict_and_leaves_the_ledger_unchanged(pipeline: PacketStage) -> None:
     raw = _packet_bytes(pipeline, factory_packet(0, 2))
     first_ledger, first = pipeline.packet(None, raw, SOURCE)
     redelivered = Source(SOURCE.topic, SOURCE.partition, SOURCE.offset + 100, SOURCE.key, SOURCE.timestamp_ms)
@@ -280,7 +280,7 @@ def test_the_same_packet_twice_gives_the_same_verdict_and_leaves_the_ledger_unch
     assert (second_ledger.accepted, second_ledger.rejected) == (1, 0)
 
 
-def test_the_same_packet_through_a_ledger_restored_from_its_dict_is_still_idempotent(pipeline: Pipeline) -> None:
+def test_the_same_packet_through_a_ledger_restored_from_its_dict_is_still_idempotent(pipeline: PacketStage) -> None:
     raw = _packet_bytes(pipeline, factory_packet(1, 2))
     ledger, first = pipeline.packet(None, raw, SOURCE)
     assert ledger is not None
@@ -291,7 +291,7 @@ def test_the_same_packet_through_a_ledger_restored_from_its_dict_is_still_idempo
     assert again.to_dict() == ledger.to_dict()
 
 
-def test_a_different_packet_reusing_a_packet_id_is_rejected_as_duplicate(pipeline: Pipeline) -> None:
+def test_a_different_packet_reusing_a_packet_id_is_rejected_as_duplicate(pipeline: PacketStage) -> None:
     original = factory_packet(0, 2)
     ledger, first = pipeline.packet(None, _packet_bytes(pipeline, original), SOURCE)
     impostor = copy.deepcopy(original)
@@ -319,7 +319,7 @@ def test_a_different_packet_reusing_a_packet_id_is_rejected_as_duplicate(pipelin
     "field", ["intent", "stakes", "quality", "budgets", "epistemics", "evidence", "routing"]
 )
 def test_a_packet_missing_an_mcp_field_is_judged_and_rejected_with_a_schema_violation(
-    pipeline: Pipeline, field: str
+    pipeline: PacketStage, field: str
 ) -> None:
     ingress = _only(pipeline.ingress(_with(f"mcp.{field}", None, delete=True), SOURCE))
     assert ingress.topic is PACKETS  # not a dead letter: the validator names the problem
@@ -334,7 +334,7 @@ def test_a_packet_missing_an_mcp_field_is_judged_and_rejected_with_a_schema_viol
     assert (ledger.accepted, ledger.rejected) == (0, 1)
 
 
-def test_a_packet_missing_a_nested_mcp_field_is_rejected_naming_the_dotted_path(pipeline: Pipeline) -> None:
+def test_a_packet_missing_a_nested_mcp_field_is_rejected_naming_the_dotted_path(pipeline: PacketStage) -> None:
     ingress = _only(pipeline.ingress(_with("mcp.budgets.token_budget", None, delete=True), SOURCE))
     assert ingress.topic is PACKETS
     verdict = _verdict(pipeline.packet(None, ingress.value, SOURCE)[1])
@@ -350,7 +350,7 @@ def test_a_packet_missing_a_nested_mcp_field_is_rejected_naming_the_dotted_path(
     ],
 )
 def test_undecodable_bytes_on_the_packets_topic_are_a_dead_letter_and_keep_the_ledger(
-    pipeline: Pipeline, raw: bytes, error_class: str
+    pipeline: PacketStage, raw: bytes, error_class: str
 ) -> None:
     ledger = EpisodeLedger("corr_x")
     after, emits = pipeline.packet(ledger, raw, SOURCE)
@@ -361,7 +361,7 @@ def test_undecodable_bytes_on_the_packets_topic_are_a_dead_letter_and_keep_the_l
 
 
 def test_an_avro_record_of_another_schema_on_the_packets_topic_is_wrong_schema(
-    pipeline: Pipeline, registry: SchemaRegistry
+    pipeline: PacketStage, registry: SchemaRegistry
 ) -> None:
     raw = registry.encode("omega.events.Violation", {"rule": "X", "severity": "ERROR", "message": "m", "field": None})
     emit = _only(pipeline.packet(None, raw, SOURCE)[1])
@@ -370,7 +370,7 @@ def test_an_avro_record_of_another_schema_on_the_packets_topic_is_wrong_schema(
     assert emit.record["raw"] == raw
 
 
-def test_a_truncated_packet_is_a_dead_letter(pipeline: Pipeline) -> None:
+def test_a_truncated_packet_is_a_dead_letter(pipeline: PacketStage) -> None:
     raw = _packet_bytes(pipeline, factory_packet(0, 2))[:-3]
     emit = _only(pipeline.packet(None, raw, SOURCE)[1])
     assert emit.topic is DEAD_LETTERS
@@ -379,7 +379,7 @@ def test_a_truncated_packet_is_a_dead_letter(pipeline: Pipeline) -> None:
 
 # ------------------------------------------------------------------------------------------------ ingress keys
 def test_the_ingress_counts_records_not_keyed_by_their_correlation_id_and_logs_the_1st_10th_100th() -> None:
-    steps = IngressSteps(Pipeline(SchemaRegistry.from_directory()))
+    steps = IngressSteps(PacketStage(Outputs(SchemaRegistry.from_directory())))
     raw = json.dumps(factory_packet(0, 1)).encode()  # correlation_id corr_ep00001
     with captured(packets_module) as logs:
         steps.record(raw, Source("packets_json", 0, 0, b"corr_ep00001"))  # its natural key: not counted
@@ -395,7 +395,7 @@ def test_the_ingress_counts_records_not_keyed_by_their_correlation_id_and_logs_t
 
 
 def test_a_dead_lettered_record_is_not_counted_as_misskeyed() -> None:
-    steps = IngressSteps(Pipeline(SchemaRegistry.from_directory()))
+    steps = IngressSteps(PacketStage(Outputs(SchemaRegistry.from_directory())))
     [letter] = steps.record(b"not json", Source("packets_json", 0, 0, None))
     assert letter.topic.logical == "dead_letters"
     assert steps.misskeyed == 0

@@ -16,8 +16,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from streams.stages.base import Source
-from streams.stages.packets import Pipeline
+from streams.stages.base import Outputs, Source
+from streams.stages.packets import PacketStage
 from streams.topics import DEAD_LETTERS, PACKETS, VERDICTS
 from streams.wire.codec import SchemaRegistry, default_schemas_dir
 from tests.factories import packet as factory_packet
@@ -53,7 +53,7 @@ def _verdict(emits: list[Any]) -> dict[str, Any]:
 
 
 def test_a_new_reader_judges_a_packet_record_written_under_the_previous_contract(tmp_path: Path) -> None:
-    old, new = Pipeline(_previous_contract(tmp_path)), Pipeline(SchemaRegistry.from_directory())
+    old, new = PacketStage(Outputs(_previous_contract(tmp_path))), PacketStage(Outputs(SchemaRegistry.from_directory()))
     [written] = old.ingress(json.dumps(factory_packet(0, 3)).encode("utf-8"), SOURCE)
     assert written.topic is PACKETS
     assert _verdict(new.packet(None, written.value, SOURCE)[1])["status"] == "ACCEPTED"
@@ -61,9 +61,9 @@ def test_a_new_reader_judges_a_packet_record_written_under_the_previous_contract
 
 
 def test_an_old_reader_dead_letters_a_packet_as_sent_whole_and_does_not_crash(tmp_path: Path) -> None:
-    new, old = Pipeline(SchemaRegistry.from_directory()), Pipeline(_previous_contract(tmp_path))
+    new, old = PacketStage(Outputs(SchemaRegistry.from_directory())), PacketStage(Outputs(_previous_contract(tmp_path)))
     [written] = new.ingress(_not_carried_packet(), SOURCE)
-    assert new.registry.writer_of(written.value).name == AS_SENT
+    assert new.outputs.registry.writer_of(written.value).name == AS_SENT
     ledger, [letter] = old.packet(None, written.value, SOURCE)
     assert ledger is None
     assert letter.topic is DEAD_LETTERS
@@ -76,17 +76,18 @@ def test_packet_as_sent_read_across_an_added_optional_field_both_ways() -> None:
     later = SchemaRegistry.from_directory()
     later.register(_as_sent_v2())
     raw = _not_carried_packet()
-    expected = _verdict(Pipeline(current).packet(None, Pipeline(current).ingress(raw, SOURCE)[0].value, SOURCE)[1])
+    stage = PacketStage(Outputs(current))
+    expected = _verdict(stage.packet(None, stage.ingress(raw, SOURCE)[0].value, SOURCE)[1])
 
     written_later = later.encode(AS_SENT, {"packet_json": raw.decode("utf-8"), "not_carried": "WRONG_TYPE: x",
                                            "producer": "omen-runtime"})
     reader_now = SchemaRegistry.from_directory()
     reader_now.register(_as_sent_v2(), current=False)  # the writer's version is known, ours stays the reader
     assert reader_now.decode(written_later)[1] == {"packet_json": raw.decode("utf-8"), "not_carried": "WRONG_TYPE: x"}
-    assert _verdict(Pipeline(reader_now).packet(None, written_later, SOURCE)[1]) == expected
+    assert _verdict(PacketStage(Outputs(reader_now)).packet(None, written_later, SOURCE)[1]) == expected
 
     written_now = current.encode(AS_SENT, {"packet_json": raw.decode("utf-8"), "not_carried": "WRONG_TYPE: x"})
     later.register(json.loads((default_schemas_dir() / f"{AS_SENT}.avsc").read_text(encoding="utf-8")),
                    current=False)
     assert later.decode(written_now)[1]["producer"] is None
-    assert _verdict(Pipeline(later).packet(None, written_now, SOURCE)[1]) == expected
+    assert _verdict(PacketStage(Outputs(later)).packet(None, written_now, SOURCE)[1]) == expected

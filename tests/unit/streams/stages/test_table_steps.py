@@ -12,11 +12,11 @@ import pytest
 
 from streams.stages import base
 from streams.stages.answers import AnswersStage, FactSteps
-from streams.stages.base import Emit, Source
+from streams.stages.base import Emit, Outputs, Source
 from streams.stages.episodes import EpisodeSteps, judgement_key
 from streams.stages.grounding import GroundingStage, GroundingSteps
 from streams.stages.messages import MonitorStage, SessionSteps
-from streams.stages.packets import Pipeline
+from streams.stages.packets import PacketStage
 from streams.topics import (
     AGENT_MESSAGES_RAW,
     DEAD_LETTERS,
@@ -29,7 +29,7 @@ from streams.topics import (
 from streams.wire.codec import SchemaRegistry
 from tests.hostile import valid, valid_json
 
-PIPELINE = Pipeline(SchemaRegistry.from_directory())
+PIPELINE = PacketStage(Outputs(SchemaRegistry.from_directory()))
 
 
 @pytest.fixture
@@ -47,7 +47,7 @@ def _refused(emits: list[Emit], offset: int) -> None:
 
 # ------------------------------------------------------------------------------------------------ episodes
 def _packet() -> tuple[str, bytes]:
-    key, value = valid(PACKETS, PIPELINE.registry)[0]
+    key, value = valid(PACKETS, PIPELINE.outputs.registry)[0]
     return key.decode(), value
 
 
@@ -81,9 +81,9 @@ def test_an_episode_too_large_stores_nothing(tiny_limit: None) -> None:
 # ------------------------------------------------------------------------------------------------ sessions
 def test_the_session_step_stores_the_session_under_its_key() -> None:
     table: dict[str, Any] = {}
-    key, raw = valid(AGENT_MESSAGES_RAW, PIPELINE.registry)[0]
+    key, raw = valid(AGENT_MESSAGES_RAW, PIPELINE.outputs.registry)[0]
 
-    emits = SessionSteps(MonitorStage(PIPELINE), table).record(raw, Source("raw", 0, 0, key))
+    emits = SessionSteps(MonitorStage(PIPELINE.outputs), table).record(raw, Source("raw", 0, 0, key))
 
     assert "agent_messages" in [e.topic.logical for e in emits]
     assert list(table) == [key.decode()]
@@ -91,23 +91,23 @@ def test_the_session_step_stores_the_session_under_its_key() -> None:
 
 def test_a_session_too_large_stores_nothing(tiny_limit: None) -> None:
     table: dict[str, Any] = {}
-    key, raw = valid(AGENT_MESSAGES_RAW, PIPELINE.registry)[0]
+    key, raw = valid(AGENT_MESSAGES_RAW, PIPELINE.outputs.registry)[0]
 
-    _refused(SessionSteps(MonitorStage(PIPELINE), table).record(raw, Source("raw", 0, 4, key)), 4)
+    _refused(SessionSteps(MonitorStage(PIPELINE.outputs), table).record(raw, Source("raw", 0, 4, key)), 4)
 
     assert table == {}
 
 
 # ------------------------------------------------------------------------------------------------ DS005 facts
 def _fact_records() -> list[bytes]:
-    _, doc = valid(DOCUMENTS, PIPELINE.registry)[0]
-    emits = AnswersStage(PIPELINE).document(doc, Source("documents", 0, 0))
+    _, doc = valid(DOCUMENTS, PIPELINE.outputs.registry)[0]
+    emits = AnswersStage(PIPELINE.outputs).document(doc, Source("documents", 0, 0))
     return [e.value for e in emits if e.topic is FACTS]
 
 
 def test_the_fact_step_stores_a_fact_once_under_corpus_and_id() -> None:
     table: dict[str, Any] = {}
-    steps = FactSteps(AnswersStage(PIPELINE), table)
+    steps = FactSteps(AnswersStage(PIPELINE.outputs), table)
     raw = _fact_records()[0]
 
     steps.record(raw, Source("facts", 0, 0, b"corpus-a"))
@@ -121,7 +121,8 @@ def test_the_fact_step_stores_a_fact_once_under_corpus_and_id() -> None:
 
 def test_a_fact_too_large_stores_nothing(tiny_limit: None) -> None:
     table: dict[str, Any] = {}
-    _refused(FactSteps(AnswersStage(PIPELINE), table).record(_fact_records()[0], Source("facts", 0, 5, b"c")), 5)
+    steps = FactSteps(AnswersStage(PIPELINE.outputs), table)
+    _refused(steps.record(_fact_records()[0], Source("facts", 0, 5, b"c")), 5)
     assert table == {}
 
 
@@ -129,7 +130,7 @@ def test_a_fact_too_large_stores_nothing(tiny_limit: None) -> None:
 def test_the_grounding_steps_store_facts_and_paragraphs_under_their_corpus() -> None:
     facts: dict[str, Any] = {}
     paragraphs: dict[str, Any] = {}
-    steps = GroundingSteps(GroundingStage(PIPELINE), facts, paragraphs)
+    steps = GroundingSteps(GroundingStage(PIPELINE.outputs), facts, paragraphs)
     for n, (key, obj) in enumerate(valid_json(GROUNDING_FACTS)):
         assert steps.fact(json.dumps(obj).encode(), Source("gf", 0, n, key)) == []
     key, request = valid_json(GROUNDING_REQUESTS)[0]
@@ -145,7 +146,7 @@ def test_the_grounding_steps_store_facts_and_paragraphs_under_their_corpus() -> 
 def test_a_grounding_fact_too_large_stores_nothing(tiny_limit: None) -> None:
     facts: dict[str, Any] = {}
     key, obj = valid_json(GROUNDING_FACTS)[0]
-    steps = GroundingSteps(GroundingStage(PIPELINE), facts, {})
+    steps = GroundingSteps(GroundingStage(PIPELINE.outputs), facts, {})
     _refused(steps.fact(json.dumps(obj).encode(), Source("gf", 0, 6, key)), 6)
     assert facts == {}
 
@@ -153,6 +154,6 @@ def test_a_grounding_fact_too_large_stores_nothing(tiny_limit: None) -> None:
 def test_a_paragraph_too_large_stores_nothing_and_sends_no_verdict(tiny_limit: None) -> None:
     paragraphs: dict[str, Any] = {}
     key, request = valid_json(GROUNDING_REQUESTS)[0]
-    steps = GroundingSteps(GroundingStage(PIPELINE), {}, paragraphs)
+    steps = GroundingSteps(GroundingStage(PIPELINE.outputs), {}, paragraphs)
     _refused(steps.request(json.dumps(request).encode(), Source("gr", 0, 7, key)), 7)
     assert paragraphs == {}

@@ -16,9 +16,9 @@ from fastavro import parse_schema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streams.replay import Replayer
-from streams.replay_inputs import directory_inputs, read_inputs
-from streams.stages.packets import Pipeline
+from streams.replay.inputs import directory_inputs, read_inputs
+from streams.replay.replayer import Replayer
+from streams.stages.base import Outputs
 from streams.wire.avro_reader import Reader, Unreadable, compile_reader, long_rest
 from streams.wire.codec import HEADER_SIZE, DecodeError, SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
@@ -104,7 +104,7 @@ def test_every_bundled_and_workload_packet_is_read_by_the_generated_reader_as_fa
 
 
 def test_every_output_of_a_replay_of_the_bundled_examples_is_read_as_fastavro_reads_it() -> None:
-    replayer = Replayer(Pipeline(REGISTRY))
+    replayer = Replayer(Outputs(REGISTRY))
     paths = [*directory_inputs(REPO / "examples" / "omen"), *directory_inputs(REPO / "examples" / "omega57")]
     values = [e.value for record in read_inputs(paths) for e in replayer.feed(record) if e.topic.value_schema]
     assert len(values) > 50

@@ -14,9 +14,9 @@ from fastavro import parse_schema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from streams.replay import Replayer
-from streams.replay_inputs import directory_inputs, read_inputs
-from streams.stages.packets import Pipeline
+from streams.replay.inputs import directory_inputs, read_inputs
+from streams.replay.replayer import Replayer
+from streams.stages.base import Outputs
 from streams.wire.avro_writer import Unsupported, Writer, compile_writer, put_long
 from streams.wire.codec import EncodeError, SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
@@ -87,7 +87,7 @@ def test_every_bundled_and_workload_packet_is_written_by_the_fast_path_as_fastav
 
 
 def test_every_output_of_a_replay_of_the_bundled_examples_is_written_as_fastavro_writes_it() -> None:
-    replayer = Replayer(Pipeline(REGISTRY))
+    replayer = Replayer(Outputs(REGISTRY))
     paths = [*directory_inputs(REPO / "examples" / "omen"), *directory_inputs(REPO / "examples" / "omega57")]
     emits = [e for record in read_inputs(paths) for e in replayer.feed(record)] + replayer.finish()
     schemas = {e.topic.value_schema for e in emits}

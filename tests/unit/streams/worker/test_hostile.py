@@ -25,6 +25,7 @@ from streams.stages.base import (
     DEAD_LETTER_REASON_CHARS,
     Emit,
     InputRejected,
+    Outputs,
     Source,
     parse_json_object,
 )
@@ -32,7 +33,7 @@ from streams.stages.episodes import EpisodeSteps
 from streams.stages.grounding import GroundingStage, GroundingSteps
 from streams.stages.messages import MAX_SESSION_ID_BYTES, MonitorStage, SessionSteps
 from streams.stages.oracle import OracleStage
-from streams.stages.packets import Pipeline
+from streams.stages.packets import PacketStage
 from streams.topics import (
     AGENT_MESSAGES_RAW,
     DEAD_LETTERS,
@@ -62,18 +63,18 @@ class Stages:
     """Every input topic's stage, as the agents call them, over plain dicts for tables."""
 
     def __init__(self, registry: SchemaRegistry) -> None:
-        self.pipeline = pipeline = Pipeline(registry)
-        self.answers = AnswersStage(pipeline)
-        self.oracle = OracleStage.from_default_config(pipeline)
-        self.grounding = GroundingSteps(GroundingStage(pipeline), {}, {})
-        self.monitor = SessionSteps(MonitorStage(pipeline), {})
+        self.pipeline = pipeline = PacketStage(Outputs(registry))
+        self.answers = AnswersStage(pipeline.outputs)
+        self.oracle = OracleStage.from_default_config(pipeline.outputs)
+        self.grounding = GroundingSteps(GroundingStage(pipeline.outputs), {}, {})
+        self.monitor = SessionSteps(MonitorStage(pipeline.outputs), {})
         self.validator = EpisodeSteps(pipeline, {}, PARTITION_OF_4)
 
     def run(self, topic: TopicSpec, raw: bytes, src: Source) -> list[Emit]:
         key = "" if src.key is None else src.key.decode("utf-8", "replace")
         runners = {
             PACKETS_JSON: lambda: self.ingress_then_validator(raw, src),
-            PACKETS: lambda: self.validator.packet(src, raw, key),
+            PACKETS: lambda: self.validator.packet(src, raw, key, self.pipeline.read_packet(raw)),
             AGENT_MESSAGES_RAW: lambda: self.monitor.record(raw, src),
             ORACLE_REQUESTS: lambda: self.oracle.request(raw, src),
             DOCUMENTS: lambda: self.answers.document(raw, src),
@@ -88,8 +89,8 @@ class Stages:
         emits = self.pipeline.ingress(raw, src)
         if emits[0].topic is not PACKETS:
             return emits
-        return self.validator.packet(Source(PACKETS.name, 0, src.offset, emits[0].key.encode(), src.timestamp_ms),
-                                     emits[0].value, emits[0].key)
+        return self.validator.record(emits[0].value,
+                                     Source(PACKETS.name, 0, src.offset, emits[0].key.encode(), src.timestamp_ms))
 
 
 @pytest.fixture(scope="module")
@@ -138,10 +139,10 @@ def test_the_valid_traffic_is_not_dead_lettered(topic: TopicSpec, stages: Stages
 
 
 # ------------------------------------------------------------------------------------- the fixes, pinned
-def test_a_ten_megabyte_event_is_dead_lettered_as_an_excerpt_with_its_size_and_digest(pipeline: Pipeline) -> None:
+def test_a_ten_megabyte_event_is_dead_lettered_as_an_excerpt_with_its_size_and_digest(pipeline: PacketStage) -> None:
     raw = b"{" + b"x" * (TEN_MB - 1)
     [letter] = pipeline.ingress(raw, Source("t", 1, 2, b"k" * 2_000_000))
-    record = pipeline.registry.decode(letter.value)[1]
+    record = pipeline.outputs.registry.decode(letter.value)[1]
     assert record["error_class"] == "OVERSIZED"
     assert record["raw"] == raw[:DEAD_LETTER_RAW_BYTES]
     assert record["raw_size"] == TEN_MB
@@ -150,18 +151,18 @@ def test_a_ten_megabyte_event_is_dead_lettered_as_an_excerpt_with_its_size_and_d
     assert len(letter.value) < 2 * DEAD_LETTER_RAW_BYTES
 
 
-def test_a_small_event_is_dead_lettered_whole_without_size_or_digest(pipeline: Pipeline) -> None:
+def test_a_small_event_is_dead_lettered_whole_without_size_or_digest(pipeline: PacketStage) -> None:
     [letter] = pipeline.ingress(b"[1]", Source("t", 0, 0, b"key"))
-    record = pipeline.registry.decode(letter.value)[1]
+    record = pipeline.outputs.registry.decode(letter.value)[1]
     assert (record["raw"], record["raw_size"], record["raw_sha256"], record["source_key"]) == (b"[1]", None, None,
                                                                                               b"key")
 
 
-def test_a_reason_quoting_a_huge_value_is_cut(pipeline: Pipeline) -> None:
+def test_a_reason_quoting_a_huge_value_is_cut(pipeline: PacketStage) -> None:
     packet = {"header": {"packet_id": "p", "correlation_id": "c", "packet_type": "A" * 900_000}}
     [emit] = pipeline.ingress(json.dumps(packet).encode(), Source("t", 0, 0))
     assert emit.topic is PACKETS  # attributable: judged, with the reason the Packet record could not carry it cut
-    reason = pipeline.registry.decode(emit.value)[1]["not_carried"]
+    reason = pipeline.outputs.registry.decode(emit.value)[1]["not_carried"]
     assert reason.startswith("UNKNOWN_PACKET_TYPE: ")
     assert len(reason) <= DEAD_LETTER_REASON_CHARS
     assert reason.endswith("characters in all)")
@@ -179,16 +180,16 @@ def test_a_surrogate_pair_and_an_escaped_backslash_are_fine() -> None:
 
 
 def test_a_document_whose_id_holds_a_lone_surrogate_is_a_dead_letter_not_an_internal_error(
-    pipeline: Pipeline,
+    pipeline: PacketStage,
 ) -> None:
     raw = json.dumps({"docId": "d\ud800", "text": "The admin console requires MFA."}).encode()
-    [letter] = AnswersStage(pipeline).document(raw, Source("t", 0, 0))
+    [letter] = AnswersStage(pipeline.outputs).document(raw, Source("t", 0, 0))
     assert letter.record["error_class"] == "INVALID_UNICODE"
 
 
-def test_a_session_id_past_the_bound_is_a_dead_letter_and_keeps_no_state(pipeline: Pipeline) -> None:
+def test_a_session_id_past_the_bound_is_a_dead_letter_and_keeps_no_state(pipeline: PacketStage) -> None:
     sessions: dict[str, Any] = {}
-    steps = SessionSteps(MonitorStage(pipeline), sessions)
+    steps = SessionSteps(MonitorStage(pipeline.outputs), sessions)
     [letter] = steps.record(b"garbage", Source("t", 0, 5, b"s" * (MAX_SESSION_ID_BYTES + 1)))
     assert letter.record["error_class"] == "INVALID_SESSION"
     assert sessions == {}
@@ -206,7 +207,7 @@ def _event(raw: bytes, key: bytes = b"k") -> Any:
 
 
 def test_a_step_is_run_again_while_its_tables_changelog_is_not_in_the_metadata(
-    pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch
+    pipeline: PacketStage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(guard_module, "TABLE_NOT_READY_WAIT_SECONDS", 0)
     calls: list[Source] = []
@@ -217,12 +218,12 @@ def test_a_step_is_run_again_while_its_tables_changelog_is_not_in_the_metadata(
             raise PartitionsMismatch("changelog has 0 partitions")
         return []
 
-    assert asyncio.run(run_guarded(pipeline, _event(b"{}"), DOCUMENTS, step)) == []
+    assert asyncio.run(run_guarded(pipeline.outputs, _event(b"{}"), DOCUMENTS, step)) == []
     assert len(calls) == 3
 
 
 def test_a_step_that_never_finds_its_table_and_one_that_fails_are_dead_letters(
-    pipeline: Pipeline, monkeypatch: pytest.MonkeyPatch
+    pipeline: PacketStage, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(guard_module, "TABLE_NOT_READY_WAIT_SECONDS", 0)
 
@@ -233,7 +234,7 @@ def test_a_step_that_never_finds_its_table_and_one_that_fails_are_dead_letters(
         raise ZeroDivisionError("bug")
 
     for step, reason in ((missing, "PartitionsMismatch"), (broken, "ZeroDivisionError")):
-        [letter] = asyncio.run(run_guarded(pipeline, _event(b"{}"), DOCUMENTS, step))
+        [letter] = asyncio.run(run_guarded(pipeline.outputs, _event(b"{}"), DOCUMENTS, step))
         assert (letter.record["error_class"], letter.record["source_offset"]) == ("INTERNAL", 7)
         assert letter.record["reason"].startswith(reason)
 
@@ -243,7 +244,7 @@ def test_an_output_too_large_for_the_producer_is_a_dead_letter_of_its_source(reg
     _, question = valid_json(QUESTIONS)[0]
     raw = json.dumps({**question, "id": "q" + "9" * 990_000}).encode()
 
-    [letter] = asyncio.run(run_guarded(stages.pipeline, _event(raw, b"default"), QUESTIONS,
+    [letter] = asyncio.run(run_guarded(stages.pipeline.outputs, _event(raw, b"default"), QUESTIONS,
                                        lambda raw, src: stages.run(QUESTIONS, raw, src)))
 
     assert letter.topic is DEAD_LETTERS
@@ -258,13 +259,14 @@ def test_outputs_that_fit_pass_unchanged(registry: SchemaRegistry) -> None:
     raw = json.dumps(valid_json(QUESTIONS)[0][1]).encode()
     emits = stages.run(QUESTIONS, raw, Source("t", 0, 7, b"default", 1500))
     assert [e.topic.logical for e in emits] == ["answers"]
-    guarded = asyncio.run(run_guarded(stages.pipeline, _event(raw, b"default"), QUESTIONS, lambda raw, src: emits))
+    guarded = asyncio.run(run_guarded(stages.pipeline.outputs, _event(raw, b"default"), QUESTIONS,
+                                      lambda raw, src: emits))
     assert guarded == emits
 
 
-def test_a_fact_too_large_for_its_changelog_is_a_dead_letter_and_not_stored(pipeline: Pipeline) -> None:
+def test_a_fact_too_large_for_its_changelog_is_a_dead_letter_and_not_stored(pipeline: PacketStage) -> None:
     facts: dict[str, Any] = {}
-    steps = GroundingSteps(GroundingStage(pipeline), facts, {})
+    steps = GroundingSteps(GroundingStage(pipeline.outputs), facts, {})
     _, fact = valid_json(GROUNDING_FACTS)[0]
     raw = json.dumps({**fact, "id": "F" * 600_000, "content": fact["content"] + " x" * 200_000}).encode()
 
@@ -274,9 +276,9 @@ def test_a_fact_too_large_for_its_changelog_is_a_dead_letter_and_not_stored(pipe
     assert facts == {}
 
 
-def test_a_paragraph_state_too_large_for_its_changelog_is_a_dead_letter_and_not_stored(pipeline: Pipeline) -> None:
+def test_a_paragraph_state_too_large_for_its_changelog_is_a_dead_letter_and_not_stored(pipeline: PacketStage) -> None:
     paragraphs: dict[str, Any] = {}
-    steps = GroundingSteps(GroundingStage(pipeline), {}, paragraphs)
+    steps = GroundingSteps(GroundingStage(pipeline.outputs), {}, paragraphs)
     _, request = valid_json(GROUNDING_REQUESTS)[0]
     raw = json.dumps({**request, "paragraph_id": "p" * 500_000}).encode()
 
@@ -286,10 +288,10 @@ def test_a_paragraph_state_too_large_for_its_changelog_is_a_dead_letter_and_not_
     assert paragraphs == {}
 
 
-def test_a_judgement_too_large_for_its_changelog_is_a_dead_letter_and_not_stored(pipeline: Pipeline) -> None:
+def test_a_judgement_too_large_for_its_changelog_is_a_dead_letter_and_not_stored(pipeline: PacketStage) -> None:
     episodes: dict[str, Any] = {}
     steps = EpisodeSteps(pipeline, episodes, PARTITION_OF_4)
-    packet = json.loads(valid(PACKETS_JSON, pipeline.registry)[0][1])
+    packet = json.loads(valid(PACKETS_JSON, pipeline.outputs.registry)[0][1])
     key = packet["header"]["correlation_id"]
     packet["header"]["packet_id"] = "p" * 600_000  # fits its own judgement entry (key and value)...
     avro = []
@@ -299,9 +301,10 @@ def test_a_judgement_too_large_for_its_changelog_is_a_dead_letter_and_not_stored
         assert emit.topic is PACKETS
         avro.append(emit.value)
 
-    assert [e.topic.logical for e in steps.packet(Source("t", 0, 3, b"c"), avro[0], key)] == ["verdicts"]
+    first = steps.packet(Source("t", 0, 3, b"c"), avro[0], key, pipeline.read_packet(avro[0]))
+    assert [e.topic.logical for e in first] == ["verdicts"]
     stored = dict(episodes)
-    [letter] = steps.packet(Source("t", 0, 4, b"c"), avro[1], key)
+    [letter] = steps.packet(Source("t", 0, 4, b"c"), avro[1], key, pipeline.read_packet(avro[1]))
 
     assert letter.record["error_class"] == "STATE_TOO_LARGE"
     assert episodes == stored

@@ -20,11 +20,11 @@ import pytest
 from faust.types import TP
 
 from streams.kafka.partitioning import partition_of
-from streams.replay import Replayer
-from streams.replay_inputs import read_inputs
+from streams.replay.inputs import read_inputs
+from streams.replay.replayer import Replayer
 from streams.stages.base import Emit, Source
 from streams.stages.episodes import TICK_KEY, EpisodeSteps
-from streams.stages.packets import Pipeline
+from streams.stages.packets import PacketStage
 from streams.topics import PACKETS, VERDICTS, topic_name
 from streams.worker import app as worker_app
 from streams.worker.idle_release import IdleRelease, PartitionWait, install
@@ -187,7 +187,7 @@ class Worker:
     """The validator agent's step (noting packets for the idle release) and the idle-release timer, over a dict
     table, 4 packets partitions, one clock."""
 
-    def __init__(self, pipeline: Pipeline) -> None:
+    def __init__(self, pipeline: PacketStage) -> None:
         self.clock = Clock()
         self.pipeline = pipeline
         self.steps = EpisodeSteps(pipeline, {}, lambda key: partition_of(key, 4), lateness_ms=LATENESS_MS)
@@ -196,7 +196,7 @@ class Worker:
         self.topic = FakeTopic()
         packets = topic_name(PACKETS, "")
         self.app = FakeApp({TP(packets, p) for p in range(4)})
-        self.omega = SimpleNamespace(pipeline=pipeline, topics={PACKETS.logical: self.topic})
+        self.omega = SimpleNamespace(packet_stage=pipeline, topics={PACKETS.logical: self.topic})
         self.metrics = WorkerMetrics()
         send = functools.partial(worker_app._send_tick, self.omega)  # type: ignore[arg-type]  # what it uses of one
         self.processed: dict[tuple[str, int], int] = {}  # what the agent loop marks: the next offset to process
@@ -243,8 +243,8 @@ def _verdicts(emits: list[Emit]) -> dict[str, bytes]:
 
 
 def test_the_examples_published_keyed_and_nothing_after_give_every_verdict_of_replay_once_idle(
-        pipeline: Pipeline) -> None:
-    replayer = Replayer(pipeline, LATENESS_MS, partitions=4)
+        pipeline: PacketStage) -> None:
+    replayer = Replayer(pipeline.outputs, LATENESS_MS, partitions=4)
     replay = _verdicts([e for r in read_inputs(sorted(EXAMPLES.glob("*.jsonl"))) for e in replayer.feed(r)]
                        + replayer.finish())
     worker = Worker(pipeline)
@@ -263,7 +263,7 @@ def test_the_examples_published_keyed_and_nothing_after_give_every_verdict_of_re
 
 
 def test_a_packet_after_its_partitions_release_is_late_and_one_newer_than_everything_waits(
-        pipeline: Pipeline) -> None:
+        pipeline: PacketStage) -> None:
     worker = Worker(pipeline)
     lines = (EXAMPLES / "dangling_directive.jsonl").read_text().splitlines()  # partition 0, 21:00:00 to 21:01:30
     worker.publish(lines)
@@ -277,11 +277,11 @@ def test_a_packet_after_its_partitions_release_is_late_and_one_newer_than_everyt
     assert [json.loads(x)["header"]["created_at"] for x in lines][-1] == "2025-12-28T21:01:30+00:00"  # the newest
     [late] = _verdicts(worker.publish([again("pkt_dd_late", "2025-12-28T21:01:30+00:00")])).values()
     assert worker.publish([again("pkt_dd_next", "2025-12-28T21:01:30.001+00:00")]) == []  # newer: it waits
-    assert pipeline.registry.decode(late)[1]["late"] is True
+    assert pipeline.outputs.registry.decode(late)[1]["late"] is True
 
 
 def test_a_partition_with_records_unread_is_not_released_however_quiet_but_a_commit_marker_is_no_record(
-        pipeline: Pipeline) -> None:
+        pipeline: PacketStage) -> None:
     worker = Worker(pipeline)
     worker.publish(_lines())
     behind = TP(topic_name(PACKETS, ""), 0)

@@ -15,8 +15,8 @@ from confluent_kafka.schema_registry.avro import AvroSerializer
 from confluent_kafka.schema_registry.error import SchemaRegistryError
 from confluent_kafka.serialization import MessageField, SerializationContext
 
-from streams.stages.base import Emit, Source
-from streams.stages.packets import Pipeline
+from streams.stages.base import Emit, Outputs, Source
+from streams.stages.packets import PacketStage
 from streams.topics import PACKETS_JSON, VERDICTS
 from streams.wire.codec import DecodeError, SchemaRegistry
 from streams.wire.confluent import RegistryFraming, registry_client, schema_json
@@ -52,7 +52,7 @@ def test_the_validator_step_judges_a_registry_framed_packet_as_the_same_packet_i
     client = registry_client({"url": "mock://wire-step"})
     local.remote = RegistryFraming(local, client, "p.")
     packet, framed = _framed_packet(client, local)
-    pipeline = Pipeline(local)
+    pipeline = PacketStage(Outputs(local))
     ours = local.encode(PACKET_SCHEMA, PacketConverter(local.get(PACKET_SCHEMA).parsed).to_avro(packet))
     source = Source(TOPIC, 0, 0, b"corr")
     _, from_framed = pipeline.packet(None, framed, source)
@@ -103,7 +103,7 @@ def test_an_input_gives_up_after_the_retries_and_the_decode_names_the_outage(mon
 
 
 def _verdict_emit(local: SchemaRegistry) -> Emit:
-    pipeline = Pipeline(local)
+    pipeline = PacketStage(Outputs(local))
     _, emits = pipeline.packet(None, local.encode(PACKET_SCHEMA, PacketConverter(
         local.get(PACKET_SCHEMA).parsed).to_avro(factory_packet(1, 1))), Source(TOPIC, 0, 0, b"corr"))
     return emits[0]

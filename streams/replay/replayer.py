@@ -1,10 +1,10 @@
-"""Embedded replay: recorded events through the same pipeline stages as the worker, with in-memory state.
+"""Embedded replay: recorded events through the worker's own stages, with in-memory state.
 
 Inputs are read in the order given (files, a directory's files by name, then lines or records), which is the order
 of the log; gzip is read through, `-` is stdin, and a binary input is refused whole (InputError).
 Outputs are JSON lines `{"topic", "key", "value"}`; replaying the same files twice gives the same bytes.
 
-Trace context (issue 23): a recorded record with a `traceparent` (an envelope line, streams/replay_inputs.py) gives
+Trace context (issue 23): a recorded record with a `traceparent` (an envelope line, streams/replay/inputs.py) gives
 its outputs the headers the worker sends them with, and their lines carry `"headers": {"traceparent"}`; outputs of
 records without one have no `headers`, as live. The worker derives each output's span from its parent's and the
 output's topic and bytes (kafka/tracing.py), hop by hop: a record of the JSON ingress makes a packet, the packet's
@@ -14,53 +14,26 @@ record, so it derives that middle hop the same way; a record read from the packe
 
 from __future__ import annotations
 
-import copy
 import json
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import IO, Any
 
 from omega.canonical import canonical_json
+from omega.packets.authenticity import AuthPolicy
 from omega.packets.ledger import EpisodeLedger
 from streams.kafka.partitioning import partition_of
 from streams.kafka.tracing import HEADER as TRACE_HEADER
-from streams.kafka.tracing import child_of, parent_of
-from streams.replay_inputs import (
-    InputRecord,
-    Origin,
-    input_stem,
-    jsonable,
-)
-from streams.stages.base import Emit, InputRejected, Source
+from streams.kafka.tracing import child_of
+from streams.records import details_decoded, json_view, jsonable
+from streams.replay.inputs import InputRecord, Origin
+from streams.stages.base import Emit, Outputs, Source
 from streams.stages.episodes import EpisodeSteps
-from streams.stages.keys import natural_key
 from streams.stages.messages import MonitorStage, SessionSteps
-from streams.stages.packets import Pipeline
-from streams.topics import AGENT_MESSAGES, DEAD_LETTERS, PACKETS, PACKETS_JSON, TERMINATIONS, VERDICTS, TopicSpec
-from streams.wire.codec import CONFLUENT_MAGIC, MARKER, SchemaRegistry
+from streams.stages.packets import PacketRead, PacketStage
+from streams.topics import AGENT_MESSAGES, DEAD_LETTERS, PACKETS, TERMINATIONS, VERDICTS
 from streams.wire.omen_avro import PACKET_AS_SENT_SCHEMA, PACKET_SCHEMA
-
-
-def json_view(record: Mapping[str, Any]) -> dict[str, Any]:
-    """An output record as its JSON views show it (replay --out, check lines, tail): `jsonable`, and `details`,
-    which the Avro record carries as JSON text, as the object it encodes (issue 23; text that is not a JSON object
-    or array stays text)."""
-    view: dict[str, Any] = jsonable(dict(record))
-    return _details_decoded(view)
-
-
-def _details_decoded(view: dict[str, Any]) -> dict[str, Any]:
-    details = view.get("details")
-    if isinstance(details, str):
-        try:
-            decoded = json.loads(details)
-        except ValueError:
-            return view
-        if isinstance(decoded, dict | list):
-            view["details"] = decoded
-    return view
 
 
 def _bytes_view(value: object) -> object:
@@ -78,7 +51,7 @@ _LINE_ENCODER = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_a
 
 def output_line(emit: Emit) -> str:
     """The JSON line `omega replay --out` writes for one output: `{"topic", "key", "value": json_view}`."""
-    value = _details_decoded(dict(emit.record))  # a shallow copy: only `details` is replaced
+    value = details_decoded(dict(emit.record))  # a shallow copy: only `details` is replaced
     line: dict[str, Any] = {"topic": emit.topic.name, "key": emit.key, "value": value}
     if emit.traceparent is not None:
         line["headers"] = {TRACE_HEADER: emit.traceparent}
@@ -121,37 +94,6 @@ class ReplaySummary:
 PACKETS_SOURCE = f"replay:{PACKETS.name}"  # the source topic of a record the ingress made (one partition, offset n)
 
 
-class _EchoRegistry(SchemaRegistry):
-    """The pipeline's registry, remembering the packet it encoded last: the episode step decodes those very bytes
-    next, and gets the datum they were written from instead of fastavro's reading of them (a third of a packet's
-    cost). Any other bytes (a waiting packet read back from the table, a record from elsewhere) decode as ever."""
-
-    def __init__(self, inner: SchemaRegistry) -> None:
-        super().__init__()
-        # the very tables, shared: a schema registered on either is known to both
-        self._by_name, self._by_fingerprint = inner._by_name, inner._by_fingerprint  # noqa: SLF001
-        # the generated writers and readers too, kept current by `register`
-        self._writers, self._readers = inner._writers, inner._readers  # noqa: SLF001
-        self.remote = inner.remote
-        self._last: tuple[bytes, object] | None = None
-
-    def encode(self, name: str, datum: object) -> bytes:
-        value = super().encode(name, datum)
-        if name == PACKET_SCHEMA:
-            self._last = (value, datum)
-        return value
-
-    def decode(self, data: bytes, reader_name: str | None = None) -> tuple[str, Any]:
-        last = self._last
-        # Same object, same schema as reader: what fastavro would read back is the datum, but for union branches
-        # named as (name, datum) tuples, which `PacketConverter.from_avro` reads alike (the differential test in
-        # tests/unit/streams/test_replay.py pins that the judged packet is the same).
-        if last is not None and data is last[0] and reader_name in (None, PACKET_SCHEMA):
-            self._last = None
-            return PACKET_SCHEMA, last[1]
-        return super().decode(data, reader_name)
-
-
 class _NotingSteps(EpisodeSteps):
     """The episode steps, noting which packets-topic record each packet judged under a lateness came from: a record
     may then release the verdicts (and alerts) of packets that arrived before it."""
@@ -160,8 +102,8 @@ class _NotingSteps(EpisodeSteps):
         super().__init__(*args, **kwargs)
         self.noted: list[tuple[Source, list[Emit]]] = []
 
-    def judge(self, src: Source, raw: bytes, key: str, late: bool = False) -> list[Emit]:
-        emits = super().judge(src, raw, key, late)
+    def judge(self, src: Source, raw: bytes, key: str, read: PacketRead, late: bool = False) -> list[Emit]:
+        emits = super().judge(src, raw, key, read, late)
         self.noted.append((src, emits))
         return emits
 
@@ -175,25 +117,24 @@ class Replayer:
     record of the waiting packet the watermark released; None for an output of the end of the log that no record
     caused (an INV-011 timeout). The outputs themselves are the same either way."""
 
-    def __init__(self, pipeline: Pipeline, max_lateness_ms: int = 0, partitions: int = 1,
-                 origins: bool = False) -> None:
+    def __init__(self, outputs: Outputs, max_lateness_ms: int = 0, partitions: int = 1,
+                 origins: bool = False, auth_policy: AuthPolicy | None = None) -> None:
         """`partitions`: the worker's packets partitions; under a lateness each has its own watermark, as live
-        (which packets are late depends on it); without one, or with 1, the log is one partition."""
-        # A copy over a registry that skips re-reading the packet it just wrote (_EchoRegistry); the caller's
-        # pipeline is left as it was.
-        self.pipeline = copy.copy(pipeline)
-        self.pipeline.registry = _EchoRegistry(pipeline.registry)
+        (which packets are late depends on it); without one, or with 1, the log is one partition. `auth_policy`:
+        the packet stage's, as the worker's (None: signatures are not checked)."""
+        self.outputs = outputs
+        self.packet_stage = PacketStage(outputs, auth_policy)
         self.episodes: dict[str, Any] = {}  # the episodes table: ledgers and judgements (stages/episodes.py)
         self.sessions: dict[str, Any] = {}  # the sessions table
         # the end of the log releases every waiting packet, as the worker's idle release does live
         self.partitions = partitions if max_lateness_ms > 0 else 1
         self._key_partitions: dict[str, int] = {}
         noting = origins and max_lateness_ms > 0
-        self._noting = _NotingSteps(self.pipeline, self.episodes, self._partition_of, max_lateness_ms) \
+        self._noting = _NotingSteps(self.packet_stage, self.episodes, self._partition_of, max_lateness_ms) \
             if noting else None
-        self.episode_steps = self._noting or EpisodeSteps(self.pipeline, self.episodes, self._partition_of,
+        self.episode_steps = self._noting or EpisodeSteps(self.packet_stage, self.episodes, self._partition_of,
                                                           max_lateness_ms)
-        self.session_steps = SessionSteps(MonitorStage(self.pipeline), self.sessions)
+        self.session_steps = SessionSteps(MonitorStage(self.outputs), self.sessions)
         self.summary = ReplaySummary()
         self._packet_offsets: dict[int, int] = {}  # packets partition -> next offset
         self.episode_order: list[str] = []  # episodes with a stored ledger, in the order the table got them
@@ -218,24 +159,25 @@ class Replayer:
         self.summary.events_in += 1
         parent = record.traceparent
         origin = record.origin() if self.origins is not None else None
+        read: PacketRead | None = None  # the packet of the packets-topic record the ingress made, as read back
         if record.stage == "avro":
-            stage_one = self._reencode(record)
+            stage_one, read = self._reencode(record)
         elif record.stage == "single":
-            stage_one = self.pipeline.single_packet(record.raw, record.source)
+            stage_one = self.packet_stage.single_packet(record.raw, record.source)
         elif record.stage == "message":
             return self._counted(_traced(self.session_steps.record(record.raw, record.source), parent), origin)
         elif record.stage == "refused":
-            refused = self.pipeline.dead_letter(record.raw, record.source, "UNREPLAYABLE_RECORD", str(record.datum))
+            refused = self.outputs.dead_letter(record.raw, record.source, "UNREPLAYABLE_RECORD", str(record.datum))
             return self._counted(_traced([refused], parent), origin)
         else:
-            stage_one = self.pipeline.ingress(record.raw, record.source)
+            stage_one, read = self.packet_stage.ingress_read(record.raw, record.source)
         outputs: list[Emit] = []
         for emit in stage_one:
-            if emit.topic is PACKETS:
+            if emit.topic is PACKETS and read is not None:
                 # the packets-topic record's own traceparent: the recorded one when it was read from that topic
                 hop = parent if parent is None or record.topic == PACKETS.name else \
                     child_of(parent, PACKETS.name, emit.value)
-                outputs.extend(_traced(self._packet(emit, origin), hop))
+                outputs.extend(_traced(self._packet(emit, read, origin), hop))
             else:
                 outputs.extend(_traced([emit], parent))
                 self._released.append(origin)
@@ -263,21 +205,21 @@ class Replayer:
             self._released = self._origins_of(emits, None)
         return self._counted(emits, None, released=self._packet_origins is not None)
 
-    def _reencode(self, record: InputRecord) -> list[Emit]:
-        """An Avro container record becomes the packets-topic bytes the worker would read."""
+    def _reencode(self, record: InputRecord) -> tuple[list[Emit], PacketRead | None]:
+        """An Avro container record becomes the packets-topic bytes the worker would read (and their packet)."""
         if record.schema_name == PACKET_AS_SENT_SCHEMA and isinstance(record.datum, dict):
-            return self.pipeline.ingress(str(record.datum.get("packet_json")).encode("utf-8"), record.source)
+            return self.packet_stage.ingress_read(str(record.datum.get("packet_json")).encode("utf-8"), record.source)
         if record.schema_name != PACKET_SCHEMA:
             reason = (f"container holds {record.schema_name or 'unnamed'} records, expected {PACKET_SCHEMA} or "
                       f"{PACKET_AS_SENT_SCHEMA}")
-            return [self.pipeline.dead_letter(record.raw, record.source, "WRONG_SCHEMA", reason)]
+            return [self.outputs.dead_letter(record.raw, record.source, "WRONG_SCHEMA", reason)], None
         try:
-            text = canonical_json(self.pipeline.packets.from_avro(record.datum))  # NaN has no JSON form
+            text = canonical_json(self.packet_stage.packets.from_avro(record.datum))  # NaN has no JSON form
         except (ValueError, KeyError, TypeError) as exc:
-            return [self.pipeline.dead_letter(record.raw, record.source, "AVRO_CONTENT", str(exc))]
-        return self.pipeline.ingress(text.encode("utf-8"), record.source)
+            return [self.outputs.dead_letter(record.raw, record.source, "AVRO_CONTENT", str(exc))], None
+        return self.packet_stage.ingress_read(text.encode("utf-8"), record.source)
 
-    def _packet(self, emit: Emit, origin: Origin | None = None) -> list[Emit]:
+    def _packet(self, emit: Emit, read: PacketRead, origin: Origin | None = None) -> list[Emit]:
         """The packets-topic record the ingress made, judged as the validator agent judges it (on its key's
         partition)."""
         partition = self._partition_of(emit.key)
@@ -286,7 +228,7 @@ class Replayer:
         source = Source(PACKETS_SOURCE, partition, offset, emit.key.encode(), emit.timestamp_ms)
         if self._packet_origins is not None and origin is not None:
             self._packet_origins[(partition, offset)] = origin
-        outputs = self.episode_steps.record(emit.value, source)
+        outputs = self.episode_steps.packet(source, emit.value, emit.key, read)
         if emit.key in self.episodes and emit.key not in self._episode_keys:
             self._episode_keys.add(emit.key)
             self.episode_order.append(emit.key)
@@ -334,66 +276,3 @@ def _traced(emits: list[Emit], parent: str | None) -> list[Emit]:
     if parent is None:
         return emits
     return [replace(emit, traceparent=child_of(parent, emit.topic.name, emit.value)) for emit in emits]
-
-
-# ------------------------------------------------------------------ recorded events <-> topic bytes (publish, tail)
-def encode_for_topic(pipeline: Pipeline, record: InputRecord, spec: TopicSpec | None,
-                     session_id: str | None = None) -> tuple[bytes | None, bytes]:
-    """(key, value) to publish: verbatim bytes for JSON topics, single-object Avro for Avro topics, keyed by the
-    record's natural key (stages/keys.py; agent output: `session_id`, else its file's stem).
-
-    Records of an Avro container file are turned back into the packet JSON a producer would send first.
-    """
-    raw = record.raw
-    if record.stage == "avro" and record.schema_name == PACKET_AS_SENT_SCHEMA and isinstance(record.datum, dict):
-        raw = str(record.datum.get("packet_json")).encode("utf-8")
-    elif record.stage == "avro":
-        if record.schema_name != PACKET_SCHEMA:
-            raise ValueError(f"container holds {record.schema_name} records, not {PACKET_SCHEMA}")
-        raw = canonical_json(pipeline.packets.from_avro(record.datum)).encode("utf-8")
-    if spec is None or spec.value_schema is None:
-        # a session file's record is keyed by its stem already (read_inputs); a line of a JSONL file by its file's name
-        stem = input_stem(Path(record.source.topic.removeprefix("file:")))
-        session = session_id or (None if record.source.key else stem)
-        return natural_key(spec, raw, record.source.key, session), raw
-    if spec is not PACKETS:
-        raise ValueError(f"publishing to {spec.name} ({spec.value_schema}) is not supported")
-    [emit] = pipeline.ingress(raw, record.source)
-    if emit.topic is not PACKETS:
-        raise ValueError(str(emit.record["reason"]))
-    return emit.key.encode("utf-8"), emit.value
-
-
-def decode_record(pipeline: Pipeline, value: bytes | None) -> Any:
-    """A topic record as JSON: Avro decoded (packets back to their JSON form), anything else as text; a value that
-    does not decode is shown as `{"undecodable": why, "raw": ...}`."""
-    if value is None:
-        return None
-    if value[:2] == MARKER or value[:1] == CONFLUENT_MAGIC:  # single-object, or a Schema Registry frame
-        try:
-            name, datum = pipeline.registry.decode(value)
-            if name in (PACKET_SCHEMA, PACKET_AS_SENT_SCHEMA):  # a packet as its JSON, whichever record carries it
-                return pipeline.packet_of(name, datum)
-            return json_view(datum)
-        except ValueError as exc:
-            return {"undecodable": str(exc), "raw": jsonable(value)}
-        except InputRejected as exc:
-            return {"undecodable": exc.reason, "raw": jsonable(value)}
-    return jsonable(value)
-
-
-def replay_line(spec: TopicSpec | None, name: str, partition: int, offset: int, key: bytes | None, value: Any,
-                headers: Sequence[tuple[str, bytes]] = ()) -> str:
-    """A tailed record as `omega replay` reads it back (a packet topic: the packet's JSON, one per line) or as
-    `omega project --from` does (any other topic: the line `Replayer` writes, under the topic's unprefixed name).
-
-    A record with a valid `traceparent` header keeps it: a packet's line is then the envelope `omega replay` reads
-    (`{"topic", "key", "value", "headers"}`), so a replay gives the outputs the worker's headers."""
-    traceparent = parent_of(headers)
-    if (spec is PACKETS or spec is PACKETS_JSON) and traceparent is None:
-        return canonical_json(value) if not isinstance(value, dict) or "utf8" not in value else str(value["utf8"])
-    text = key.decode("utf-8", "replace") if key else ""
-    line = {"topic": spec.name if spec is not None else name, "key": text, "value": value}
-    if traceparent is not None:
-        line["headers"] = {TRACE_HEADER: traceparent}
-    return canonical_json(line)

@@ -1,11 +1,11 @@
 """Reading recorded events for embedded replay: files, directories, gzip and stdin, in log order, as `InputRecord`s
-(streams/replay.py judges them). A binary input is refused whole (InputError); an Avro container's records, a JSON
+(replay/replayer.py judges them). A binary input is refused whole (InputError); an Avro container's records, a JSON
 array's items, JSONL lines and one YAML session per file become one record each.
 
 A JSONL line may also be a recorded topic record, as `omega tail --format replay` writes one that carried a
 `traceparent` header: `{"topic", "key", "value", "headers"}` (an envelope). Its topic says where it entered: the
 JSON ingress, the packets topic (its value the packet's JSON) or the raw agent messages; its `traceparent` is
-carried to the outputs as the worker carries it (streams/replay.py). A recorded record of any other topic is not
+carried to the outputs as the worker carries it (replay/replayer.py). A recorded record of any other topic is not
 an input of the worker: it becomes a dead letter saying so, never a packet.
 """
 
@@ -30,6 +30,7 @@ import fastavro
 from omega import strictjson
 from omega.canonical import canonical_json
 from streams.kafka.tracing import parent_of
+from streams.records import jsonable
 from streams.stages.base import Source
 from streams.topics import AGENT_MESSAGES_RAW, PACKETS, PACKETS_JSON
 
@@ -42,7 +43,6 @@ GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = b"\xef\xbb\xbf"
 AVRO_MAGIC = b"Obj\x01"
 SNIFF_BYTES = 8192
-_GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error)
 
 
 class InputError(ValueError):
@@ -117,6 +117,16 @@ def input_stem(path: Path) -> str:
 
 
 @contextmanager
+def gzip_checked(path: Path) -> Iterator[None]:
+    """A broken gzip stream met inside, wherever it shows (header, body, end), as InputError `PATH: not a readable
+    gzip file (why)`: the one wording of it for every reader of inputs."""
+    try:
+        yield
+    except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+        raise InputError(f"{path}: not a readable gzip file ({exc})") from exc
+
+
+@contextmanager
 def open_input(path: Path) -> Iterator[tuple[IO[bytes], str]]:
     """The input's bytes (gunzipped when gzip by extension or magic) and its format (`avro`, `json`, `message`,
     `jsonl`); InputError when it is neither an Avro container nor UTF-8 text."""
@@ -127,7 +137,7 @@ def open_input(path: Path) -> Iterator[tuple[IO[bytes], str]]:
         if handle.read(2) == GZIP_MAGIC:
             handle.seek(0)
             handle = cast(IO[bytes], stack.enter_context(gzip.GzipFile(fileobj=handle, mode="rb")))
-        try:
+        with gzip_checked(path):
             handle.seek(0)
             head = handle.read(SNIFF_BYTES)
             handle.seek(0)
@@ -137,8 +147,6 @@ def open_input(path: Path) -> Iterator[tuple[IO[bytes], str]]:
             kind = _input_format(path, head)
             if path == STDIN and kind == "jsonl":
                 kind = _stdin_format(handle)
-        except _GZIP_ERRORS as exc:
-            raise InputError(f"{path}: not a readable gzip file ({exc})") from exc
         yield handle, kind
 
 
@@ -187,11 +195,8 @@ def directory_inputs(directory: Path) -> list[Path]:
 
 def read_input_bytes(path: Path) -> bytes:
     """An input's whole content, gunzipped; InputError when it is binary."""
-    with open_input(path) as (handle, _):
-        try:
-            return handle.read()
-        except _GZIP_ERRORS as exc:
-            raise InputError(f"{path}: not a readable gzip file ({exc})") from exc
+    with open_input(path) as (handle, _), gzip_checked(path):
+        return handle.read()
 
 
 def read_inputs(paths: Iterable[Path]) -> Iterator[InputRecord]:
@@ -200,11 +205,8 @@ def read_inputs(paths: Iterable[Path]) -> Iterator[InputRecord]:
     InputError on a binary input."""
     for path in paths:
         topic = "stdin" if path == STDIN else f"file:{path}"
-        with open_input(path) as (handle, kind):
-            try:
-                yield from _read_handle(handle, kind, path, topic)
-            except _GZIP_ERRORS as exc:
-                raise InputError(f"{path}: not a readable gzip file ({exc})") from exc
+        with open_input(path) as (handle, kind), gzip_checked(path):
+            yield from _read_handle(handle, kind, path, topic)
 
 
 def _read_handle(handle: IO[bytes], kind: str, path: Path, topic: str) -> Iterator[InputRecord]:
@@ -341,17 +343,3 @@ def json_item_lines(raw: bytes, count: int) -> list[int] | None:
 def _skip_space(text: str, at: int) -> int:
     match = _JSON_SPACE.match(text, at)  # it matches the empty string at worst
     return match.end() if match else at
-
-
-def jsonable(value: Any) -> Any:
-    """A record as JSON: bytes become `{"utf8": ...}` when they are text, else `{"base64": ...}`."""
-    if isinstance(value, bytes):
-        try:
-            return {"utf8": value.decode("utf-8")}
-        except UnicodeDecodeError:
-            return {"base64": base64.b64encode(value).decode("ascii")}
-    if isinstance(value, dict):
-        return {k: jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    return value

@@ -14,7 +14,7 @@ What cannot be split, and runs as one job:
   * a maximum lateness (`--max-lateness-ms` > 0): every packet's release depends on the one watermark of all
     episodes' packets, in log order, which no job sees whole;
   * stdin (`-`): it can be read once only;
-  * no `fork` start method (the jobs share the parsed pipeline by forking).
+  * no `fork` start method (the jobs share the parsed schemas by forking).
 And one case is replayed again as one job, after the split: a dead letter of the validator step itself (a ledger
 too large for its changelog record) names the position of its packet among all the log's packets, which a job
 counting only its own cannot know.
@@ -36,29 +36,34 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import IO, Any
 
-from rich.console import Console
-
-from streams.cli.progress import by_input_size
+from omega.packets.authenticity import AuthPolicy
 from streams.kafka.partitioning import partition_of
-from streams.replay import PACKETS_SOURCE, Replayer, ReplaySummary, output_line
-from streams.replay_inputs import STDIN, InputError, InputRecord, read_inputs
-from streams.stages.base import Emit
-from streams.stages.packets import Pipeline
+from streams.records import key_text
+from streams.replay.inputs import STDIN, InputError, InputRecord, read_inputs
+from streams.replay.replayer import PACKETS_SOURCE, Replayer, ReplaySummary, output_line
+from streams.stages.base import Emit, Outputs
 from streams.topics import DEAD_LETTERS
 from streams.wire.omen_avro import PACKET_SCHEMA
 
+# What the caller wraps around the records read, to show progress (the CLI's bar, cli/progress.py); job 0's only
+Progress = Callable[[Iterator[InputRecord]], Iterator[InputRecord]]
 
-def replay(paths: Sequence[Path], pipeline: Pipeline, max_lateness_ms: int, jobs: int, out: IO[str] | None,
-           console: Console | None = None, partitions: int = 1) -> ReplaySummary:
+
+def replay(paths: Sequence[Path], outputs: Outputs, max_lateness_ms: int, jobs: int, out: IO[str] | None,
+           progress: Progress | None = None, partitions: int = 1, auth_policy: AuthPolicy | None = None
+           ) -> ReplaySummary:
     """Replay `paths` over `jobs` processes, writing to `out` exactly what one `Replayer` writes; InputError (after
     the outputs of the records before it, as one job writes them) on an unreadable input. `partitions`: the
-    worker's packets partitions, whose watermarks a lateness is measured against (`Replayer`)."""
+    worker's packets partitions, whose watermarks a lateness is measured against (`Replayer`); `auth_policy`: the
+    packet stage's."""
     if jobs <= 1 or max_lateness_ms > 0 or STDIN in paths or "fork" not in multiprocessing.get_all_start_methods():
-        return _one_job(paths, pipeline, max_lateness_ms, out, console, partitions)
+        return _one_job(paths, Replayer(outputs, max_lateness_ms, partitions, auth_policy=auth_policy), out, progress)
     with tempfile.TemporaryDirectory(prefix="omega-replay-") as tmp:
-        results = _run_jobs(paths, pipeline, jobs, Path(tmp), out is not None, console)
+        results = _run_jobs(paths, lambda: Replayer(outputs, auth_policy=auth_policy), jobs, Path(tmp), out is not None,
+                            progress)
         if results is None:  # a job could not keep to one job's outputs: the one job gives them
-            return _one_job(paths, pipeline, max_lateness_ms, out, console, partitions)
+            return _one_job(paths, Replayer(outputs, max_lateness_ms, partitions, auth_policy=auth_policy), out,
+                            progress)
         if out is not None:
             for line in _merged(Path(tmp), jobs, "records"):
                 out.write(line)
@@ -71,12 +76,12 @@ def replay(paths: Sequence[Path], pipeline: Pipeline, max_lateness_ms: int, jobs
     return _summed([r.summary for r in results])
 
 
-def _one_job(paths: Sequence[Path], pipeline: Pipeline, max_lateness_ms: int, out: IO[str] | None,
-             console: Console | None, partitions: int = 1) -> ReplaySummary:
+def _one_job(paths: Sequence[Path], replayer: Replayer, out: IO[str] | None, progress: Progress | None
+             ) -> ReplaySummary:
     records: Iterator[InputRecord] = read_inputs(paths)
-    if console is not None:
-        records = by_input_size(records, list(paths), console)
-    return Replayer(pipeline, max_lateness_ms, partitions).run(records, out)
+    if progress is not None:
+        records = progress(records)
+    return replayer.run(records, out)
 
 
 def job_of(record: InputRecord, position: int, jobs: int) -> int:
@@ -94,7 +99,7 @@ def _partition_key(record: InputRecord) -> str | None:
     """The key a record's state lives under: `correlation_id` for a packet, the session id for a session file;
     None for a record that touches no state (it cannot be judged as a packet of an episode)."""
     if record.stage == "message":
-        return record.source.key.decode("utf-8", "replace") if record.source.key else None
+        return key_text(record.source.key) if record.source.key else None
     if record.stage == "json":
         try:
             packet = json.loads(record.raw)
@@ -115,16 +120,16 @@ class _JobResult:
     error: str | None  # an InputError's message: the records before it were judged, the end of the log was not
 
 
-def _run_jobs(paths: Sequence[Path], pipeline: Pipeline, jobs: int, tmp: Path, write: bool,
-              console: Console | None) -> list[_JobResult] | None:
+def _run_jobs(paths: Sequence[Path], new_replayer: Callable[[], Replayer], jobs: int, tmp: Path, write: bool,
+              progress: Progress | None) -> list[_JobResult] | None:
     """Run the jobs to the end; None when one of them cannot give one job's outputs (or failed: one job then
     fails the same way, with the same outputs before it)."""
     context = multiprocessing.get_context("fork")
     pipes, processes = [], []
     for index in range(jobs):
         parent, child = context.Pipe()
-        process = context.Process(target=_job, args=(index, jobs, child, paths, pipeline, tmp, write,
-                                                     console if index == 0 else None), daemon=True)
+        process = context.Process(target=_job, args=(index, jobs, child, paths, new_replayer, tmp, write,
+                                                     progress if index == 0 else None), daemon=True)
         process.start()
         child.close()
         pipes.append(parent)
@@ -166,11 +171,11 @@ def _receive(pipe: Connection) -> Any:
     return None if message[0] == "failed" else message
 
 
-def _job(index: int, jobs: int, pipe: Connection, paths: Sequence[Path], pipeline: Pipeline, tmp: Path, write: bool,
-         console: Console | None) -> None:
+def _job(index: int, jobs: int, pipe: Connection, paths: Sequence[Path], new_replayer: Callable[[], Replayer],
+         tmp: Path, write: bool, progress: Progress | None) -> None:
     """One job: its partition's records, then (told the log's watermark) its episodes' end of the log."""
     try:
-        _job_steps(index, jobs, pipe, paths, pipeline, tmp, write, console)
+        _job_steps(index, jobs, pipe, paths, new_replayer, tmp, write, progress)
     except BaseException:  # noqa: BLE001 - reported to the parent, which replays as one job (and fails the same)
         pipe.send(("failed", traceback.format_exc()))
     finally:
@@ -178,15 +183,15 @@ def _job(index: int, jobs: int, pipe: Connection, paths: Sequence[Path], pipelin
         os._exit(0)  # no atexit or inherited cleanup of the parent's state in a forked child
 
 
-def _job_steps(index: int, jobs: int, pipe: Connection, paths: Sequence[Path], pipeline: Pipeline, tmp: Path,
-               write: bool, console: Console | None) -> None:
-    replayer = Replayer(pipeline)
+def _job_steps(index: int, jobs: int, pipe: Connection, paths: Sequence[Path], new_replayer: Callable[[], Replayer],
+               tmp: Path, write: bool, progress: Progress | None) -> None:
+    replayer = new_replayer()
     first_stored: dict[str, int] = {}  # episode -> position of the record that stored its first ledger
     portable = True  # no output names a packet's position among all the log's packets
     error: str | None = None
     records: Iterator[InputRecord] = read_inputs(paths)
-    if console is not None:
-        records = by_input_size(records, list(paths), console)
+    if progress is not None:
+        records = progress(records)
     with _lines(tmp, "records", index, write) as sink:
         try:
             for position, record in enumerate(records):
