@@ -42,7 +42,9 @@ def test_start_up_objects_are_frozen_and_a_tick_without_a_full_collection_change
     kept = [[n] for n in range(2_000)]  # tracked objects born after start-up
     assert not pauses.full_collected  # no collection ran behind the test's back
     pauses.tick()
-    assert gc.get_freeze_count() == frozen
+    # a frozen object another thread lets go of leaves the permanent generation (a run under xdist once saw 659,195
+    # -> 659,194): what the tick must not do is freeze the 2,000 new objects or hand the frozen ones back
+    assert frozen - 100 <= gc.get_freeze_count() <= frozen
     assert len(kept) == 2_000
 
 
