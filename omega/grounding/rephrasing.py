@@ -115,14 +115,20 @@ def _lemma_index(fact: AtomicFact) -> Mapping[str, str]:
 _fact_lemmas: ByObject[AtomicFact, Mapping[str, str]] = ByObject(_lemma_index)
 
 
-def aligned(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str]) -> Alignment:
-    """The claim with each unstated word that is a fact word in another form read as that fact word."""
-    stated = frozenset().union(*(f.analysis.tokens | f.analysis.places for f in facts)) if facts else frozenset()
-    named = frozenset(w for name in claim.names for w in name if not _opening_word(claim, name))
+def _facts_lemma_index(facts: Sequence[AtomicFact]) -> dict[str, str]:
+    """The cited facts' lemmas -> the token each stands for, the first fact's where two share a lemma."""
     index: dict[str, str] = {}
     for fact in facts:
         for lemma, normal in _fact_lemmas(fact).items():
             index.setdefault(lemma, normal)
+    return index
+
+
+def aligned(claim: Analysis, facts: Sequence[AtomicFact], owned: frozenset[str]) -> Alignment:
+    """The claim with each unstated word that is a fact word in another form read as that fact word."""
+    stated = frozenset().union(*(f.analysis.tokens | f.analysis.places for f in facts)) if facts else frozenset()
+    named = frozenset(w for name in claim.names for w in name if not _opening_word(claim, name))
+    index = _facts_lemma_index(facts)
     spelled = dict(claim.surface)
     mapping: dict[str, str] = {}
     readings: list[str] = []
@@ -170,7 +176,7 @@ def negated_antonym(claim: Analysis, facts: Sequence[AtomicFact], owned: frozens
                                             claim.lowered):
         return Alignment(claim, (), {})  # the negation must be the word's: "not included", "did not rise"
     normal, surface = unstated[0]
-    index = {lemma: n for fact in facts for lemma, n in _fact_lemmas(fact).items()}
+    index = _facts_lemma_index(facts)
     target = next((index[w] for w in sorted(antonyms(surface)) if w in index and index[w] not in owned), None)
     if target is None:
         return Alignment(claim, (), {})
