@@ -12,13 +12,14 @@ under a version already seen replaces that version (last write wins) and is judg
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from omega.canonical import derived_id
 from omega.grounding.judge import EntailmentJudge
 from omega.grounding.model import CONTRACT_VERSION, PASS
+from omega.grounding.qualifiers import Established, established_by
 from omega.grounding.request import ParagraphRequest
 from omega.grounding.verdict import SentenceVerdict, verify_sentence
 
@@ -91,9 +92,19 @@ class ParagraphState:
 
 def verify_paragraph(request: ParagraphRequest, judge: EntailmentJudge | None = None) -> ParagraphVerdict:
     """Verify every sentence of one paragraph version against its allowed facts."""
-    evidence = request.evidence
-    return ParagraphVerdict(request, request.request_hash,
-                            tuple(verify_sentence(s, evidence, judge) for s in request.sentences))
+    return ParagraphVerdict(request, request.request_hash, tuple(v for v, _ in verify_in_turn(request, judge)))
+
+
+def verify_in_turn(request: ParagraphRequest, judge: EntailmentJudge | None = None
+                   ) -> Iterator[tuple[SentenceVerdict, Established]]:
+    """Each sentence's verdict in order, and the qualifiers its passing predecessors established for it
+    (`qualifiers`)."""
+    evidence, established = request.evidence, Established()
+    for sentence in request.sentences:
+        verdict = verify_sentence(sentence, evidence, judge, established)
+        yield verdict, established
+        if verdict.passed:
+            established |= established_by([evidence.facts[c] for c in verdict.cited_fact_ids if c in evidence.facts])
 
 
 def evolve(

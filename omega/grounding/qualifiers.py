@@ -16,6 +16,15 @@ Qualifier terms are recognised with the lexicon `QUALIFIER_TERMS` (population, s
     strength is the scope check's: "associated" stays "associated" without "in an observational cohort".
 A method noun used only as "the trial" / "this study" names the study back ("participants in the trial"): no design
 is claimed, so it is neither added nor drift; "a randomised trial" still claims one.
+A qualifier a passing earlier sentence of the same paragraph stated is established for the sentences after it:
+"Between April and June 2022, newts were found in 14 of the 36 ponds [AMP_01]. Common toads occurred in more of
+the surveyed ponds (22 versus 14) [AMP_01][AMP_05]" keeps the second sentence's timeframe (the same kind and value,
+of any cited fact). The contract generates "paragraph by paragraph" (§2) and allows "restating facts in academic
+prose" (§5.1), which names a study's setting and period once; the displayed paragraph (§7.1: only passing sentences)
+states the qualifier before the sentence, so its scope is not altered nor its population generalised (G-4). Only
+dropping is read from the paragraph: each sentence is still verified against its own cited facts (G-2), an added or
+altered qualifier fails as before, a failed sentence establishes nothing, and a later sentence establishes nothing
+for an earlier one. The verdict says so in its rationale (`from_the_paragraph`).
 A timeframe word that refers back to a time the sentence states ("in 2022 ... that year", "the same year") is
 anaphora, not a timeframe of its own (§5.1 "Restating facts in academic prose"): it is neither added nor drift.
 """
@@ -60,8 +69,14 @@ def category(key: str) -> str:
     return ALIASES.get(lowered, lowered)
 
 
-def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact]) -> list[Failure]:
-    """§6.1 qualifier integrity: qualifier terms the facts do not state (added or altered), qualifiers dropped."""
+# (kind, value) of the qualifiers a paragraph's passing sentences have stated so far
+Established = frozenset[tuple[str, str]]
+
+
+def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact], established: Established = frozenset()
+                        ) -> list[Failure]:
+    """§6.1 qualifier integrity: qualifier terms the facts do not state (added or altered), qualifiers dropped
+    that no earlier sentence of the paragraph established."""
     stated = frozenset().union(*(f.analysis.tokens for f in facts)) if facts else frozenset()
     failures: list[Failure] = []
     drifted: set[tuple[str, str]] = set()
@@ -84,7 +99,7 @@ def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact]) -> list[Fa
     for fact in facts:
         for key, value in fact.qualifiers.items():
             kind = category(key)
-            if kind == "method" or (fact.id, kind) in drifted:
+            if kind == "method" or (fact.id, kind) in drifted or _key(kind, value) in established:
                 continue
             if not _carried(claim, kind, qualifier_text(value), fact):
                 failures.append(Failure(
@@ -125,6 +140,23 @@ def _the_study(claim: Analysis, token: str) -> bool:
 def _restated(claim: Analysis, token: str, stated: frozenset[str]) -> bool:
     """A qualifier word the facts state in another form (§5.1): "daily" for "per day" (WordNet's derived form)."""
     return any(normal(w) in stated for w in related(claim.spoken([token])[0].lower()))
+
+
+def established_by(facts: Sequence[AtomicFact]) -> Established:
+    """The qualifiers a passing sentence citing these facts establishes for the rest of its paragraph."""
+    return frozenset(_key(category(k), v) for fact in facts for k, v in fact.qualifiers.items())
+
+
+def from_the_paragraph(claim: Analysis, facts: Sequence[AtomicFact], established: Established) -> tuple[str, ...]:
+    """The qualifiers the sentence leaves to its paragraph, as readings for its rationale."""
+    return tuple(f"{category(k)} '{qualifier_text(v)}' of {fact.id} as stated earlier in the paragraph"
+                 for fact in facts for k, v in fact.qualifiers.items()
+                 if category(k) != "method" and _key(category(k), v) in established
+                 and not _carried(claim, category(k), qualifier_text(v), fact))
+
+
+def _key(kind: str, value: object) -> tuple[str, str]:
+    return kind, " ".join(qualifier_text(value).casefold().split())
 
 
 def _value(fact: AtomicFact, kind: str) -> str:

@@ -67,7 +67,7 @@ from omega.grounding.numeric import (
     presented_side_by_side,
 )
 from omega.grounding.qualifiers import OWNED as QUALIFIER_OWNED
-from omega.grounding.qualifiers import qualifier_integrity, referring_back
+from omega.grounding.qualifiers import Established, from_the_paragraph, qualifier_integrity, referring_back
 from omega.grounding.quantities import unit_words
 from omega.grounding.rephrasing import aligned, negated_antonym, renamed, said_as_function_words
 from omega.grounding.scope import OWNED as SCOPE_OWNED
@@ -120,8 +120,10 @@ class SentenceVerdict:
                 "failures": [f.to_record() for f in self.failures]}
 
 
-def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJudge | None = None) -> SentenceVerdict:
-    """Judge one sentence against the facts it cites (deterministic unless a judge is given)."""
+def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJudge | None = None,
+                    established: Established = frozenset()) -> SentenceVerdict:
+    """Judge one sentence against the facts it cites (deterministic unless a judge is given); `established`: the
+    qualifiers earlier sentences of its paragraph stated (`qualifiers`)."""
     claim_text, cited = split_citations(sentence.text)
 
     def verdict(failures: list[Failure], rationale: str, uncertain: bool = False) -> SentenceVerdict:
@@ -175,7 +177,8 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
                 or values_in_their_groups(claim_text, facts) or moved_between_clauses(claim_text, facts)
     elif coverage.polarity_failure is not None:
         failures.append(coverage.polarity_failure)
-    failures += qualifier_integrity(claim, facts)
+    failures += qualifier_integrity(claim, facts, established)
+    readings += from_the_paragraph(claim, facts, established) if established else ()
     failures += scope_and_strength_fidelity(claim, facts)
     if not any(f.code == CLAIM_STRENGTHENED for f in failures):
         failures += change_attributed(claim_text, facts)

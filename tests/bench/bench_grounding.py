@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from omega.grounding.metrics import contract_metrics
+from omega.grounding.paragraph import verify_in_turn
+from omega.grounding.qualifiers import Established
 from omega.grounding.request import parse_facts, parse_request
 from omega.grounding.verdict import Evidence, Sentence, verify_sentence
 from tests.bench.pinning import pin_to_one_core
@@ -31,15 +33,18 @@ def _percentile(sorted_values: list[float], p: float) -> float:
     return sorted_values[min(len(sorted_values) - 1, max(0, round(p / 100 * len(sorted_values) + 0.5) - 1))]
 
 
-def _workload(data_path: Path) -> list[tuple[Sentence, Evidence, bool | None]]:
+def _workload(data_path: Path) -> list[tuple[Sentence, Evidence, Established, bool, bool | None]]:
+    """Each sentence with its evidence, the qualifiers its paragraph established before it, its verdict as its
+    paragraph judges it (for the metrics) and its label."""
     work = []
     for path in sorted(data_path.glob("*.json")) if data_path.is_dir() else [data_path]:
         data = json.loads(path.read_text(encoding="utf-8"))
         facts = parse_facts(data["facts"])
         for paragraph in data["paragraphs"]:
             request = parse_request(paragraph, facts)
-            work += list(zip(request.sentences, [request.evidence] * len(request.sentences), request.expected_supported,
-                             strict=True))
+            work += [(sentence, request.evidence, established, verdict.passed, label)
+                     for sentence, (verdict, established), label in zip(
+                         request.sentences, verify_in_turn(request), request.expected_supported, strict=True)]
     return work
 
 
@@ -53,15 +58,15 @@ def run(argv: Sequence[str] | None = None) -> dict[str, Any]:
     args = parser.parse_args(argv)
     pinned = pin_to_one_core()
     work = _workload(args.data)
-    # warm-up: fact analyses memoised, as after a paragraph's first sentence; the labelled outcomes for the metrics
-    judged = [(verify_sentence(sentence, evidence).passed, label) for sentence, evidence, label in work]
-    metrics = contract_metrics(judged, [])
+    # the paragraphs judged once (the labelled outcomes for the metrics) memoised the fact analyses, as after a
+    # paragraph's first sentence
+    metrics = contract_metrics([(passed, label) for *_, passed, label in work], [])
     times: list[float] = []
     start = time.perf_counter()
     for _ in range(args.repeat):
-        for sentence, evidence, _label in work:
+        for sentence, evidence, established, _passed, _label in work:
             t0 = time.perf_counter()
-            verify_sentence(sentence, evidence)
+            verify_sentence(sentence, evidence, None, established)
             times.append(time.perf_counter() - t0)
     wall = time.perf_counter() - start
     times.sort()

@@ -1,8 +1,8 @@
 """Issue 42: grounding on manuscript prose. The own manuscript suite (tests/data/grounding_manuscript: six fields,
 each label with its contract basis) and the two blind halves written from the contract alone
 (tests/data/grounding_blind, tests/data/grounding_blind_2) are judged on every build. The bounds are the figures
-measured when they landed (BENCHMARKS.md, `make grounding-eval`), as floors against regression; the two blind halves
-together also at the issue's goal (false support <= 1%, recall >= 60%), which each half alone does not meet."""
+measured when they landed (BENCHMARKS.md, `make grounding-eval`), as floors against regression; each blind half
+also at the issue's goal (false support <= 1%, recall >= 60%)."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ def _judged(folder: str) -> list[tuple[bool, bool, str]]:
 
 
 @pytest.mark.parametrize(("folder", "max_false", "min_passed"), [
-    ("grounding_manuscript", 0, 76), ("grounding_blind", 0, 19), ("grounding_blind_2", 0, 40),
+    ("grounding_manuscript", 0, 76), ("grounding_blind", 0, 21), ("grounding_blind_2", 0, 40),
 ])
 def test_false_support_and_recall_stay_at_least_where_they_landed(folder: str, max_false: int,
                                                                   min_passed: int) -> None:
@@ -50,8 +50,9 @@ def test_the_manuscript_suite_covers_six_fields_and_every_label_has_its_basis() 
     assert all("§" in basis or "G-" in basis for _, _, basis in judged)
 
 
-def test_the_blind_halves_together_meet_the_goal() -> None:
-    judged = _judged("grounding_blind") + _judged("grounding_blind_2")
+@pytest.mark.parametrize("folder", ["grounding_blind", "grounding_blind_2"])
+def test_each_blind_half_meets_the_goal(folder: str) -> None:
+    judged = _judged(folder)
     unsupported = [passed for passed, supported, _ in judged if not supported]
     supported = [passed for passed, supported, _ in judged if supported]
     assert sum(unsupported) <= 0.01 * len(unsupported)

@@ -11,7 +11,8 @@ from omega.grounding.judge import JudgeAnswer
 from omega.grounding.model import INSUFFICIENT_EVIDENCE, PASS
 from omega.grounding.paragraph import ParagraphState, evolve, verify_paragraph
 from omega.grounding.request import ParagraphRequest, RequestError, parse_request
-from tests.unit.omega.grounding.support import DIZZY, DIZZY_PLACEBO, TRIAL, codes, judge
+from omega.grounding.verdict import SentenceVerdict
+from tests.unit.omega.grounding.support import DIZZY, DIZZY_PLACEBO, TRIAL, codes, fact, judge
 
 GOOD = "Dizziness was reported by 8.4% of participants receiving drug A. [F3]"
 BAD = "Dizziness was reported by 9% of participants receiving drug A. [F3]"
@@ -163,3 +164,40 @@ def test_evolve_hands_the_semantic_judge_to_the_sentence_checks() -> None:
     state, verdict = evolve(None, req, _YesJudge())
     assert verdict.verified
     assert [(v.version, v.outcome) for v in state.history[1]] == [(1, PASS)]
+
+
+# §2 paragraph-by-paragraph generation, G-4: a qualifier stated by a passing earlier sentence is not dropped later
+DIASTOLIC = fact("F7", "Drug A lowered diastolic blood pressure by 5 mmHg.",
+                 {"population": "adults aged 65 or older", "timeframe": "24 weeks"})
+STATED = "Over 24 weeks, drug A lowered systolic blood pressure by 12 mmHg in adults aged 65 or older. [F1]"
+MISSTATED = "Over 24 weeks, drug A lowered systolic blood pressure by 13 mmHg in adults aged 65 or older. [F1]"
+LEFT_TO_THE_PARAGRAPH = "Drug A lowered diastolic blood pressure by 5 mmHg. [F7]"
+
+
+def _qualified(*texts: str) -> tuple[SentenceVerdict, ...]:
+    sentences = [{"order": i, "text": t} for i, t in enumerate(texts, start=1)]
+    return verify_paragraph(parse_request({"paragraph_id": "p2", "sentences": sentences},
+                                          {"F1": TRIAL, "F7": DIASTOLIC})).sentences
+
+
+def test_a_qualifier_a_passing_earlier_sentence_stated_is_not_dropped_by_a_later_one() -> None:
+    first, later = _qualified(STATED, LEFT_TO_THE_PARAGRAPH)
+    assert first.passed
+    assert later.passed
+    assert "timeframe '24 weeks' of F7 as stated earlier in the paragraph" in later.rationale
+    assert "population 'adults aged 65 or older' of F7 as stated earlier in the paragraph" in later.rationale
+
+
+def test_a_qualifier_no_earlier_passing_sentence_stated_is_still_dropped() -> None:
+    assert codes(_qualified(LEFT_TO_THE_PARAGRAPH)[0]) == {"QUALIFIER_DROPPED"}
+    later_first = _qualified(LEFT_TO_THE_PARAGRAPH, STATED)  # a later sentence establishes nothing for an earlier
+    assert not later_first[0].passed
+    assert later_first[1].passed
+    after_a_failure = _qualified(MISSTATED, LEFT_TO_THE_PARAGRAPH)  # a suppressed sentence establishes nothing
+    assert not after_a_failure[0].passed
+    assert codes(after_a_failure[1]) == {"QUALIFIER_DROPPED"}
+
+
+def test_an_established_qualifier_does_not_excuse_an_altered_one() -> None:
+    drifted = _qualified(STATED, "Drug A lowered diastolic blood pressure by 5 mmHg in children. [F7]")[1]
+    assert "QUALIFIER_DRIFT" in codes(drifted)
