@@ -82,7 +82,8 @@ run_pass "parallel, -n $workers" -m "not serial" -n "$workers" "$@" || rc1=$?
 serial_workers=${OMEGA_SERIAL_WORKERS:-1}
 serial_args=()
 if [[ $serial_workers -gt 1 ]]; then serial_args=(-n "$serial_workers" --dist loadscope); fi
-run_pass "serial, $serial_workers worker(s)" -m "serial and not alone" "${serial_args[@]}" "$@" || rc2=$?
+# --durations: the serial pass is the suite's long pole (issue 45); its slowest tests are printed on every run
+run_pass "serial, $serial_workers worker(s)" -m "serial and not alone" --durations=30 "${serial_args[@]}" "$@" || rc2=$?
 run_pass "alone" -m alone "$@" || rc3=$?
 # Exit 5 is "no tests collected". Without arguments every pass must find tests; with arguments (a path, -k) some
 # of them may find none, but not all.
