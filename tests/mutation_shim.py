@@ -8,6 +8,9 @@
 - For the same reason a mutant of a function that runs at import time (tables built by the module's own helpers,
   the compiled schema predicates) would never run: for the mutants of those modules (IMPORT_TIME, found by
   scanning omega/ for module-level calls), our packages and the test modules are imported afresh.
+- A test that reads the tree as text (SOURCE_READERS) reads mutmut's copy: rewritten files, every mutant's text
+  inline, and only the folders it copies; it judges that copy, not the mutant: deselected from mutation runs (the
+  suite runs it as always).
 """
 
 from __future__ import annotations
@@ -50,6 +53,15 @@ IMPORT_TIME: dict[str, tuple[frozenset[str] | str, tuple[str, ...]]] = {
     "omega.records": (frozenset({"constructor"}), ("tests/unit/omega/packets/test_validator.py",)),
 }
 FRESH_PACKAGES = ("omega", "streams", "projections", "tests")
+# test id prefixes -> what of the tree they read as text
+SOURCE_READERS = {
+    "tests/unit/projections/test_live_views.py::test_the_kind_enum_holds_every_kind_the_validator_raises":
+        "the alert kinds named in omega/packets/validator.py's source",
+    "tests/unit/test_architecture.py::test_no_module_of_the_three_packages_is_over_400_lines": "module lengths",
+    "tests/unit/test_cli_reference.py::": "the committed CLI reference page (docs/, scripts/)",
+    "tests/unit/test_docs.py::test_every_path_named_in_the_docs_and_docstrings_exists": "every path the docs name",
+    "tests/unit/test_docs.py::test_make_test_builds_the_docs_site_strictly": "mkdocs.yml and the site",
+}
 
 
 def _import_afresh() -> None:
@@ -73,6 +85,15 @@ def pytest_load_initial_conftests(early_config: pytest.Config, parser: pytest.Pa
     functions, tests = IMPORT_TIME.get(_mutant_module(), (frozenset(), ()))
     if functions == "*" or _mutant_function() in functions:
         args.extend(tests)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Deselect the tests that read source text (SOURCE_READERS)."""
+    readers = tuple(SOURCE_READERS)
+    dropped = [item for item in items if item.nodeid.startswith(readers)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = [item for item in items if not item.nodeid.startswith(readers)]
 
 
 @pytest.hookimpl(tryfirst=True)
