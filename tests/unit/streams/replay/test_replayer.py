@@ -27,7 +27,7 @@ from tests.factories import ledger_outgrowing_episode
 from tests.factories import packet as factory_packet
 from tests.omen_strategies import valid_packets
 
-EXAMPLES = Path(__file__).parents[3] / "examples"
+EXAMPLES = Path(__file__).parents[4] / "examples"
 
 MALFORMED_LINE = b'{"header": {"packet_id": "pkt_broken"'
 
