@@ -1,6 +1,8 @@
 """Pure judgement core: no Kafka, Faust, asyncio, Avro, logging or clock imports.
 
+    bytes_json      bytes in JSON values ({"utf8"} / {"base64"}) and back: jsonable, unjsonable (both shells)
     canonical       canonical JSON and content hashes, the basis of every derived id (`derived_id`)
+    counts          `summed`: a summary of counts and Counters added up from its parts (both shells merge them)
     eventtime       ISO-8601 event time from the data <-> epoch milliseconds; parsing only, no clock
     events          Alert and Escalation, the outputs every judge shares besides its verdicts
     records         `replace`, a fast `dataclasses.replace` for the core's frozen, slotted records
@@ -29,8 +31,8 @@ against the registered schema, and converts inputs whose shape an outside spec o
 
 __all__ = [
     "RULESET_VERSION",
-    "agents", "answers", "canonical", "events", "eventtime", "grounding", "oracle", "packets", "producer", "records",
-    "strictjson", "violations",
+    "agents", "answers", "bytes_json", "canonical", "counts", "events", "eventtime", "grounding", "oracle", "packets",
+    "producer", "records", "strictjson", "violations",
 ]
 
 RULESET_VERSION = "omega-rules-0.2.0"  # 0.2: OMEN judged as its authors judge it (issue 17)

@@ -20,7 +20,6 @@ A long run logs `project_progress` every few seconds (`ProgressLog`): records do
 from __future__ import annotations
 
 import asyncio
-import base64
 import gc
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -32,6 +31,7 @@ from typing import Any, Protocol
 
 import orjson
 
+from omega.bytes_json import unjsonable
 from projections.memories.log_events import LogEvent
 from projections.projector import DEFAULT_BATCH, Projector
 from projections.store.protocol import BatchResult, Position
@@ -69,24 +69,6 @@ class EventSource(Protocol):
 
 
 # ------------------------------------------------------------------------------------------- files
-def unjsonable(value: Any) -> Any:
-    """The inverse of `streams.records.jsonable`: `{"utf8": text}` / `{"base64": text}` back to bytes.
-
-    Only an object with exactly that one key and a text value is read as bytes: a record field that is a map
-    holding a single "utf8" key would be misread, and the Avro contract has no such map."""
-    if isinstance(value, dict):
-        if len(value) == 1:
-            (name, inner), = value.items()
-            if name == "utf8" and isinstance(inner, str):
-                return inner.encode("utf-8")
-            if name == "base64" and isinstance(inner, str):
-                return base64.b64decode(inner)
-        return {k: unjsonable(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [unjsonable(v) for v in value]
-    return value
-
-
 def undecodable_event(source: str, partition: int, offset: int, key: str, reason: str) -> LogEvent:
     """The placeholder of a record that could not be decoded: it advances the position and nothing else."""
     return LogEvent(UNDECODABLE, partition, offset, key, {"reason": reason}, source=source)

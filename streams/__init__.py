@@ -4,7 +4,7 @@
     topics          the topic contract (TopicSpec per logical topic, names with their prefix)
     logs            structlog set-up (JSON lines; repeated lines thinned)
     auth_policy     the packet signature key policy (YAML/JSON) -> omega.packets.authenticity.AuthPolicy
-    records         key_text, jsonable (bytes as {"utf8"} / {"base64"}), json_view: one view of records
+    records         key_text, json_view (bytes by omega.bytes_json), details_decoded: one view of records
     replay/         embedded replay, no broker (its own map: inputs, replayer, jobs)
     producer_publish  the producer kit's I/O: packets to Kafka (keyed by correlation id) or JSONL; the wall clock
     stages/         Faust-free work per record: raw bytes + Source -> Emits

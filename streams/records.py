@@ -1,17 +1,18 @@
-"""The text and JSON views of records (a record here: a dict as a topic carries it): a record key as text, bytes as
-`{"utf8"}` / `{"base64"}` objects (read back by `projections.runner.unjsonable`: projections imports no shell), and
-an output record as `omega replay --out`, `omega check` and `omega tail` show it.
+"""The text and JSON views of records (a record here: a dict as a topic carries it): a record key as text, and
+an output record as `omega replay --out`, `omega check` and `omega tail` show it (its bytes by
+`omega.bytes_json.jsonable`, which the projector's file reader inverts: projections imports no shell).
 
-Used by replay, the check commands, the Kafka tail and the projector's file reader alike, so the views are
-one; imports nothing of the shell (kafka/ and cli/ use it without reaching the stages).
+Used by replay, the check commands, the Kafka tail and the worker alike, so the views are one; imports nothing
+of the shell (kafka/ and cli/ use it without reaching the stages).
 """
 
 from __future__ import annotations
 
-import base64
 import json
 from collections.abc import Mapping
 from typing import Any, overload
+
+from omega.bytes_json import jsonable
 
 
 @overload
@@ -25,20 +26,6 @@ def key_text(key: bytes | None, absent: None = None) -> str | None: ...
 def key_text(key: bytes | None, absent: str | None = None) -> str | None:
     """A record key as text, bytes that are not UTF-8 replaced (U+FFFD); `absent` for a record without a key."""
     return absent if key is None else key.decode("utf-8", "replace")
-
-
-def jsonable(value: Any) -> Any:
-    """A record as JSON: bytes become `{"utf8": ...}` when they are text, else `{"base64": ...}`."""
-    if isinstance(value, bytes):
-        try:
-            return {"utf8": value.decode("utf-8")}
-        except UnicodeDecodeError:
-            return {"base64": base64.b64encode(value).decode("ascii")}
-    if isinstance(value, dict):
-        return {k: jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [jsonable(v) for v in value]
-    return value
 
 
 def json_view(record: Mapping[str, Any]) -> dict[str, Any]:

@@ -13,17 +13,13 @@ from fastapi import APIRouter, Header, HTTPException, Query, Request
 from sse_starlette import EventSourceResponse
 
 from projections.http.live_models import AlertPage
+from projections.http.live_queries import CursorQuery, LimitQuery, SeverityQuery, SinceQuery
 from projections.http.reading import REFUSED, Reading, read_checked
 from projections.live import views as live_views
 
 # Module-level: FastAPI resolves the (postponed) annotations of the route functions in this module's namespace.
-SeverityQuery = Annotated[str | None, Query(description="this severity or worse (normalised scale)",
-                                            json_schema_extra={"enum": list(live_views.SEVERITIES)})]
 KindQuery = Annotated[str | None, Query(description="alert kind (escalations: ESCALATION, terminations: TERMINATION)",
                                         json_schema_extra={"enum": list(live_views.KINDS)})]
-SinceQuery = Annotated[str | None, Query(description="ISO-8601 time: only what happened at or after it")]
-LimitQuery = Annotated[int, Query(ge=1, le=live_views.MAX_LIMIT, description="page size")]
-CursorQuery = Annotated[str | None, Query(description="the `next` of the previous page")]
 AfterQuery = Annotated[int | None, Query(ge=0, description="start after this seq (default: the newest alert; "
                                                            "0: the whole feed); Last-Event-ID wins")]
 LastEventId = Annotated[str | None, Header(alias="Last-Event-ID", description="resume after this seq")]

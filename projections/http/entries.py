@@ -3,12 +3,14 @@ type, in time order; one router each."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
 from projections.http.reading import Reading
+from projections.store.base import SqlStore
 
 # Module-level: FastAPI resolves the (postponed) annotations of the route functions in this module's namespace.
 PatternQuery = Annotated[str | None, Query(description="pattern name or pattern id")]
@@ -30,10 +32,8 @@ def failures_router(reading: Reading) -> APIRouter:
     @router.get("/failures", response_model=Entries)
     def failures(pattern: PatternQuery = None, type: FailureTypeQuery = None) -> Entries:
         """Session failures across sessions, by pattern and/or failure type."""
-        with reading() as s:
-            # an empty parameter (`?pattern=&type=`, a form left blank) filters nothing, as if absent
-            found = s.failures(pattern=pattern or None, failure_type=type or None)
-        return Entries(count=len(found), entries=found)
+        # an empty parameter (`?pattern=&type=`, a form left blank) filters nothing, as if absent
+        return _entries(reading, lambda s: s.failures(pattern=pattern or None, failure_type=type or None))
 
     return router
 
@@ -45,8 +45,12 @@ def successes_router(reading: Reading) -> APIRouter:
     @router.get("/successes", response_model=Entries)
     def successes(pattern: PatternQuery = None, type: SuccessTypeQuery = None) -> Entries:
         """Session successes and brilliant ideas across sessions, by pattern and/or type."""
-        with reading() as s:
-            found = s.successes(pattern=pattern or None, success_type=type or None)
-        return Entries(count=len(found), entries=found)
+        return _entries(reading, lambda s: s.successes(pattern=pattern or None, success_type=type or None))
 
     return router
+
+
+def _entries(reading: Reading, lookup: Callable[[SqlStore], list[dict[str, Any]]]) -> Entries:
+    with reading() as store:
+        found = lookup(store)
+    return Entries(count=len(found), entries=found)

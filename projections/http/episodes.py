@@ -5,20 +5,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
 
 from projections.http.live_models import EpisodeDetail, EpisodePage
-from projections.http.reading import NOT_FOUND, REFUSED, Reading, read_checked
+from projections.http.live_queries import CursorQuery, LimitQuery, SeverityQuery, SinceQuery
+from projections.http.reading import NOT_FOUND, REFUSED, Reading, read_checked, read_found
 from projections.live import views as live_views
 
 # Module-level: FastAPI resolves the (postponed) annotations of the route functions in this module's namespace.
-SeverityQuery = Annotated[str | None, Query(description="this severity or worse (normalised scale)",
-                                            json_schema_extra={"enum": list(live_views.SEVERITIES)})]
 StateQuery = Annotated[str | None, Query(description="current FSM state",
                                          json_schema_extra={"enum": list(live_views.STATES)})]
-SinceQuery = Annotated[str | None, Query(description="ISO-8601 time: only what happened at or after it")]
-LimitQuery = Annotated[int, Query(ge=1, le=live_views.MAX_LIMIT, description="page size")]
-CursorQuery = Annotated[str | None, Query(description="the `next` of the previous page")]
 TroubleQuery = Annotated[bool, Query(description="only episodes in trouble (trouble > 0)")]
 
 
@@ -36,9 +32,6 @@ def episodes_router(reading: Reading) -> APIRouter:
     @router.get("/episodes/{episode_id}", response_model=EpisodeDetail, responses=NOT_FOUND)
     def get_episode(episode_id: str) -> Any:
         """One episode: its summary, verdict timeline (usage per budget over time) and newest alerts."""
-        found = read_checked(reading, lambda s: live_views.episode(s, episode_id))
-        if found is None:
-            raise HTTPException(404, f"unknown episode {episode_id!r}")
-        return found
+        return read_found(reading, lambda s: live_views.episode(s, episode_id), f"unknown episode {episode_id!r}")
 
     return router

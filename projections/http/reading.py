@@ -47,3 +47,11 @@ def read_checked(reading: Reading, call: Callable[[SqlStore], T]) -> T:
             return call(store)
         except ValueError as exc:
             raise HTTPException(422, str(exc)) from exc
+
+
+def read_found(reading: Reading, call: Callable[[SqlStore], T | None], unknown: str) -> T:
+    """`read_checked(reading, call)`, its None answered 404 with the text `unknown`."""
+    found = read_checked(reading, call)
+    if found is None:
+        raise HTTPException(404, unknown)
+    return found

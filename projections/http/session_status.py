@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, HTTPException
+from fastapi import APIRouter
 
 from projections.http.live_models import SessionStatus
-from projections.http.reading import NOT_FOUND, Reading, read_checked
+from projections.http.reading import NOT_FOUND, Reading, read_found
 from projections.live import views as live_views
 
 
@@ -18,9 +18,7 @@ def session_status_router(reading: Reading) -> APIRouter:
     @router.get("/sessions/{session_id}/status", response_model=SessionStatus, responses=NOT_FOUND)
     def get_session_status(session_id: str) -> Any:
         """An OMEGA-57 session: iteration, confidence trend, failure signatures fired, termination."""
-        found = read_checked(reading, lambda s: live_views.session_status(s, session_id))
-        if found is None:
-            raise HTTPException(404, f"unknown session {session_id!r}")
-        return found
+        return read_found(reading, lambda s: live_views.session_status(s, session_id),
+                          f"unknown session {session_id!r}")
 
     return router

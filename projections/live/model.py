@@ -247,12 +247,9 @@ def apply_verdict(doc: JSONObject, event: LogEvent) -> JSONObject:
 
 def apply_episode_alert(doc: JSONObject, row: Mapping[str, Any]) -> JSONObject:
     """The episode after one alert or escalation about it (unchanged when already applied)."""
-    if _has(doc["_alerts"], row["alert_id"]):
+    new = _alert_counted(doc, row)
+    if new is None:
         return doc
-    new = dict(doc)
-    new["_alerts"] = _with(doc["_alerts"], row["alert_id"])
-    new["alerts"] = doc["alerts"] + 1
-    new["top_severity"] = _worse(doc["top_severity"], row["severity"])
     details = row.get("details")
     if row["kind"] == "TASK_TIMEOUT" and isinstance(details, dict) and isinstance(details.get("directive_packet_id"),
                                                                                  str):
@@ -300,11 +297,9 @@ def apply_message(doc: JSONObject, event: LogEvent) -> JSONObject:
 
 def apply_session_alert(doc: JSONObject, row: Mapping[str, Any]) -> JSONObject:
     """The session after one alert, escalation or termination about it (unchanged when already applied)."""
-    if _has(doc["_alerts"], row["alert_id"]):
+    new = _alert_counted(doc, row)
+    if new is None:
         return doc
-    new = dict(doc)
-    new["_alerts"] = _with(doc["_alerts"], row["alert_id"])
-    new["alerts"] = doc["alerts"] + 1
     raw = row.get("details")
     details: Mapping[str, Any] = raw if isinstance(raw, dict) else {}
     if row["kind"] == TERMINATION:
@@ -312,11 +307,22 @@ def apply_session_alert(doc: JSONObject, row: Mapping[str, Any]) -> JSONObject:
                               "event_time": row["event_time"], "degradation_level": details.get("degradation_level"),
                               "confidence": details.get("confidence")}
         new["session_status"] = details.get("status") or "TERMINATED"
-    new["top_severity"] = _worse(doc["top_severity"], row["severity"])
     if row["kind"] in failures.SIGNATURES:
         new["failure_signatures"] = _signature_fired(doc["failure_signatures"], row, details)
     new["last_event_time"] = _later(doc["last_event_time"], row["event_time"] or None)
     new["trouble"] = trouble(new)
+    return new
+
+
+def _alert_counted(doc: JSONObject, row: Mapping[str, Any]) -> JSONObject | None:
+    """A copy of the episode or session `doc` with the alert `row` counted (its id kept, the worse severity), or
+    None when it already was."""
+    if _has(doc["_alerts"], row["alert_id"]):
+        return None
+    new = dict(doc)
+    new["_alerts"] = _with(doc["_alerts"], row["alert_id"])
+    new["alerts"] = doc["alerts"] + 1
+    new["top_severity"] = _worse(doc["top_severity"], row["severity"])
     return new
 
 

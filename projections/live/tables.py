@@ -110,22 +110,17 @@ class LiveTables(ABC):
                           limit: int = 50) -> list[JSONObject]:
         """Episodes in trouble first (trouble desc, last_event_time desc, episode_id), filtered; `after` is the
         (trouble, last_event_time, episode_id) of the last row of the previous page."""
-        where, params = _Where(), list[Any]()
-        if state is not None:
-            where.add("fsm_state = ?", params, state)
-        if max_rank is not None:
-            where.add("severity_rank <= ?", params, max_rank)
-        if since is not None:
-            where.add("last_event_time >= ?", params, since)
+        where = _Where()
+        where.given(("fsm_state = ?", state), ("severity_rank <= ?", max_rank), ("last_event_time >= ?", since))
         if trouble_only:
-            where.add("trouble > 0", params)
+            where.add("trouble > 0")
         if after is not None:
             t, at, eid = after
             where.add("(trouble < ? OR (trouble = ? AND (last_event_time < ? OR (last_event_time = ? AND "
-                      "episode_id > ?))))", params, t, t, at, at, eid)
+                      "episode_id > ?))))", t, t, at, at, eid)
         rows = self._query(self._sql(
             f"SELECT doc FROM live_episodes{where} "  # noqa: S608 - constant clauses, values bound
-            "ORDER BY trouble DESC, last_event_time DESC, episode_id LIMIT ?"), [*params, limit])
+            "ORDER BY trouble DESC, last_event_time DESC, episode_id LIMIT ?"), [*where.params, limit])
         return [parse(r[0]) for r in rows]
 
     def alert_records(self, *, since: str | None = None, max_rank: int | None = None, kind: str | None = None,
@@ -134,23 +129,15 @@ class LiveTables(ABC):
                       limit: int = 50) -> list[JSONObject]:
         """Feed rows newest first (event_time desc, alert_id), filtered; `after` is the (event_time, alert_id)
         of the last row of the previous page."""
-        where, params = _Where(), list[Any]()
-        if since is not None:
-            where.add("event_time >= ?", params, since)
-        if max_rank is not None:
-            where.add("severity_rank <= ?", params, max_rank)
-        if kind is not None:
-            where.add("kind = ?", params, kind)
-        if episode_id is not None:
-            where.add("episode_id = ?", params, episode_id)
-        if session_id is not None:
-            where.add("session_id = ?", params, session_id)
+        where = _Where()
+        where.given(("event_time >= ?", since), ("severity_rank <= ?", max_rank), ("kind = ?", kind),
+                    ("episode_id = ?", episode_id), ("session_id = ?", session_id))
         if after is not None:
             at, aid = after
-            where.add("(event_time < ? OR (event_time = ? AND alert_id > ?))", params, at, at, aid)
+            where.add("(event_time < ? OR (event_time = ? AND alert_id > ?))", at, at, aid)
         rows = self._query(self._sql(
             f"SELECT {', '.join(ALERT_COLUMNS)} FROM live_alerts{where} "  # noqa: S608 - constants, values bound
-            "ORDER BY event_time DESC, alert_id LIMIT ?"), [*params, limit])
+            "ORDER BY event_time DESC, alert_id LIMIT ?"), [*where.params, limit])
         return [_alert(r) for r in rows]
 
     def alert_last_seq(self) -> int:
@@ -166,14 +153,21 @@ class LiveTables(ABC):
 
 
 class _Where:
-    """AND-joined conditions, rendered as " WHERE ..." (or nothing)."""
+    """AND-joined conditions, rendered as " WHERE ..." (or nothing), and the values they bind, in order."""
 
     def __init__(self) -> None:
         self.conditions: list[str] = []
+        self.params: list[Any] = []
 
-    def add(self, condition: str, params: list[Any], *values: Any) -> None:
+    def add(self, condition: str, *values: Any) -> None:
         self.conditions.append(condition)
-        params.extend(values)
+        self.params.extend(values)
+
+    def given(self, *filters: tuple[str, Any]) -> None:
+        """Adds each (condition, value) whose value is given (not None)."""
+        for condition, value in filters:
+            if value is not None:
+                self.add(condition, value)
 
     def __str__(self) -> str:
         return f" WHERE {' AND '.join(self.conditions)}" if self.conditions else ""

@@ -1,7 +1,7 @@
 """The pure memory rules: each reducer is `apply(memory | None, event) -> memory`, with no store, clock or I/O.
 
     log_events      LogEvent, the envelope the runner hands over, and readers of its JSON-text fields
-    documents       memory documents: canonical JSON text, copy-on-write editing (Draft), KINDS
+    documents       memory documents: canonical JSON text, copy-on-write editing (Draft, edited), sorted lists, KINDS
     content         readers of an agent message's content items (hypotheses, statements, contradiction severity)
     triggers        what an event triggers in the specialised memories (§3.5 rules 2-4), decided once
     session_memory  Session Memory (agent 53): the timeline, problem, decisions, commitments, evidence

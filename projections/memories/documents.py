@@ -1,4 +1,4 @@
-"""Memory documents: plain JSON objects, their canonical text, and copy-on-write editing.
+"""Memory documents: plain JSON objects, their canonical text, copy-on-write editing, and sorted entry lists.
 
 A memory is a JSON object (`dict[str, Any]`) that the reducers never mutate: a reducer copies the top-level
 object and each collection it changes (`Draft`), so the projector may keep the previous version and compare
@@ -14,6 +14,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeVar
 
 import orjson
+
+from projections.memories.log_events import time_key
 
 JSONObject = dict[str, Any]
 """A memory document or one of its entries."""
@@ -57,27 +59,32 @@ class Draft:
 
     def obj(self, *path: str) -> JSONObject:
         """The (copied) object at `path`, ready to be written."""
-        if path in self._copied:
-            return self._at(path)  # type: ignore[no-any-return]
-        parent = self.obj(*path[:-1]) if len(path) > 1 else self.doc
-        copy = dict(parent[path[-1]])
-        parent[path[-1]] = copy
-        self._copied.add(path)
-        return copy
+        return self._writable(path, dict)  # type: ignore[no-any-return]
 
     def list(self, *path: str) -> list[Any]:
         """The (copied) list at `path`, ready to be written."""
-        if path in self._copied:
-            return self._at(path)  # type: ignore[no-any-return]
-        parent = self.obj(*path[:-1]) if len(path) > 1 else self.doc
-        copy = list(parent[path[-1]])
-        parent[path[-1]] = copy
-        self._copied.add(path)
-        return copy
+        return self._writable(path, list)  # type: ignore[no-any-return]
+
+    def insert(self, name: str, entry: JSONObject, sort_key: SortKey) -> bool:
+        """Puts `entry` in the list `name` (kept sorted by `sort_key`); False when an entry with its key is there."""
+        grown = insert_sorted(self.read(name), entry, sort_key)
+        if grown is None:
+            return False
+        self.doc[name] = grown
+        return True
 
     def read(self, *path: str) -> Any:
         """The current value at `path` (copied or not); read-only use."""
         return self._at(path)
+
+    def _writable(self, path: tuple[str, ...], copy_of: Callable[[Any], Any]) -> Any:
+        if path in self._copied:
+            return self._at(path)
+        parent = self.obj(*path[:-1]) if len(path) > 1 else self.doc
+        copy = copy_of(parent[path[-1]])
+        parent[path[-1]] = copy
+        self._copied.add(path)
+        return copy
 
     def _at(self, path: tuple[str, ...]) -> Any:
         node: Any = self.doc
@@ -87,6 +94,18 @@ class Draft:
 
 
 SortKey = Callable[[Mapping[str, Any]], tuple[str, str]]
+
+
+def by_id(entry: Mapping[str, Any]) -> tuple[str, str]:
+    """The sort key of a list ordered by id."""
+    return entry["id"], ""
+
+
+def by_time(name: str) -> SortKey:
+    """The sort key of a list ordered by (the entry's time `name`, id); untimed entries last."""
+    def key(entry: Mapping[str, Any]) -> tuple[str, str]:
+        return time_key(entry[name]), entry["id"]
+    return key
 
 
 def find_sorted(entries: Sequence[Mapping[str, Any]], key: tuple[str, str], sort_key: SortKey) -> tuple[int, bool]:
@@ -115,3 +134,35 @@ def union_sorted(items: Iterable[Item], *more: Item) -> list[Item]:
     union: set[Item] = set(items)
     union.update(more)
     return sorted(union)
+
+
+def derive(draft: Draft, name: str, entry: JSONObject, source_id: str, counted: str, uncounted: int) -> None:
+    """Records that `entry` (a rule drawn from entries) follows from `source_id`, in the id-sorted list `name`.
+
+    A new entry starts `derived_from` [source_id]; one already there gains `source_id`. Its `counted` field is
+    how many entries it is derived from, less `uncounted`.
+    """
+    entries = draft.list(name)
+    index, present = find_sorted(entries, (entry["id"], ""), by_id)
+    if present:
+        derived = union_sorted(entries[index]["derived_from"], source_id)
+        entries[index] = {**entries[index], "derived_from": derived, counted: len(derived) - uncounted}
+    else:
+        entries.insert(index, {**entry, "derived_from": [source_id], counted: 1 - uncounted})
+
+
+
+Edit = tuple[Callable[[Draft, Any], bool], Sequence[Any]]
+"""An edit of a draft (True when it changed the document) and the signals it is applied to, one at a time."""
+
+
+def edited(current: JSONObject, *edits: Edit) -> JSONObject:
+    """`current` after each edit of each of its signals, in order; `current` itself when none changed it."""
+    if not any(signals for _, signals in edits):
+        return current
+    draft = Draft(current)
+    changed = False
+    for edit, signals in edits:
+        for signal in signals:
+            changed |= edit(draft, signal)
+    return draft.doc if changed else current

@@ -24,12 +24,9 @@ which topics are consumed; an entry already present (a redelivered event) is not
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from omega.canonical import derived_id
-from projections.memories.documents import Draft, JSONObject, find_sorted, insert_sorted, union_sorted
-from projections.memories.log_events import LogEvent, normalise_statement, time_key
+from projections.memories.documents import Draft, JSONObject, by_time, derive, edited
+from projections.memories.log_events import LogEvent, normalise_statement
 from projections.memories.pattern_memory import pattern_id
 from projections.memories.triggers import FailureSignal, WarningSignal, failures, warnings
 
@@ -42,33 +39,14 @@ def empty(session_id: str) -> FailureMemory:
             "failure_rules": []}
 
 
-def _by_time(name: str) -> Any:
-    def key(entry: Mapping[str, Any]) -> tuple[str, str]:
-        return time_key(entry[name]), entry["id"]
-    return key
-
-
-BY_OCCURRED = _by_time("occurred_at")
-BY_DETECTED = _by_time("detected_at")
-
-
-def _by_id(entry: Mapping[str, Any]) -> tuple[str, str]:
-    return entry["id"], ""
+BY_OCCURRED = by_time("occurred_at")
+BY_DETECTED = by_time("detected_at")
 
 
 def apply(memory: FailureMemory | None, event: LogEvent) -> FailureMemory:
     """Failure Memory after `event` (pure; returned as is when the event reports no failure)."""
     current = memory if memory is not None else empty(event.session_id)
-    found, warned = failures(event), warnings(event)
-    if not found and not warned:
-        return current
-    draft = Draft(current)
-    changed = False
-    for failure in found:
-        changed |= _failure(draft, failure)
-    for warning in warned:
-        changed |= _warning(draft, warning)
-    return draft.doc if changed else current
+    return edited(current, (_failure, failures(event)), (_warning, warnings(event)))
 
 
 def _failure(draft: Draft, failure: FailureSignal) -> bool:
@@ -80,33 +58,19 @@ def _failure(draft: Draft, failure: FailureSignal) -> bool:
         "trigger": failure.trigger, "severity": failure.severity, "escalation_level": failure.escalation_level,
         "event_id": failure.event_id,
     }
-    grown = insert_sorted(draft.read("session_failures"), entry, BY_OCCURRED)
-    if grown is None:
+    if not draft.insert("session_failures", entry, BY_OCCURRED):
         return False
-    draft.doc["session_failures"] = grown
     for item in failure.prevention:
         if item["action"]:
-            _rule(draft, f"When {item['condition']}: {item['action']}", failure.id)
+            text = f"When {item['condition']}: {item['action']}"
+            rule = {"id": derived_id("rule_", normalise_statement(text)), "rule": text}
+            # the first failure a rule is drawn from is not a violation it caught
+            derive(draft, "failure_rules", rule, failure.id, "violations_caught", uncounted=1)
     return True
-
-
-def _rule(draft: Draft, text: str, failure_id: str) -> None:
-    rule_id = derived_id("rule_", normalise_statement(text))
-    rules = draft.list("failure_rules")
-    index, present = find_sorted(rules, (rule_id, ""), _by_id)
-    if present:
-        derived = union_sorted(rules[index]["derived_from"], failure_id)
-        rules[index] = {**rules[index], "derived_from": derived, "violations_caught": len(derived) - 1}
-    else:
-        rules.insert(index, {"id": rule_id, "rule": text, "derived_from": [failure_id], "violations_caught": 0})
 
 
 def _warning(draft: Draft, warning: WarningSignal) -> bool:
     entry = {"id": warning.id, "pattern_id": pattern_id("failure", warning.pattern), "pattern": warning.pattern,
              "warning_sign": warning.warning_sign, "detected_at": warning.detected_at, "severity": warning.severity,
              "recommended_action": warning.recommended_action, "event_id": warning.event_id}
-    grown = insert_sorted(draft.read("active_warnings"), entry, BY_DETECTED)
-    if grown is None:
-        return False
-    draft.doc["active_warnings"] = grown
-    return True
+    return draft.insert("active_warnings", entry, BY_DETECTED)

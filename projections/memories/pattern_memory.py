@@ -40,7 +40,7 @@ from typing import Any
 
 from omega.canonical import derived_id
 from projections.memories.content import strings
-from projections.memories.documents import Draft, JSONObject, insert_sorted, union_sorted
+from projections.memories.documents import Draft, JSONObject, by_id, insert_sorted, union_sorted
 from projections.memories.log_events import (
     PHI,
     TERMINATIONS,
@@ -66,10 +66,6 @@ def empty(session_id: str) -> PatternMemory:
 def pattern_id(kind: str, name: str) -> str:
     """The id of a pattern: its kind (problem, solution, failure) and case-folded name, the same everywhere."""
     return derived_id("pat_", kind, normalise_statement(name))
-
-
-def _by_id(entry: Mapping[str, Any]) -> tuple[str, str]:
-    return entry["id"], ""
 
 
 def _by_pattern(entry: Mapping[str, Any]) -> tuple[str, str]:
@@ -119,7 +115,7 @@ def _problem_pattern(draft: Draft, name: str) -> tuple[int, JSONObject]:
     entry = {"id": pid, "name": name, "description": "", "signature": [], "typical_trajectory": "",
              "success_rate": OUTCOME_SCORE.get(draft.read("outcome") or ""), "recommended_agents": [],
              "recommended_approach": "", "anti_patterns": [], "examples": [], "event_ids": []}
-    grown = insert_sorted(patterns, entry, _by_id)
+    grown = insert_sorted(patterns, entry, by_id)
     assert grown is not None  # the id was not there
     patterns[:] = grown
     return grown.index(entry), dict(entry)
@@ -188,11 +184,7 @@ def _query(draft: Draft, event: LogEvent, view: MessageView) -> bool:
     found = [p["id"] for p in draft.read("problem_patterns") if folded and folded in normalise_statement(p["name"])]
     entry = {"id": derived_id("pq_", event.event_id), "query": text, "asked_by": view.agent_id,
              "asked_at": view.timestamp, "matches": sorted(found), "event_id": event.event_id}
-    grown = insert_sorted(draft.read("queries"), entry, _by_id)
-    if grown is None:
-        return False
-    draft.doc["queries"] = grown
-    return True
+    return draft.insert("queries", entry, by_id)
 
 
 # ------------------------------------------------------------------------------------------- fed patterns
@@ -219,7 +211,7 @@ def _feed(draft: Draft, collection: str, pid: str, name: str, source_id: str, ev
         entry["steps"] = entry["steps"] or facts["steps"]
     target = draft.list(collection)
     if index is None:
-        grown = insert_sorted(target, entry, _by_id)
+        grown = insert_sorted(target, entry, by_id)
         assert grown is not None
         target[:] = grown
     else:

@@ -20,12 +20,9 @@ Time-ordered lists are sorted by (time, id) and heuristics by id; an entry alrea
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 from omega.canonical import derived_id
-from projections.memories.documents import Draft, JSONObject, find_sorted, insert_sorted, union_sorted
-from projections.memories.log_events import LogEvent, normalise_statement, time_key
+from projections.memories.documents import Draft, JSONObject, by_time, derive, edited
+from projections.memories.log_events import LogEvent, normalise_statement
 from projections.memories.pattern_memory import pattern_id
 from projections.memories.triggers import BrilliantSignal, SuccessSignal, brilliant, successes
 
@@ -38,31 +35,14 @@ def empty(session_id: str) -> SuccessMemory:
             "success_heuristics": []}
 
 
-def _by_occurred(entry: Mapping[str, Any]) -> tuple[str, str]:
-    return time_key(entry["occurred_at"]), entry["id"]
-
-
-def _by_captured(entry: Mapping[str, Any]) -> tuple[str, str]:
-    return time_key(entry["captured_at"]), entry["id"]
-
-
-def _by_id(entry: Mapping[str, Any]) -> tuple[str, str]:
-    return entry["id"], ""
+BY_OCCURRED = by_time("occurred_at")
+BY_CAPTURED = by_time("captured_at")
 
 
 def apply(memory: SuccessMemory | None, event: LogEvent) -> SuccessMemory:
     """Success Memory after `event` (pure; returned as is when the event reports no success)."""
     current = memory if memory is not None else empty(event.session_id)
-    found, ideas = successes(event), brilliant(event)
-    if not found and not ideas:
-        return current
-    draft = Draft(current)
-    changed = False
-    for success in found:
-        changed |= _success(draft, success)
-    for idea in ideas:
-        changed |= _idea(draft, idea)
-    return draft.doc if changed else current
+    return edited(current, (_success, successes(event)), (_idea, brilliant(event)))
 
 
 def _success(draft: Draft, success: SuccessSignal) -> bool:
@@ -73,20 +53,12 @@ def _success(draft: Draft, success: SuccessSignal) -> bool:
         "pattern_id": pattern_id("solution", success.pattern), "trigger": success.trigger,
         "event_id": success.event_id,
     }
-    grown = insert_sorted(draft.read("session_successes"), entry, _by_occurred)
-    if grown is None:
+    if not draft.insert("session_successes", entry, BY_OCCURRED):
         return False
-    draft.doc["session_successes"] = grown
     if success.heuristic:
-        heuristic_id = derived_id("heur_", normalise_statement(success.heuristic))
-        heuristics = draft.list("success_heuristics")
-        index, present = find_sorted(heuristics, (heuristic_id, ""), _by_id)
-        if present:
-            derived = union_sorted(heuristics[index]["derived_from"], success.id)
-            heuristics[index] = {**heuristics[index], "derived_from": derived, "applications": len(derived)}
-        else:
-            heuristics.insert(index, {"id": heuristic_id, "heuristic": success.heuristic,
-                                      "derived_from": [success.id], "applications": 1, "success_rate": None})
+        heuristic = {"id": derived_id("heur_", normalise_statement(success.heuristic)),
+                     "heuristic": success.heuristic, "success_rate": None}
+        derive(draft, "success_heuristics", heuristic, success.id, "applications", uncounted=0)
     return True
 
 
@@ -94,8 +66,4 @@ def _idea(draft: Draft, idea: BrilliantSignal) -> bool:
     entry = {"id": idea.id, "idea": idea.idea, "context": idea.context, "why_brilliant": idea.why_brilliant,
              "captured_at": idea.captured_at, "agent_id": idea.agent_id, "filed_to": idea.filed_to,
              "event_id": idea.event_id}
-    grown = insert_sorted(draft.read("brilliant_ideas"), entry, _by_captured)
-    if grown is None:
-        return False
-    draft.doc["brilliant_ideas"] = grown
-    return True
+    return draft.insert("brilliant_ideas", entry, BY_CAPTURED)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from omega.counts import summed
 from projections.live.model import LiveDelta
 from projections.memories.documents import JSONObject
 
@@ -32,8 +33,7 @@ class BatchResult:
     documents: int = 0
 
     def __add__(self, other: BatchResult) -> BatchResult:
-        return BatchResult(self.applied + other.applied, self.skipped + other.skipped,
-                           self.documents + other.documents)
+        return summed(BatchResult, (self, other))
 
 
 @dataclass

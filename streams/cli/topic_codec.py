@@ -7,10 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from omega.bytes_json import jsonable
 from omega.canonical import canonical_json
 from streams.kafka.tracing import HEADER as TRACE_HEADER
 from streams.kafka.tracing import parent_of
-from streams.records import json_view, jsonable, key_text
+from streams.records import json_view, key_text
 from streams.replay.inputs import InputRecord, input_stem
 from streams.stages.base import InputRejected
 from streams.stages.keys import natural_key

@@ -8,8 +8,9 @@ from typing import Any, TypeVar
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
+from omega.bytes_json import jsonable
 from omega.canonical import canonical_json
-from streams.records import jsonable, key_text
+from streams.records import key_text
 from streams.settings import kafka_client_options
 
 T = TypeVar("T")

@@ -11,7 +11,7 @@ an input of the worker: it becomes a dead letter saying so, never a packet.
 
 from __future__ import annotations
 
-import base64
+import binascii
 import codecs
 import gzip
 import io
@@ -28,9 +28,9 @@ from typing import IO, Any, cast
 import fastavro
 
 from omega import strictjson
+from omega.bytes_json import bytes_of, jsonable
 from omega.canonical import canonical_json
 from streams.kafka.tracing import parent_of
-from streams.records import jsonable
 from streams.stages.base import Source
 from streams.topics import AGENT_MESSAGES_RAW, PACKETS, PACKETS_JSON
 
@@ -276,14 +276,12 @@ def _envelope(line: bytes, topic: str, n: int) -> InputRecord | None:
 def _envelope_value(value: Any) -> bytes:
     """The record's bytes: `{"utf8"}` / `{"base64"}` (bytes as `jsonable` writes them) or a JSON value (a packet
     decoded from Avro), as canonical JSON."""
-    if isinstance(value, dict) and len(value) == 1:
-        if isinstance(value.get("utf8"), str):
-            return str(value["utf8"]).encode("utf-8")
-        if isinstance(value.get("base64"), str):
-            try:
-                return base64.b64decode(str(value["base64"]), validate=True)
-            except ValueError:
-                pass
+    try:
+        found = bytes_of(value)
+    except binascii.Error:
+        found = None  # not base64 after all: a JSON value like any other
+    if found is not None:
+        return found
     if isinstance(value, str):
         return value.encode("utf-8")
     return canonical_json(value).encode("utf-8")

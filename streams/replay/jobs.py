@@ -36,6 +36,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import IO, Any
 
+from omega.counts import summed
 from omega.packets.authenticity import AuthPolicy
 from streams.kafka.partitioning import partition_of
 from streams.records import key_text
@@ -73,7 +74,7 @@ def replay(paths: Sequence[Path], outputs: Outputs, max_lateness_ms: int, jobs: 
         if out is not None:
             for line in _merged(Path(tmp), jobs, "finish"):
                 out.write(line)
-    return _summed([r.summary for r in results])
+    return summed(ReplaySummary, (r.summary for r in results))
 
 
 def _one_job(paths: Sequence[Path], replayer: Replayer, out: IO[str] | None, progress: Progress | None
@@ -245,18 +246,3 @@ def _merged(tmp: Path, jobs: int, phase: str) -> Iterator[str]:
                 yield int(position), text
     for _, text in heapq.merge(*(read(i) for i in range(jobs)), key=lambda item: item[0]):
         yield text
-
-
-def _summed(summaries: list[ReplaySummary]) -> ReplaySummary:
-    total = ReplaySummary()
-    for s in summaries:
-        total.events_in += s.events_in
-        total.verdicts.update(s.verdicts)
-        total.alerts.update(s.alerts)
-        total.dead_letters.update(s.dead_letters)
-        total.escalations += s.escalations
-        total.episodes += s.episodes
-        total.messages += s.messages
-        total.terminations.update(s.terminations)
-        total.sessions += s.sessions
-    return total

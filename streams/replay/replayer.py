@@ -20,13 +20,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
+from omega.bytes_json import jsonable
 from omega.canonical import canonical_json
 from omega.packets.authenticity import AuthPolicy
 from omega.packets.ledger import EpisodeLedger
 from streams.kafka.partitioning import partition_of
 from streams.kafka.tracing import HEADER as TRACE_HEADER
 from streams.kafka.tracing import child_of
-from streams.records import details_decoded, json_view, jsonable
+from streams.records import details_decoded, json_view
 from streams.replay.inputs import InputRecord, Origin
 from streams.stages.base import Emit, Outputs, Source
 from streams.stages.episodes import EpisodeSteps

@@ -119,7 +119,8 @@ class PacketStage:
         value = self.outputs.registry.encode(PACKET_SCHEMA, datum)
         ts = to_ms(header.get("created_at"))
         # What a reader of `value` gets is `datum`, but for union branches named as (name, datum) tuples, which
-        # `PacketConverter.from_avro` reads alike (tests/unit/streams/test_replay.py pins the judged packet equal).
+        # `PacketConverter.from_avro` reads alike (tests/unit/streams/replay/test_replayer.py pins the judged
+        # packet equal).
         return [Emit(PACKETS, header["correlation_id"], value, ts, packet)], self.packet_read(PACKET_SCHEMA, datum)
 
     def read(self, raw: bytes) -> WatermarkTick | PacketRead:

@@ -12,17 +12,29 @@ KINDS = PRIMITIVES | {"record", "error", "enum", "array", "map", "fixed"}
 
 
 class SourceGenerator:
-    """The source of one function per named record reachable from a schema, each record once; `record` is the
-    subclass's, and names the function it generates."""
+    """The source of one function per named record reachable from a schema, each record once; `record_lines`
+    is the subclass's: the body of one record's function."""
 
-    def __init__(self, named: dict[str, Any], env: dict[str, Any]) -> None:
+    def __init__(self, named: dict[str, Any], env: dict[str, Any], prefix: str) -> None:
         self.named = named
         self.env = env
+        self.prefix = prefix  # of the generated functions' names: w0, w1, ... or r0, r1, ...
         self.functions: dict[str, str] = {}  # record full name -> generated function name
         self.sources: list[str] = []
         self.temps = 0
 
     def record(self, schema: dict[str, Any]) -> str:
+        """The name of the generated function of record `schema` (generated on first use)."""
+        full = schema["name"]
+        if full in self.functions:
+            return self.functions[full]
+        function = self.functions[full] = f"{self.prefix}{len(self.functions)}"
+        # Named before its lines are written, so a record that contains itself calls the function by name.
+        self.sources.append("\n".join(self.record_lines(function, schema)))
+        return function
+
+    def record_lines(self, function: str, schema: dict[str, Any]) -> list[str]:
+        """The source lines of `function`, the generated function of record `schema`."""
         raise NotImplementedError
 
     def resolved(self, schema: Any) -> Any:

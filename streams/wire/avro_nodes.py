@@ -64,7 +64,14 @@ class Node:
         return None
 
 
-class StringNode(Node):
+class PlainNode(Node):
+    """A node whose Avro datum is its JSON value as it is: `from_avro` gives every datum back unchanged."""
+
+    def from_avro(self, datum: object) -> object:
+        return datum
+
+
+class StringNode(PlainNode):
     def accepts(self, value: object) -> bool:
         return isinstance(value, str)
 
@@ -73,11 +80,8 @@ class StringNode(Node):
             raise ConversionError("WRONG_TYPE", path, f"expected string, got {type_name(value)}")
         return value if value.isascii() else _check_text(value, path)  # ASCII: no surrogate to look for
 
-    def from_avro(self, datum: object) -> object:
-        return datum
 
-
-class BooleanNode(Node):
+class BooleanNode(PlainNode):
     def accepts(self, value: object) -> bool:
         return isinstance(value, bool)
 
@@ -86,12 +90,9 @@ class BooleanNode(Node):
             raise ConversionError("WRONG_TYPE", path, f"expected boolean, got {type_name(value)}")
         return value
 
-    def from_avro(self, datum: object) -> object:
-        return datum
-
 
 @dataclass(frozen=True)
-class IntegerNode(Node):
+class IntegerNode(PlainNode):
     """Avro int or long. An integral float (3.0) is an integer in JSON Schema, so it is accepted."""
 
     low: int
@@ -110,11 +111,8 @@ class IntegerNode(Node):
             raise ConversionError("OUT_OF_RANGE", path, "integer does not fit in 64 bits")
         return number
 
-    def from_avro(self, datum: object) -> object:
-        return datum
 
-
-class DoubleNode(Node):
+class DoubleNode(PlainNode):
     def accepts(self, value: object) -> bool:
         return isinstance(value, float | int) and not isinstance(value, bool)
 
@@ -126,11 +124,8 @@ class DoubleNode(Node):
             raise ConversionError("WRONG_TYPE", path, "number is not finite")
         return number
 
-    def from_avro(self, datum: object) -> object:
-        return datum
 
-
-class BytesNode(Node):
+class BytesNode(PlainNode):
     def accepts(self, value: object) -> bool:
         return isinstance(value, bytes)
 
@@ -138,9 +133,6 @@ class BytesNode(Node):
         if not isinstance(value, bytes):
             raise ConversionError("WRONG_TYPE", path, f"expected bytes, got {type_name(value)}")
         return value
-
-    def from_avro(self, datum: object) -> object:
-        return datum
 
 
 class JsonNode(Node):
@@ -162,7 +154,7 @@ class JsonNode(Node):
 
 
 @dataclass(frozen=True)
-class EnumNode(Node):
+class EnumNode(PlainNode):
     name: str
     symbols: frozenset[str]
 
@@ -175,9 +167,6 @@ class EnumNode(Node):
         if value not in self.symbols:
             raise ConversionError(f"UNKNOWN_{_snake(self.name)}", path, f"unknown {self.name} {value!r}")
         return value
-
-    def from_avro(self, datum: object) -> object:
-        return datum
 
 
 @dataclass(frozen=True)
@@ -226,7 +215,7 @@ class MapNode(Node):
 
 
 @dataclass(frozen=True)
-class ChoiceNode(Node):
+class ChoiceNode(PlainNode):
     """A union without null: the first branch whose JSON type fits takes the value."""
 
     branches: tuple[Node, ...]
@@ -255,9 +244,6 @@ class ChoiceNode(Node):
         exact = DoubleNode if isinstance(value, float) else IntegerNode if type_name(value) == "integer" else None
         preferred = [b for b in self.branches if exact is not None and isinstance(b, exact)]
         return next((branch for branch in (*preferred, *self.branches) if branch.accepts(value)), None)
-
-    def from_avro(self, datum: object) -> object:
-        return datum
 
 
 @dataclass(frozen=True)
@@ -292,15 +278,12 @@ class OptionalNode(Node):
 
 JSON_NODE = JsonNode()
 ABSENT = object()
-_PLAIN = (StringNode, BooleanNode, IntegerNode, DoubleNode, BytesNode, EnumNode, ChoiceNode)
-
-
 def is_plain(node: Node) -> bool:
     """Whether `node.from_avro` gives every datum back unchanged (a primitive, or an optional one: a None datum is
     never passed, and only a record branch is ever named by a tuple)."""
     if isinstance(node, OptionalNode):
-        return isinstance(node.inner, _PLAIN)
-    return isinstance(node, _PLAIN)
+        return isinstance(node.inner, PlainNode)
+    return isinstance(node, PlainNode)
 
 
 def _snake(name: str) -> str:

@@ -56,20 +56,15 @@ class _Generator(SourceGenerator):
     def __init__(self, named: dict[str, Any]) -> None:
         super().__init__(named, {"long_rest": long_rest, "Unreadable": Unreadable,
                                  "unpack_double": struct.Struct("<d").unpack_from,
-                                 "unpack_float": struct.Struct("<f").unpack_from})
+                                 "unpack_float": struct.Struct("<f").unpack_from}, "r")
 
-    def record(self, schema: dict[str, Any]) -> str:
-        """The name of the generated reader of record `schema` (generated on first use)."""
-        full = schema["name"]
-        if full in self.functions:
-            return self.functions[full]
-        function = self.functions[full] = f"r{len(self.functions)}"
+    def record_lines(self, function: str, schema: dict[str, Any]) -> list[str]:
+        """The reader `function` of record `schema`: `(bytes, position) -> (record, next position)`."""
         lines = [f"def {function}(b, i):", "    d = {}"]
         for field in schema["fields"]:
             self.value(field["type"], f"d[{field['name']!r}]", lines, 1)
         lines.append("    return d, i")
-        self.sources.append("\n".join(lines))
-        return function
+        return lines
 
     def long(self, target: str, lines: list[str], pad: str) -> None:
         """Read a zigzag varint into `target`."""

@@ -62,20 +62,15 @@ class _Generator(SourceGenerator):
 
     def __init__(self, named: dict[str, Any]) -> None:
         super().__init__(named, {"put_long": put_long, "Unsupported": Unsupported,
-                                 "pack_double": struct.Struct("<d").pack})
+                                 "pack_double": struct.Struct("<d").pack}, "w")
 
-    def record(self, schema: dict[str, Any]) -> str:
-        """The name of the generated writer of record `schema` (generated on first use)."""
-        full = schema["name"]
-        if full in self.functions:
-            return self.functions[full]
-        function = self.functions[full] = f"w{len(self.functions)}"
+    def record_lines(self, function: str, schema: dict[str, Any]) -> list[str]:
+        """The writer `function` of record `schema`: `(record, bytearray)`, appending its bytes."""
         lines = [f"def {function}(d, out):", "    if type(d) is not dict:", "        raise Unsupported"]
         for field in schema["fields"]:
             lines.append(f"    v = d[{field['name']!r}]")  # absent: KeyError, fastavro applies the default
             self.value(field["type"], "v", lines, 1)
-        self.sources.append("\n".join(lines))
-        return function
+        return lines
 
     def value(self, schema: Any, var: str, lines: list[str], depth: int) -> None:
         """Append the statements writing the value in `var` of type `schema`, indented `depth` levels."""

@@ -8,18 +8,17 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-import orjson
 import pytest
 
+from omega.bytes_json import jsonable
 from omega.canonical import canonical_json
 from projections.memories.log_events import LogEvent
 from projections.projector import Projector
-from projections.runner import UNDECODABLE, FileSource, ProgressLog, Runner, RunStats, unjsonable
+from projections.runner import UNDECODABLE, FileSource, ProgressLog, Runner, RunStats
 from projections.store.postgres import PostgresStore
 from projections.store.protocol import Position
 from projections.store.sqlite import SqliteStore
 from projections.store.urls import open_store
-from streams.records import jsonable
 from tests.unit.projections.factories import Log, episode_events, interleave, session_script
 
 PHYSICAL = {"agent_messages": "omega57.messages", "alerts": "omega.alerts", "terminations": "omega57.terminations",
@@ -50,12 +49,6 @@ def _hash(events: Sequence[LogEvent]) -> str:
 def _project(path: Path, store: SqliteStore, *, rebuild: bool = False, batch: int = 1000) -> RunStats:
     runner = Runner(Projector(store, batch_size=batch), FileSource([path], LOGICAL), batch_size=batch)
     return asyncio.run(runner.run(rebuild=rebuild))
-
-
-def test_unjsonable_turns_replay_bytes_back_into_bytes() -> None:
-    record = {"raw": b"\xff\x00binary", "text": b"plain", "nested": [{"b": b"x"}], "n": 1, "map": {"a": "b"}}
-    assert unjsonable(jsonable(record)) == record
-    assert unjsonable(orjson.loads(orjson.dumps(jsonable(record)))) == record
 
 
 def test_a_replay_file_projects_the_same_memories_as_the_log_itself(tmp_path: Path) -> None:

@@ -1,4 +1,5 @@
-"""Embedded replay: every input format, log order, byte-identical outputs, and bad files as dead letters."""
+"""Embedded replay (streams/replay/replayer.py): every input format replayed, log order, byte-identical outputs, and
+bad files as dead letters; how each file is read is tests/unit/streams/replay/test_inputs.py's."""
 
 from __future__ import annotations
 
@@ -14,20 +15,19 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 from omega.canonical import canonical_json
-from streams.cli.topic_codec import encode_for_topic, replay_line
 from streams.records import json_view
-from streams.replay.inputs import STDIN, InputError, InputRecord, directory_inputs, input_stem, read_inputs
+from streams.replay.inputs import InputRecord, read_inputs
 from streams.replay.replayer import Replayer, output_line
 from streams.stages.base import MAX_TABLE_ENTRY_BYTES, Emit, Outputs, Source
 from streams.stages.packets import PacketStage
-from streams.topics import AGENT_MESSAGES_RAW, DEAD_LETTERS, DOCUMENTS, ORACLE_REQUESTS, PACKETS, PACKETS_JSON, VERDICTS
+from streams.topics import DEAD_LETTERS, PACKETS, VERDICTS
 from streams.wire.codec import SchemaRegistry
 from streams.wire.omen_avro import PACKET_SCHEMA, PacketConverter
 from tests.factories import ledger_outgrowing_episode
 from tests.factories import packet as factory_packet
 from tests.omen_strategies import valid_packets
 
-EXAMPLES = Path(__file__).parents[3] / "examples"
+EXAMPLES = Path(__file__).parents[4] / "examples"
 
 MALFORMED_LINE = b'{"header": {"packet_id": "pkt_broken"'
 
@@ -127,27 +127,6 @@ def test_replay_outputs_are_the_bytes_the_live_stages_produce(pipeline: PacketSt
         (e.topic, e.key, e.value, e.timestamp_ms) for e in live]
 
 
-@pytest.mark.parametrize("suffix", [".jsonl", ".ndjson", ".log"])
-def test_line_files_are_read_one_packet_per_line(tmp_path: Path, suffix: str) -> None:
-    path = tmp_path / f"episode{suffix}"
-    path.write_bytes(_line(factory_packet(0, 4)) + b"\r\n" + _line(factory_packet(1, 4)) + b"\r\n")
-    records = list(read_inputs([path]))
-    assert [r.stage for r in records] == ["json", "json"]
-    assert [r.source.offset for r in records] == [1, 2]
-    assert [json.loads(r.raw) for r in records] == [factory_packet(0, 4), factory_packet(1, 4)]
-
-
-def test_json_files_are_read_as_an_array_or_as_one_object(tmp_path: Path) -> None:
-    array, single = tmp_path / "array.json", tmp_path / "single.JSON"
-    array.write_text(json.dumps([factory_packet(0, 5), factory_packet(1, 5)]), encoding="utf-8")
-    single.write_text(json.dumps(factory_packet(2, 5)), encoding="utf-8")
-    records = list(read_inputs([array, single]))
-    assert [json.loads(r.raw)["header"]["packet_id"] for r in records] == [
-        "pkt_00005_000000", "pkt_00005_000001", "pkt_00005_000002"]
-    assert [(r.source.topic, r.source.offset) for r in records] == [
-        (f"file:{array}", 0), (f"file:{array}", 1), (f"file:{single}", 0)]
-
-
 def test_avro_container_files_are_read_as_packets(tmp_path: Path, registry: SchemaRegistry,
                                                   converter: PacketConverter, pipeline: PacketStage) -> None:
     packets = [factory_packet(n, 6, kind) for n, kind in
@@ -236,7 +215,7 @@ def test_the_internal_avro_hop_is_not_an_output(pipeline: PacketStage) -> None:
     assert PACKETS not in {o.topic for o in outputs}
 
 
-# ------------------------------------------------------------------ inputs: gzip, stdin, directories, binary, empty
+# ------------------------------------------------------------------ inputs replayed: gzip, containers, empty
 def _packet_ids(text: str) -> list[str]:
     return [line["value"]["packet_id"] for line in _lines(text)]
 
@@ -272,40 +251,6 @@ def test_the_extension_under_gz_decides_the_format(tmp_path: Path, pipeline: Pac
     assert (record.stage, record.source.key, record.raw) == ("message", b"sess_7", b"a: 1\n")
 
 
-def test_dash_reads_jsonl_from_stdin(monkeypatch: pytest.MonkeyPatch, pipeline: PacketStage) -> None:
-    body = _line(factory_packet(0, 9)) + b"\n\n" + MALFORMED_LINE + b"\n"
-    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(body)))
-    records = list(read_inputs([STDIN]))
-    assert [(r.source.topic, r.source.offset, r.stage) for r in records] == [("stdin", 1, "json"), ("stdin", 3, "json")]
-    assert records[1].raw == MALFORMED_LINE
-
-
-@pytest.mark.parametrize(
-    ("name", "content", "why"),
-    [
-        ("nul.jsonl", _line(factory_packet(0, 1)) + b"\n\x00\x01\x02\n", "binary file"),
-        ("latin1.jsonl", b'{"name": "caf\xe9"}\n', "binary file"),
-        ("nul.yaml", b"a: 1\n\x00", "binary file"),
-        ("fake.avro", b'{"not": "avro"}\n', "not an Avro object container file"),
-        ("broken.jsonl.gz", gzip.compress(b"x" * 100, mtime=0)[:20], "not a readable gzip file"),
-    ],
-    ids=["nul", "not-utf8", "nul-yaml", "fake-avro", "truncated-gzip"],
-)
-def test_a_binary_input_is_refused_whole_not_dead_lettered(tmp_path: Path, name: str, content: bytes,
-                                                           why: str) -> None:
-    path = tmp_path / name
-    path.write_bytes(content)
-    with pytest.raises(InputError) as refused:
-        list(read_inputs([path]))
-    assert str(refused.value).startswith(f"{path}: {why}")
-
-
-def test_a_multibyte_character_cut_by_the_sniff_is_still_text(tmp_path: Path) -> None:
-    path = tmp_path / "wide.jsonl"
-    path.write_bytes(b"x" * 8191 + "é".encode() + b"\n")  # é straddles byte 8192
-    assert [len(r.raw) for r in read_inputs([path])] == [8193]
-
-
 @pytest.mark.parametrize(("name", "content"), [("empty.jsonl", b""), ("blank.jsonl", b"\n\n"), ("empty.avro", b""),
                                                ("empty.json.gz", gzip.compress(b"", mtime=0)), ("blank.json", b" \n"),
                                                ("empty.yaml", b"")])
@@ -317,69 +262,7 @@ def test_an_empty_input_has_no_records(tmp_path: Path, name: str, content: bytes
     assert (text, replayer.summary.events_in) == ("", 0)
 
 
-def test_a_directory_gives_its_known_files_recursively_by_relative_path(tmp_path: Path) -> None:
-    for name in ("b.jsonl", "a/z.json", "a.yaml", "notes.txt", "c.avro.gz", "d.gz", "a/b/x.YML", "e.jsonl.bak"):
-        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text("")
-    assert [p.relative_to(tmp_path).as_posix() for p in directory_inputs(tmp_path)] == [
-        "a/b/x.YML", "a/z.json", "a.yaml", "b.jsonl", "c.avro.gz"]
-
-
-def test_input_stem_is_the_name_up_to_the_first_dot_and_names_stdin() -> None:
-    names = ("s/clean.yaml", "s/clean.yaml.gz", "s/run.part2.jsonl", "-", "s/.hidden")
-    assert [input_stem(Path(p)) for p in names] == ["clean", "clean", "run", "stdin", ".hidden"]
-
-
-# ------------------------------------------------------------------------------------------------ publish keys
-def test_publish_keys_packet_lines_by_their_correlation_id(tmp_path: Path, pipeline: PacketStage) -> None:
-    path = tmp_path / "log.jsonl"
-    path.write_text(json.dumps(factory_packet(0, 1)) + "\n" + json.dumps(factory_packet(0, 2)) + "\n"
-                    + "not json\n", encoding="utf-8")
-    keys = [encode_for_topic(pipeline, r, PACKETS_JSON)[0] for r in read_inputs([path])]
-    assert keys == [b"corr_ep00001", b"corr_ep00002", None]  # a line that is not JSON keeps no key
-
-
-def test_publish_keys_agent_output_by_the_session_id_given_else_by_the_file(tmp_path: Path,
-                                                                           pipeline: PacketStage) -> None:
-    session = tmp_path / "night_run.yaml"
-    session.write_text("agent_id: 1\n", encoding="utf-8")
-    lines = tmp_path / "day_run.part1.jsonl"
-    lines.write_text('{"agent_id": 1}\n', encoding="utf-8")
-    [yaml_record] = read_inputs([session])
-    [line_record] = read_inputs([lines])
-    assert encode_for_topic(pipeline, yaml_record, AGENT_MESSAGES_RAW)[0] == b"night_run"
-    assert encode_for_topic(pipeline, line_record, AGENT_MESSAGES_RAW)[0] == b"day_run"
-    assert encode_for_topic(pipeline, line_record, AGENT_MESSAGES_RAW, session_id="s-42")[0] == b"s-42"
-
-
-def test_publish_keys_phase_q_by_case_and_corpus_topics_by_corpus(tmp_path: Path, pipeline: PacketStage) -> None:
-    path = tmp_path / "in.jsonl"
-    path.write_text('{"id": "Q-PREC-001"}\n{"corpus": "hr", "docId": "d1", "text": "x"}\n', encoding="utf-8")
-    case, document = read_inputs([path])
-    assert encode_for_topic(pipeline, case, ORACLE_REQUESTS)[0] == b"Q-PREC-001"
-    assert encode_for_topic(pipeline, document, DOCUMENTS)[0] == b"hr"
-    assert encode_for_topic(pipeline, case, None)[0] is None  # a topic we do not know: the key it had
-
-
-def test_a_tailed_record_in_replay_format_is_what_replay_and_project_read_back() -> None:
-    verdict = {"verdict_id": "v1", "status": "ACCEPTED"}
-    # an output topic: the line Replayer writes, under the topic's unprefixed name
-    assert replay_line(VERDICTS, "t.omen.verdicts", 0, 5, b"corr_1", verdict) == (
-        '{"key":"corr_1","topic":"omen.verdicts","value":{"status":"ACCEPTED","verdict_id":"v1"}}')
-    # the JSON ingress: the packet's text as published; the Avro packets topic: the packet's JSON
-    assert replay_line(PACKETS_JSON, "t.omen.packets.json", 0, 0, None, {"utf8": '{"header": {}}'}) == '{"header": {}}'
-    assert replay_line(PACKETS, "t.omen.packets", 0, 0, b"c", {"header": {"b": 1, "a": 2}}) == (
-        '{"header":{"a":2,"b":1}}')
-
-
-def test_json_views_show_details_as_the_object_the_avro_text_encodes() -> None:
-    record = {"alert_id": "alr_1", "details": '{"rule":"INV-011","task_id":"t1"}'}
-    assert json_view(record)["details"] == {"rule": "INV-011", "task_id": "t1"}
-    assert json_view({"details": "not json"})["details"] == "not json"  # kept as it came
-    assert json_view({"details": None})["details"] is None
-    assert record["details"] == '{"rule":"INV-011","task_id":"t1"}'  # the record itself is not changed
-
-
+# ------------------------------------------------------------------------------------------ the output's views
 def test_replay_output_shows_alert_details_as_objects(pipeline: PacketStage) -> None:
     out = io.StringIO()
     Replayer(pipeline.outputs).run(read_inputs([EXAMPLES / "omen" / "budget_overrun.jsonl"]), out)

@@ -22,7 +22,7 @@ from streams.stages.base import Outputs, Source
 from streams.wire.codec import SchemaRegistry
 from tests.factories import merged_log, mixed_episode
 
-EXAMPLES = Path(__file__).parents[3] / "examples"
+EXAMPLES = Path(__file__).parents[4] / "examples"
 REGISTRY = SchemaRegistry.from_directory()
 
 

@@ -20,7 +20,7 @@ from streams.stages.base import Emit, Outputs
 from streams.topics import AGENT_MESSAGES_RAW, PACKETS, PACKETS_JSON, VERDICTS
 from streams.wire.codec import SchemaRegistry
 
-EXAMPLES = Path(__file__).parents[3] / "examples"
+EXAMPLES = Path(__file__).parents[4] / "examples"
 REGISTRY = SchemaRegistry.from_directory()
 PARENT = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736"
