@@ -33,7 +33,7 @@ import orjson
 
 from omega.bytes_json import unjsonable
 from projections.memories.log_events import LogEvent
-from projections.projector import DEFAULT_BATCH, Projector
+from projections.projector import DEFAULT_BATCH, Projector, collector_paused
 from projections.store.protocol import BatchResult, Position
 
 UNDECODABLE = "undecodable"
@@ -322,9 +322,12 @@ class Runner:
 
     def _apply(self, batch: list[LogEvent]) -> BatchResult:
         """Apply one batch as one transaction; its events are garbage afterwards, then the heap is frozen."""
-        result = self.projector.process_batch(batch)
-        batch.clear()  # not kept alive through the freeze
-        _freeze_heap()
+        # The freeze's collection runs before the collector resumes: resumed first, it would start a pass of its
+        # own over everything the batch left in the youngest generation, and the freeze would scan it all again.
+        with collector_paused():
+            result = self.projector.process_batch(batch)
+            batch.clear()  # not kept alive through the freeze
+            _freeze_heap()
         return result
 
     async def _apply_fetching(self, pool: ThreadPoolExecutor, batch: list[LogEvent]

@@ -384,3 +384,24 @@ def test_the_collector_resumes_when_the_last_overlapping_pause_ends() -> None:
         assert not gc.isenabled()  # the caller's setting is kept
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("overlap", [False, True])
+def test_the_heap_is_frozen_after_each_batch_before_the_collector_resumes(monkeypatch: pytest.MonkeyPatch,
+                                                                         overlap: bool) -> None:
+    # Resumed before the freeze, the collector would first scan the batch's allocations on its own, then the
+    # freeze's collection would scan them again.
+    import gc
+
+    from projections import runner as runner_module
+
+    collector_on_at_freeze: list[bool] = []
+    monkeypatch.setattr(runner_module, "_freeze_heap", lambda: collector_on_at_freeze.append(gc.isenabled()))
+    events = _events()
+    with SqliteStore(":memory:") as store:
+        source = FakeSource([events[:10], events[10:20], events[20:]], finite=True)
+        stats = asyncio.run(Runner(Projector(store), source, batch_size=10, overlap=overlap).run(rebuild=True))
+        assert stats.batches >= 3
+        assert collector_on_at_freeze == [False] * stats.batches
+        assert store.content_hash() == _hash(events)
+    assert gc.isenabled()
