@@ -55,3 +55,9 @@ def test_a_claim_relying_on_every_word_of_an_uncited_fact_names_that_fact() -> N
     assert (failure.code, failure.reason, failure.required_evidence, failure.fact_ids) == (
         UNCITED_FACT_USED, "the claim relies on F2, which the sentence does not cite",
         "an inline citation [F2] beside the others", ("F2",))
+
+
+def test_a_sentence_without_a_citation_is_told_what_it_needs() -> None:
+    [failure] = citation_presence((), {"F1"}, {"F1": TRIAL})
+    assert failure.code == MISSING_CITATION
+    assert failure.required_evidence == "an inline citation [FACT_ID] of an allowed Atomic Fact that states this claim"

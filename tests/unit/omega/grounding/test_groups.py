@@ -46,3 +46,13 @@ def test_words_both_sides_share_do_not_hide_which_group_each_side_names() -> Non
                  "programme schools. [V2]", ARMS).passed
     assert not judge("At 12 months, physical activity was lower among pupils in programme schools than among pupils "
                      "in control schools. [V2]", ARMS).passed
+
+
+def test_a_moved_value_tells_the_writer_which_fact_would_carry_it() -> None:
+    # §7.1 / G-5: the failure names the evidence that would let the sentence pass, and the facts it was judged on
+    verdict = judge("At 12 months, pupils in control schools accumulated a mean of 52.4 minutes per day of physical "
+                    "activity. [V2]", ARMS)
+    [moved] = [f for f in verdict.failures if f.reason.startswith("value moved to another group")]
+    assert moved.required_evidence.startswith("an Atomic Fact stating 52.4")
+    assert moved.required_evidence.endswith(", cited inline")
+    assert moved.fact_ids == ("V2",)

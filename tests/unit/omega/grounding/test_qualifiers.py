@@ -158,3 +158,13 @@ def test_the_trial_names_the_study_back_and_a_trial_claims_a_design() -> None:
     verdict = judge("Participants in a randomised trial received a single 120-microgram intramuscular dose of RV-3 "
                     "or placebo. [M1]", dose)
     assert QUALIFIER_DRIFT in codes(verdict)
+
+
+def test_an_altered_population_names_every_word_of_it_and_the_fact_s_own() -> None:
+    # §7.1: the writer reads which words drifted from which stated qualifier, each quoted (sorted by normal form)
+    verdict = judge("Over 24 weeks, drug A lowered systolic blood pressure by 12 mmHg in women and children. [F1]",
+                    TRIAL)
+    [failure] = verdict.failures
+    assert failure.reason == ("population altered: 'children', 'women' where the cited facts state F1: 'adults aged "
+                              "65 or older'")
+    assert failure.required_evidence == "a cited fact whose population is 'children', 'women'"

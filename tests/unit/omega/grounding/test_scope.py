@@ -109,3 +109,13 @@ def test_each_scope_and_strength_failure_says_what_was_added_and_what_evidence_w
         sentence: str, cited: AtomicFact, expected: list[tuple[str, str, str, tuple[str, ...]]]) -> None:
     failures = scope_and_strength_fidelity(analyse(sentence), [cited])
     assert [(f.code, f.reason, f.required_evidence, f.fact_ids) for f in failures] == expected
+
+
+def test_an_association_stated_as_an_effect_names_the_fact_and_what_would_let_it_pass() -> None:
+    claim = analyse("Among 25,310 women, coffee intake lowered diabetes risk.")
+    [failure] = scope_and_strength_fidelity(claim, [COHORT])
+    assert failure.code == CLAIM_STRENGTHENED
+    assert "the association of C is stated as an effect" in failure.reason
+    assert failure.required_evidence == ("the sentence keeping the association ('was associated with'), or a fact "
+                                         "stating the effect")
+    assert failure.fact_ids == ("C",)
