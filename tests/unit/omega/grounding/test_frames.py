@@ -258,3 +258,12 @@ def test_a_participle_after_a_count_is_an_adjective_and_a_name_with_digits_is_no
     [replaced] = [f for f in frames("In the stack, a monolayer of Me-4PACz replaced PTAA as the transport layer.")
                   if f.predicate == "replaced"]
     assert "pta" in replaced.second
+
+
+def test_fell_short_of_is_one_comparing_verb_with_its_two_sides() -> None:
+    # "A fell short of B": A is compared with B, as in "A exceeded B", with the opposite direction (issue 42 item 1)
+    [frame] = frames("Heron 2.0 fell short of Heron 1.5 in throughput.")
+    assert (frame.kind, frame.predicate) == ("comparison", "fell short")
+    assert frame.first == {"heron", "2.0"}
+    assert frame.second == {"heron", "1.5", "throughput"}
+    assert frames("The membrane was short of water.") == ()  # "short" alone compares nothing
