@@ -17,3 +17,14 @@ def test_an_unstated_word_is_named_with_its_clause_and_the_scoped_evidence_it_ne
     assert 'in the clause "which were chosen by lottery."' in failure.reason
     assert failure.required_evidence.startswith(
         "requires a fact stating 'chosen', 'lottery' for population: adults aged 60 or older; timeframe: 2021 to 2023")
+
+
+def test_the_scoped_requirement_names_at_most_four_words_and_the_full_list_follows() -> None:
+    # a long list would bury the scope; the unabridged list stays in the evidence text after it
+    verdict = judge("The trial enrolled adults at 214 sites, which were chosen by lottery, chance, draw and ballot. "
+                    "[S1]", SITES)
+    [failure] = [f for f in verdict.failures if f.code == NOT_ENTAILED]
+    scoped, _, full = failure.required_evidence.partition("; timeframe: 2021 to 2023; ")
+    assert scoped == "requires a fact stating 'chosen', 'lottery', 'chance', 'draw' for population: adults aged 60 " \
+                     "or older"
+    assert "'ballot'" in full

@@ -111,3 +111,9 @@ def test_only_two_dated_sides_read_as_born_and_died() -> None:
     chemist = fact("P1", "Ada Vell (1950 -- present) is a British chemist.")
     assert not judge("Ada Vell died in present. [P1]", chemist).passed
     assert life_dates("April 14, 1866 \u2013 October 20, 1936") == ["born April 14, 1866", "died October 20, 1936"]
+
+
+def test_a_contrast_word_second_in_its_text_still_cuts_a_clause() -> None:
+    # "but" right after a one-word subject starts its own clause; only a text's first word is never cut before
+    assert clauses("Prices, but not wages, rose.") == ["Prices, ", "but not wages, rose."]
+    assert clauses("But wages fell.") == ["But wages fell."]
