@@ -57,3 +57,8 @@ def test_three_in_every_four_is_three_quarters_and_every_is_part_of_the_number()
     assert [(q.value, q.unit) for _s, _e, q in quantity_spans("for three in every four of the pupils")] == [
         (Decimal(75), "%")]
     assert "every" not in analyse("Data were obtained for three in every four pupils.", claim=True).tokens
+
+
+def test_a_written_unit_of_several_words_before_a_parenthesis_is_read_whole() -> None:
+    # a `units` qualifier "per cent (of participants)": the unit is the table's "per cent", not a word of it
+    assert unit_named("per cent (of participants)") == "%"
