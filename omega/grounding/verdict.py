@@ -178,7 +178,6 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     elif coverage.polarity_failure is not None:
         failures.append(coverage.polarity_failure)
     failures += qualifier_integrity(claim, facts, established)
-    readings += from_the_paragraph(claim, facts, established) if established else ()
     failures += scope_and_strength_fidelity(claim, facts)
     if not any(f.code == CLAIM_STRENGTHENED for f in failures):
         failures += change_attributed(claim_text, facts)
@@ -186,6 +185,8 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     failures += numbers.failures if uncited is None else ()
     failures += [uncited] if uncited is not None else []
     failures = for_the_writer(failures, claim_text, facts)
+    if established and not failures:  # only a passing rationale names them: no second qualifier pass otherwise
+        readings += from_the_paragraph(claim, facts, established)
     ids = ", ".join(f.id for f in facts)
     judged = verdict(failures, _rationale(ids, coverage.checked, claim, numbers.derivations, readings),
                      coverage.paraphrase_uncertain and len(failures) == 1)

@@ -3,9 +3,8 @@
     valgrind --tool=callgrind --callgrind-out-file=/dev/null python -m tests.bench.grounding_passes DATA N
 
 judges every sentence of DATA (a `{facts, paragraphs}` file or a folder of them) once, paragraph by paragraph,
-then N more times. The
-instructions of N=1 minus those of N=0, divided by the sentences, are the cost of one judgement with the facts
-already analysed (BENCHMARKS.md, issue 42)."""
+then N more times. The instructions of N=1 minus those of N=0, divided by the sentences, are the cost of one
+judgement with the facts already analysed (BENCHMARKS.md, issue 42)."""
 
 from __future__ import annotations
 
