@@ -14,13 +14,13 @@ from omega.grounding.facts import AtomicFact
 from omega.grounding.model import CITATION_NOT_ALLOWED, MISSING_CITATION, UNCITED_FACT_USED, UNKNOWN_FACT, Failure
 from omega.grounding.quantities import Quantity
 
-_CITATION = re.compile(r"\[\s*([A-Za-z0-9][A-Za-z0-9_.:\-]*)\s*\]")
+CITATION = re.compile(r"\[\s*([A-Za-z0-9][A-Za-z0-9_.:\-]*)\s*\]")
 
 
 def split_citations(text: str) -> tuple[str, tuple[str, ...]]:
     """(claim text without citations, cited ids in order of first appearance)."""
-    ids = tuple(dict.fromkeys(m.group(1) for m in _CITATION.finditer(text)))
-    claim = re.sub(r"\s+", " ", _CITATION.sub(" ", text)).strip()
+    ids = tuple(dict.fromkeys(m.group(1) for m in CITATION.finditer(text)))
+    claim = re.sub(r"\s+", " ", CITATION.sub(" ", text)).strip()
     claim = re.sub(r"\s+([.,;:!?])", r"\1", claim)
     return claim, ids
 

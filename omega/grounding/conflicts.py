@@ -27,6 +27,7 @@ from decimal import Decimal
 from itertools import combinations
 
 from omega.canonical import canonical_json
+from omega.grounding.citations import CITATION
 from omega.grounding.facts import AtomicFact, qualifier_text
 from omega.grounding.memo import ByObject
 from omega.grounding.model import CONFLICTING_FACTS, Failure
@@ -127,11 +128,17 @@ def presented_with_attribution(text: str, claim: Analysis, facts: Sequence[Atomi
         if conflict(a, b) is None or not (_own_values_stated(claim, a, b) and _own_values_stated(claim, b, a)):
             continue
         citations = [m.start() for i in (a.id, b.id) for m in re.finditer(re.escape(f"[{i}]"), text)]
-        numbers = [m.start() for m in re.finditer(r"\d", text)]
+        # a marker's own digits ("[A9]") are not values: only a citation before a value stated after it is beside one
+        numbers = [m.start() for m in re.finditer(r"\d", CITATION.sub(_blank, text))]
         beside = bool(citations and numbers) and min(citations) < max(numbers)
         if beside or ATTRIBUTION.search(text):
             out.add((a.id, b.id))
     return frozenset(out)
+
+
+def _blank(marker: re.Match[str]) -> str:
+    """A citation marker as spaces of its length (positions in the text kept)."""
+    return " " * len(marker.group(0))
 
 
 def _own_values(fact: AtomicFact, other: AtomicFact) -> set[Decimal]:
