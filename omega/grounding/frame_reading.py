@@ -112,6 +112,16 @@ def _tokens(found: Sequence[Word]) -> frozenset[str]:
                      if w.lower not in FUNCTION_WORDS and w.lower not in NEGATIONS)
 
 
+def _side(found: Sequence[Word]) -> frozenset[str]:
+    """A side's tokens, with "not" among them when the side itself is negated ("plots that were not irrigated",
+    "the membrane without an interlayer"): otherwise it reads as the side it excludes, and a comparison of the two
+    reads the same both ways round."""
+    tokens = _tokens(found)
+    if tokens and any(w.lower in NEGATIONS or w.lower.endswith("n't") for w in found):
+        return tokens | {"not"}
+    return tokens
+
+
 def _comparison(found: Sequence[Word], text: str) -> Frame | None:
     for at in range(len(found)):
         marker = _marker_length(found, at)
@@ -143,8 +153,8 @@ def _comparison(found: Sequence[Word], text: str) -> Frame | None:
             # "peak memory of A was higher than that of B": the sides are what follows each "of"
             of = next((i for i, w in enumerate(first) if w.lower == "of"), None)
             first = first[of + 1:] if of is not None else first
-        return Frame("comparison", f"not {predicate}" if negated else predicate, _tokens(first),
-                     _tokens(second), relative=bool(_RATIO.search(text[:before[comparative].start])))
+        return Frame("comparison", f"not {predicate}" if negated else predicate, _side(first),
+                     _side(second), relative=bool(_RATIO.search(text[:before[comparative].start])))
     return _comparing_verb(found, text)
 
 
@@ -207,8 +217,8 @@ def _comparing_verb(found: Sequence[Word], text: str) -> Frame | None:
         if at and found[at - 1].lower in _BE and by is not None:  # "B was outperformed by A"
             before, rest = list(rest[by + 1:]), before
         # "A outperformed B | on the proportion of ...": the respect in which they compare is neither side
-        return Frame("comparison", f"not {predicate}" if negated else predicate, _tokens(_up_to_respect(before)),
-                     _tokens(_up_to_respect(rest)))
+        return Frame("comparison", f"not {predicate}" if negated else predicate, _side(_up_to_respect(before)),
+                     _side(_up_to_respect(rest)))
     return None
 
 
@@ -259,7 +269,7 @@ def _roles(found: Sequence[Word], text: str) -> list[Frame]:
         else:
             agent, patient = before, _phrase(found, text, at + 1, 1)
         if _tokens(agent) and _tokens(patient):
-            out.append(Frame("role", word.lower, _tokens(agent), _tokens(patient), _baseline(found, at)))
+            out.append(Frame("role", word.lower, _side(agent), _side(patient), _baseline(found, at)))
     return out
 
 

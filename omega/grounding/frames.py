@@ -143,9 +143,10 @@ def _elided(moved: frozenset[str], landed: frozenset[str], own_first: frozenset[
     """Words a side carries that the other side leaves unsaid ("longer among children in the lowest quartile of NO2
     exposure than among those in the highest quartile"): when each side's own words land where the fact puts them,
     words of one fact side that appear on the other side of the sentence are a modifier stated once, not a swap.
-    A number never moves this way: a value on the other side is a value moved (§5.2)."""
+    A number never moves this way: a value on the other side is a value moved (§5.2); nor does a negated side's
+    "not" (frame_reading `_side`): on the other side it names the side that was excluded."""
     return bool(landed & own_first and landed & own_second and (moved <= own_first or moved <= own_second)
-                and not any(word[:1].isdigit() for word in moved))
+                and "not" not in moved and not any(word[:1].isdigit() for word in moved))
 
 
 def relation(a: str, b: str, table: bool = True) -> str | None:

@@ -62,6 +62,26 @@ def test_a_negated_comparative_reads_as_its_antonym() -> None:
     assert frame.predicate == "not exceed"
 
 
+def test_a_negation_four_words_before_the_comparative_belongs_to_the_side_not_the_predicate() -> None:
+    [frame] = frames("Plots that were not irrigated had a higher yield than the irrigated plots.")
+    assert frame.predicate == "higher"
+    assert frame.first == {"not", "plot", "irrigat"}
+    assert frame.second == {"plot", "irrigat"}
+
+
+IRRIGATED = fact("I1", "Irrigated plots had a higher yield than plots that were not irrigated.")
+
+
+def test_a_side_negated_in_the_sentence_is_not_the_side_it_excludes() -> None:
+    # the same words both ways round: only the negation tells the sides apart (G-1)
+    assert not judge("Plots that were not irrigated had a higher yield than the irrigated plots. [I1]",
+                     IRRIGATED).passed
+    assert judge("Plots that were not irrigated had a lower yield than the irrigated plots. [I1]", IRRIGATED).passed
+    without = fact("M1", "The membrane with an interlayer retained more capacity than the membrane without one.")
+    assert not judge("The membrane without an interlayer retained more capacity than the membrane with one. [M1]",
+                     without).passed
+
+
 def test_did_not_exceed_is_entailed_by_lower_with_the_same_sides_and_refused_reversed() -> None:
     assert judge("Median latency in version 2.4 did not exceed that in version 2.3. [C1]", LATENCY).passed
     assert not judge("Median latency in version 2.3 did not exceed that in version 2.4. [C1]", LATENCY).passed
