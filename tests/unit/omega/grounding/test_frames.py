@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from omega.grounding.frame_reading import frames
+from omega.grounding.frames import FrameCheck, comparisons_and_roles, numeric_sides, relation
 from omega.grounding.model import NOT_ENTAILED, NUMERIC_MISMATCH
 from tests.unit.omega.grounding.support import codes, fact, judge
 
@@ -80,6 +83,15 @@ def test_a_side_negated_in_the_sentence_is_not_the_side_it_excludes() -> None:
     without = fact("M1", "The membrane with an interlayer retained more capacity than the membrane without one.")
     assert not judge("The membrane without an interlayer retained more capacity than the membrane with one. [M1]",
                      without).passed
+
+
+def test_a_comparison_about_other_things_borrows_no_reading_from_a_fact_frame() -> None:
+    # the same pair of antonyms, sides that share no word: not the fact's comparison read the other way round
+    throughput = fact("T1", "Throughput was higher on cluster X than on cluster Y.")
+    assert comparisons_and_roles("Latency was lower in release 3 than in release 4.", [throughput], {}) \
+        == FrameCheck((), {}, ())
+    swapped = comparisons_and_roles("Throughput was lower on cluster Y than on cluster X.", [throughput], {})
+    assert swapped.readings == ("lower than = higher than, sides swapped",)
 
 
 def test_did_not_exceed_is_entailed_by_lower_with_the_same_sides_and_refused_reversed() -> None:
@@ -287,3 +299,17 @@ def test_fell_short_of_is_one_comparing_verb_with_its_two_sides() -> None:
     assert frame.first == {"heron", "2.0"}
     assert frame.second == {"heron", "1.5", "throughput"}
     assert frames("The membrane was short of water.") == ()  # "short" alone compares nothing
+
+
+def test_each_side_measured_by_its_own_number_is_read_even_with_a_participle_after_its_noun() -> None:
+    # "the build compiled by GCC": a participle inside a side does not cut the comparison in two
+    assert numeric_sides("Peak memory was higher with the build compiled by GCC (530 MB) than with the build "
+                         "compiled by Clang (410 MB).") == [("higher", Decimal(530), Decimal(410))]
+
+
+def test_a_comparative_and_a_verb_outside_the_comparatives_are_not_read_as_antonyms() -> None:
+    assert relation("higher", "lower") == "opposite"
+    assert relation("higher", "greater") == "same"
+    # only two comparatives are placed on the up/down scale against each other: "reduced" is no comparative
+    assert relation("higher", "reduced") is None
+    assert relation("faster", "recovered") is None
