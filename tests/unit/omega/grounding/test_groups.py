@@ -32,6 +32,15 @@ def test_a_fact_naming_one_group_before_its_number_and_the_other_after_keeps_bot
                      (Decimal("46.1"), frozenset({"pupil", "control", "school"}))]
 
 
+def test_a_second_of_phrase_after_the_measure_names_no_group() -> None:
+    # "52.4 minutes per day | of activity of moderate intensity": both "of" phrases are the measure; the group is
+    # the one named before the number
+    [[(value, group)]] = value_groups("In the programme arm, participants recorded 52.4 minutes per day of activity "
+                                      "of moderate intensity.", claim=True)
+    assert value == Decimal("52.4")
+    assert group == {"participant"}
+
+
 def test_a_value_moved_to_the_group_named_after_the_other_number_is_refused() -> None:
     verdict = judge("At 12 months, pupils in control schools accumulated a mean of 52.4 minutes per day of physical "
                     "activity. [V2]", ARMS)

@@ -7,8 +7,9 @@ from decimal import Decimal
 
 import pytest
 
+from omega.grounding.frames import numeric_sides
 from omega.grounding.model import NOT_ENTAILED, NUMERIC_MISMATCH, QUALIFIER_DROPPED
-from omega.grounding.numeric import numerical_accuracy
+from omega.grounding.numeric import directions_shown, numerical_accuracy
 from omega.grounding.quantities import quantities, quantity_spans, sample_size
 from omega.grounding.tokens import analyse
 from tests.unit.omega.grounding.support import BASELINE, DIZZY, TRIAL, codes, fact, judge
@@ -242,6 +243,15 @@ def test_a_strict_bound_every_stated_proportion_meets_is_entailed() -> None:
                      PONDS).passed
 
 
+def test_a_bound_reads_only_the_proportion_out_of_the_total_the_sentence_names() -> None:
+    # 14 of 36 = 38.9% meets "fewer than half of the 36 ponds"; 30 of 40 (75%) is out of another total
+    both = fact("B3", "Newts were detected in 14 of 36 ponds and frogs in 30 of 40 ponds surveyed in 2022.",
+                {"timeframe": "2022"})
+    verdict = judge("Newts were detected in fewer than half of the 36 ponds surveyed in 2022. [B3]", both)
+    assert verdict.passed
+    assert "fewer than half: 14 of 36" in verdict.rationale
+
+
 def test_an_approximation_is_no_bound_and_a_bound_one_stated_share_breaks_is_refused() -> None:
     assert not judge("Newts were detected in nearly half of the 36 ponds surveyed in 2022. [B1]", PONDS).passed
     # 24.1% is below a quarter but 8.7% is below it too: "more than a quarter" is met by neither
@@ -298,3 +308,10 @@ def test_a_number_in_a_plain_unit_is_the_facts_rate_when_the_sentence_names_the_
 def test_a_decade_is_met_by_a_stated_year_within_it(sentence: str, passes: bool) -> None:
     born = fact("Y1", "Carlos Santana (born July 20, 1957) is a Mexican and American musician.")
     assert judge(sentence, born).passed is passes
+
+
+def test_a_comparative_its_own_numbers_contradict_is_not_shown_by_them() -> None:
+    # 530 > 410 shows "higher"; 410 against 530 shows nothing (the comparative is left to the facts to decide)
+    for text, shown in (("Peak memory was higher with GCC (530 MB) than with Clang (410 MB).", {"higher"}),
+                        ("Peak memory was higher with GCC (410 MB) than with Clang (530 MB).", set())):
+        assert directions_shown(analyse(text, claim=True), text, numeric_sides(text)) == shown, text

@@ -6,7 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from omega.grounding.model import CLAIM_STRENGTHENED, NOT_ENTAILED
-from omega.grounding.rephrasing import TABLE, antonyms, lemmas, related
+from omega.grounding.rephrasing import TABLE, antonyms, lemmas, related, said_as_function_words
+from omega.grounding.tokens import analyse
 from tests.unit.omega.grounding.support import codes, fact, judge
 
 REDUCED = fact("D1", "Drug A reduced systolic blood pressure in adults aged 65 or older.")
@@ -112,3 +113,13 @@ def test_another_form_of_a_fact_word_the_sentence_says_itself_is_still_that_word
     delivered = fact("M2", "Intervention schools delivered a mean of 78% of scheduled sessions.")
     verdict = judge("On delivery, intervention schools delivered a mean of 78% of scheduled sessions. [M2]", delivered)
     assert verdict.passed, verdict.rationale
+
+
+def test_a_word_said_as_a_function_word_is_read_once_and_not_when_an_anaphor_owns_it() -> None:
+    analysis = fact("S1", "Analysis of the river samples showed lead contamination.")
+    claim = analyse("The river samples were analysed.", claim=True)
+    assert said_as_function_words(claim, [analysis], frozenset()) == (frozenset({"analys"}),
+                                                                       ("analysed = analysis",))
+    # the words an anaphor already owns ("these samples"' words) are not read again, owned either way
+    assert said_as_function_words(claim, [analysis], frozenset(), frozenset({"analys"})) == (frozenset(), ())
+    assert said_as_function_words(claim, [analysis], frozenset({"analys"})) == (frozenset(), ())
