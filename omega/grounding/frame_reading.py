@@ -62,6 +62,9 @@ class Frame:
     second: frozenset[str]
     baseline: frozenset[str] = frozenset()  # a role frame's "relative to X": what its change is set against
     relative: bool = False  # a comparison by a ratio ("14% higher", "twice as", "3-fold higher")
+    # a role frame's whole agent phrase up to its comma ("a self-assembled monolayer of Me-4PACz" where `first` is
+    # "Me-4PACz"): where another entity of the text is told from the same agent said in more or fewer words
+    subject: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=256)
@@ -175,6 +178,12 @@ def _subject(before: Sequence[Word], text: str) -> Sequence[Word]:
     return before[start:verb] if _tokens(before[start:verb]) else before
 
 
+def _before_comma(found: Sequence[Word], text: str) -> int:
+    """How many of the words come before the first comma between them (all of them without one)."""
+    return next((i for i in range(1, len(found))
+                 if "," in text[found[i - 1].start + len(found[i - 1].surface):found[i].start]), len(found))
+
+
 def _after_last_comma(found: Sequence[Word], text: str) -> int:
     """Where the words after the last comma between them start (0 without one): a fronted phrase ends there."""
     return next((i for i in range(len(found) - 1, 0, -1)
@@ -266,10 +275,13 @@ def _roles(found: Sequence[Word], text: str) -> list[Frame]:
             if by is None:
                 continue  # a passive without its agent says nothing about who did it
             agent, patient = _phrase(found, text, by + 1, 1), before
+            subject = found[by + 1:by + 1 + _before_comma(found[by + 1:], text)]
         else:
             agent, patient = before, _phrase(found, text, at + 1, 1)
+            subject = found[_after_last_comma(found[:at], text):at]
         if _tokens(agent) and _tokens(patient):
-            out.append(Frame("role", word.lower, _side(agent), _side(patient), _baseline(found, at)))
+            out.append(Frame("role", word.lower, _side(agent), _side(patient), _baseline(found, at),
+                             subject=_tokens(subject)))
     return out
 
 
@@ -297,9 +309,12 @@ def _phrase(found: Sequence[Word], text: str, start: int, step: int) -> list[Wor
     out: list[Word] = []
     at = start
     while 0 <= at < len(found) and found[at].lower not in _BOUNDARY and found[at].lower not in AUXILIARIES:
-        if out:
-            a, b = sorted((out[-1], found[at]), key=lambda w: w.start)
-            if "," in text[a.start + len(a.surface):b.start]:
+        last = out[-1] if out else (found[at - step] if 0 <= at - step < len(found) else None)
+        if last is not None:
+            a, b = sorted((last, found[at]), key=lambda w: w.start)
+            gap = text[a.start + len(a.surface):b.start]
+            # a comma ends a phrase; so does a bracket ("schools (adjusted difference": no agent of "adjusted")
+            if "," in gap or _OPEN_MARK in gap or _CLOSE_MARK in gap:
                 break
         out.append(found[at])
         at += step

@@ -68,8 +68,9 @@ def comparisons_and_roles(claim_text: str, facts: Sequence[AtomicFact], mapping:
     for frame in claim_frames:
         first = frozenset(mapping.get(t, t) for t in frame.first)
         second = frozenset(mapping.get(t, t) for t in frame.second)
+        subject = frozenset(mapping.get(t, t) for t in frame.subject)
         judged = [(v, f) for f in stated
-                  if (v := _agrees(frame.kind, frame.predicate, first, second, f)) is not None]
+                  if (v := _agrees(frame.kind, frame.predicate, first, second, f, subject)) is not None]
         agreeing = [f for (ok, _), f in judged if ok]
         # "A was 14% higher than B" does not give "B was 14% lower than A": a ratio is relative to its baseline,
         # so a sentence that states one may not swap the sides (the direction alone may)
@@ -98,10 +99,13 @@ def comparisons_and_roles(claim_text: str, facts: Sequence[AtomicFact], mapping:
             continue
         (_ok, moved), fact_frame = judged[0]
         what = "comparison reversed" if frame.kind == "comparison" else "roles swapped"
+        if frame.kind == "role" and not moved & (fact_frame.first | fact_frame.second | fact_frame.baseline):
+            said = f"agent replaced: the sentence makes {quoted(sorted(moved))} the agent of '{frame.predicate}', and"
+        else:
+            said = f"{what}: the sentence puts {quoted(sorted(moved))} on the other side of '{frame.predicate}' than"
         failures.append(Failure(
             NOT_ENTAILED,
-            f"{what}: the sentence puts {quoted(sorted(moved))} on the other side of '{frame.predicate}' than the "
-            f"cited facts, which state '{fact_frame.predicate}' with {quoted(sorted(fact_frame.first))} "
+            f"{said} the cited facts, which state '{fact_frame.predicate}' with {quoted(sorted(fact_frame.first))} "
             f"/ {quoted(sorted(fact_frame.second))}",
             f"an Atomic Fact stating '{frame.predicate}' with {quoted(sorted(first))} / {quoted(sorted(second))} in "
             f"these roles, cited inline", tuple(f.id for f in facts)))
@@ -113,7 +117,7 @@ def _negations(text: str) -> int:
 
 
 def _agrees(kind: str, predicate: str, first: frozenset[str], second: frozenset[str],
-            fact: Frame) -> tuple[bool, frozenset[str]] | None:
+            fact: Frame, subject: frozenset[str] = frozenset()) -> tuple[bool, frozenset[str]] | None:
     """None when the fact frame is about another predicate; else whether the sides land where the fact puts them
     (and the words that moved)."""
     if fact.kind != kind:
@@ -135,6 +139,12 @@ def _agrees(kind: str, predicate: str, first: frozenset[str], second: frozenset[
         # the fact's baseline made the agent: "uncoated steel reduced corrosion relative to the coating" against
         # "the coating reduced corrosion relative to uncoated steel"
         return False, first & baseline_only
+    if (kind == "role" and how == "same" and not moved and first and fact.first
+            and not (first | subject) & (fact.first | fact.subject) and second & fact.second):
+        # the fact's patient with another agent ("the grant trained 40 technicians" from "the consortium trained
+        # 40 technicians"; "placebo reduced migraine" from "drug K reduced migraine"): the agent is replaced. The
+        # whole agent phrases are compared, not only the words next to the verb ("participants in the trial")
+        return False, first
     return not moved, moved
 
 

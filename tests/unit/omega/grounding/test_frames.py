@@ -313,3 +313,29 @@ def test_a_comparative_and_a_verb_outside_the_comparatives_are_not_read_as_anton
     # only two comparatives are placed on the up/down scale against each other: "reduced" is no comparative
     assert relation("higher", "reduced") is None
     assert relation("faster", "recovered") is None
+
+
+GRANT = fact("G1", "The grant funded the consortium, and the consortium trained 40 technicians.")
+MIGRAINE = fact("K1", "Compared with placebo, drug K reduced the incidence of migraine by 38%.")
+
+
+def test_the_fact_s_patient_given_another_agent_the_facts_name_is_refused_naming_it() -> None:
+    verdict = judge("The grant trained 40 technicians. [G1]", GRANT)
+    assert not verdict.passed
+    assert verdict.failures[0].reason.startswith("agent replaced: the sentence makes 'grant' the agent of 'trained'")
+    assert judge("The consortium trained 40 technicians. [G1]", GRANT).passed
+    assert not judge("Compared with drug K, placebo reduced the incidence of migraine by 38%. [K1]", MIGRAINE).passed
+    assert judge("Drug K reduced the incidence of migraine by 38% compared with placebo. [K1]", MIGRAINE).passed
+
+
+def test_an_agent_said_in_more_or_fewer_words_is_the_same_agent() -> None:
+    # the words next to the verb differ ("trial" / "participants"; "monolayer" / "Me-4PACz"), the phrases share one
+    dose = fact("M1", "Participants received a single dose of RV-3 or placebo.")
+    assert judge("Participants in the trial received a single dose of RV-3 or placebo. [M1]", dose).passed
+    layer = fact("L1", "In the optimised stack, a self-assembled monolayer of Me-4PACz replaced PTAA.")
+    assert judge("PTAA was replaced by a self-assembled monolayer of Me-4PACz in the optimised stack. [L1]",
+                 layer).passed
+
+
+def test_a_verb_form_right_after_an_opening_bracket_has_no_agent_before_the_bracket() -> None:
+    assert frames("Body mass index did not differ between the schools (adjusted difference -0.03).") == ()
