@@ -347,8 +347,8 @@ def bench_monitor(ctx: Context, out: Outcome) -> None:
 def bench_oracle(ctx: Context, out: Outcome) -> None:
     from tests.bench import bench_oracle as module
 
-    if not (module.DATA / "phase-q-dev.ndjson").is_file():
-        out.skipped = f"no Phase Q cases at {module.DATA.resolve()}"
+    if not module.CASES.is_file():
+        out.skipped = f"no Phase Q cases at {module.CASES.resolve()}"
         return
     argv = ["--repeat", "1"] if ctx.quick else []
     out.raw = module.run(argv)

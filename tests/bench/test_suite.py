@@ -21,15 +21,16 @@ def test_quick_run_of_the_cheap_benchmarks_prints_figures_with_their_commands(
     target = tmp_path / "BENCHMARKS.md"
     target.write_text(HAND_WRITTEN, encoding="utf-8")
     figures_json = tmp_path / "figures.json"
-    code = suite.main(["--quick", "--only", "answers", "--only", "grounding", "--only", "monitor", "--no-write",
+    code = suite.main(["--quick", "--only", "answers", "--only", "grounding", "--only", "monitor", "--only", "oracle",
+                       "--no-write",
                        "--file", str(target), "--json", str(figures_json)])
     output = capsys.readouterr().out
     assert code == 0, output
-    assert output.startswith("python -m tests.bench: monitor, answers, grounding (quick)")  # the suite's order
+    assert output.startswith("python -m tests.bench: monitor, oracle, answers, grounding (quick)")  # suite's order
     assert "== figures" in output
     assert target.read_text(encoding="utf-8") == HAND_WRITTEN  # --no-write
     data = json.loads(figures_json.read_text(encoding="utf-8"))
-    assert {f["bench"] for f in data["figures"]} == {"answers", "grounding", "monitor"}
+    assert {f["bench"] for f in data["figures"]} == {"answers", "grounding", "monitor", "oracle"}
     for figure in data["figures"]:
         assert figure["value"] is not None
         assert figure["value"] > 0
