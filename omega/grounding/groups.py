@@ -27,6 +27,10 @@ Two cited facts that each give one value in the same unit and differ only in a s
 decide is entailed, and a value moved from one to the other fails. A comparison across two facts stands only when
 each side names everything its fact says and the other does not ("systolic ... in arm A" and "diastolic ... in arm
 B" are two measures, not one compared).
+
+Values listed "respectively" are read one to one with the names listed before them (`_respectively`:
+"sensitivity and specificity were 92% and 81%, respectively" gives 92% to sensitivity): §5.2's moved value is the
+same whether a fact names each group beside its value or lists them in order.
 """
 
 from __future__ import annotations
@@ -76,7 +80,7 @@ def value_groups(text: str, claim: bool = False, unit: str | None = None, measur
                  and (claim or (m == measure and units[m] > 1))]
         if len(found) < (1 if claim else 2):
             continue
-        side_by_side = _side_by_side(clause, found)
+        side_by_side = _side_by_side(clause, found) or _respectively(clause, found)
         if side_by_side is not None:
             out.append(side_by_side)
             continue
@@ -114,6 +118,26 @@ def _side_by_side(clause: str, found: list[tuple[int, int, Quantity]]) -> list[t
         return None
     first = _from_last_preposition(clause[:marker.start()])
     return [(a.value, _group_tokens(first)), (b.value, _group_tokens(clause[marker.end():pair.start()]))]
+
+
+_AND = re.compile(r"\s+and\s+")
+
+
+def _respectively(clause: str, found: list[tuple[int, int, Quantity]]) -> list[tuple[Decimal, frozenset[str]]] | None:
+    """Values listed "respectively" after as many names ("sensitivity and specificity were 92% and 81%,
+    respectively"; "A, B and C ..."): the first value is the first name's, and so on. The last name ends at the
+    predicate, the others are the comma-separated pieces before its "and"."""
+    if len(found) < 2 or not re.search(r"\brespectively\b", clause):
+        return None
+    prefix = clause[:found[0][0]]
+    joins = list(_AND.finditer(prefix))
+    if not joins:
+        return None
+    last = _up_to_verb(prefix[joins[-1].end():].split(",")[0])
+    names = [*prefix[:joins[-1].start()].split(",")[-(len(found) - 1):], last]
+    if len(names) != len(found) or not all(_group_tokens(name) for name in names):
+        return None
+    return [(q.value, _group_tokens(name)) for (_s, _e, q), name in zip(found, names, strict=True)]
 
 
 _NUMBER_NEXT = re.compile(r"\s*(?:\d|(?:" + "|".join(SPELLED) + r")\b)")

@@ -65,3 +65,21 @@ def test_a_moved_value_tells_the_writer_which_fact_would_carry_it() -> None:
     assert moved.required_evidence.startswith("an Atomic Fact stating 52.4")
     assert moved.required_evidence.endswith(", cited inline")
     assert moved.fact_ids == ("V2",)
+
+
+ACCURACY = fact("R1", "Sensitivity and specificity were 92% and 81%, respectively.")
+
+
+def test_values_listed_respectively_belong_to_the_names_in_their_order() -> None:
+    assert value_groups(ACCURACY.content) == [[(Decimal(92), frozenset({"sensitivity"})),
+                                                (Decimal(81), frozenset({"specificity"}))]]
+    assert value_groups("Recall, precision and F1 were 91%, 84% and 87%, respectively.") == [
+        [(Decimal(91), frozenset({"recall"})), (Decimal(84), frozenset({"precision"})),
+         (Decimal(87), frozenset({"f1"}))]]
+
+
+def test_a_value_listed_respectively_said_of_the_other_name_is_refused() -> None:
+    assert judge("Sensitivity was 92% and specificity was 81%. [R1]", ACCURACY).passed
+    assert judge("Specificity was 81%. [R1]", ACCURACY).passed
+    verdict = judge("Specificity was 92%. [R1]", ACCURACY)
+    assert "value moved to another group" in verdict.rationale
