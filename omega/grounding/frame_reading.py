@@ -2,6 +2,8 @@
 
 - a comparison frame: a comparative ("lower", "more", "faster", "exceeded", "fell short of") with its two sides,
   the words before the comparison marker ("than", "versus", "compared with", "relative to") and the words after;
+- an equative ratio ("twice as high in A as in B", "3.2 times as likely among A as among B"): the adjective as a
+  relative comparison of the two sides of its "as ... as" ("half as" left unread);
 - a role frame: a predicate verb with its agent (the words right before it, or after "by" in the passive) and its
   patient (the words right after an active verb, or before a passive one), up to the nearest comma or preposition,
   and its baseline (the words after a comparison marker: "reduced corrosion by 30% relative to uncoated steel").
@@ -158,7 +160,28 @@ def _comparison(found: Sequence[Word], text: str) -> Frame | None:
             first = first[of + 1:] if of is not None else first
         return Frame("comparison", f"not {predicate}" if negated else predicate, _side(first),
                      _side(second), relative=bool(_RATIO.search(text[:before[comparative].start])))
-    return _comparing_verb(found, text)
+    return _equative(found, text) or _comparing_verb(found, text)
+
+
+_MULTIPLIERS = frozenset({"twice", "thrice", "double", "triple", "times"})
+
+
+def _equative(found: Sequence[Word], text: str) -> Frame | None:
+    """A ratio said as an equative ("twice as high in A as in B", "3.2 times as likely among A as among B",
+    "A took up twice as much nitrogen as B"): the adjective compares, relative, its two sides those of its "as ...
+    as". "Half as" is left unread (its direction is the adjective's opposite)."""
+    for at in range(1, len(found) - 2):
+        ratio = found[at - 1].lower
+        if found[at].lower != "as" or not (ratio in _MULTIPLIERS or ratio.endswith("fold")):
+            continue
+        close = next((i for i in range(at + 2, len(found)) if found[i].lower == "as"), None)
+        if close is None:
+            return None
+        between, second = found[at + 2:close], _up_to_respect(found[close + 1:])
+        side = next((i for i, w in enumerate(between) if w.lower in _SIDE_PREPOSITIONS), None)
+        first = between[side:] if side is not None else _subject(found[:at - 1], text)
+        return Frame("comparison", found[at + 1].lower, _side(first), _side(second), relative=True)
+    return None
 
 
 def _up_to_respect(side: Sequence[Word]) -> Sequence[Word]:

@@ -339,3 +339,21 @@ def test_an_agent_said_in_more_or_fewer_words_is_the_same_agent() -> None:
 
 def test_a_verb_form_right_after_an_opening_bracket_has_no_agent_before_the_bracket() -> None:
     assert frames("Body mass index did not differ between the schools (adjusted difference -0.03).") == ()
+
+
+UPTAKE = fact("U1", "Nitrogen uptake was twice as high in inoculated seedlings as in uninoculated seedlings.")
+
+
+def test_a_ratio_said_as_an_equative_is_a_relative_comparison_of_its_two_sides() -> None:
+    [frame] = frames("Nitrogen uptake was twice as high in inoculated seedlings as in uninoculated seedlings.")
+    assert (frame.kind, frame.predicate, frame.relative) == ("comparison", "high", True)
+    assert frame.first == {"inoculat", "seedling"}
+    assert frame.second == {"uninoculat", "seedling"}
+    assert frames("Uptake was half as high in the first plot as in the second plot.") == ()
+
+
+def test_an_equative_with_its_sides_swapped_is_refused() -> None:
+    assert judge("Nitrogen uptake was twice as high in inoculated seedlings as in uninoculated seedlings. [U1]",
+                 UPTAKE).passed
+    assert not judge("Nitrogen uptake was twice as high in uninoculated seedlings as in inoculated seedlings. [U1]",
+                     UPTAKE).passed
