@@ -23,7 +23,7 @@ from functools import lru_cache
 from omega.grounding.quantities import SPELLED
 from omega.grounding.rephrasing import lemmas
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
-from omega.grounding.words import AUXILIARIES, Word, clauses, verb_form, words
+from omega.grounding.words import AUXILIARIES, DETERMINERS, Word, clauses, verb_form, words
 
 MARKERS = frozenset({"than", "versus", "vs"})
 
@@ -41,9 +41,6 @@ _COMPARING_VERBS = frozenset({"exceed", "outperform", "surpass", "outnumber", "s
 
 _SIDE_PREPOSITIONS = frozenset({"in", "among", "for", "at", "on", "with", "during", "under", "from", "after",
                                 "before", "within", "across"})
-
-_DETERMINERS = frozenset({"a", "an", "the", "this", "that", "these", "those", "its", "their", "his", "her", "our",
-                          "each", "every", "no", "any", "some"})
 
 _RESPECT = frozenset({"on", "as", "across", "during", "over", "under", "for", "regarding"})
 
@@ -287,7 +284,7 @@ def _roles(found: Sequence[Word], text: str) -> list[Frame]:
     for at in range(1, len(found)):
         word = found[at]
         if word.lower[:1].isdigit() or not verb_form(word) or word.lower in AUXILIARIES \
-                or found[at - 1].lower in _DETERMINERS or _count_before(found, at, text):  # "the tiered
+                or found[at - 1].lower in DETERMINERS or _count_before(found, at, text):  # "the tiered
             # compiler", "1,150 registered nurses": an adjective, not a predicate
             continue
         passive = found[at - 1].lower in _BE

@@ -48,7 +48,7 @@ from omega.grounding.model import NOT_ENTAILED, Failure, quoted
 from omega.grounding.numeric import DOWN, UP
 from omega.grounding.quantities import SPELLED, UNITS, Quantity, quantity_spans, unit_named, unit_words
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
-from omega.grounding.words import AUXILIARIES, clauses, verb_form, words
+from omega.grounding.words import AUXILIARIES, DETERMINERS, clauses, verb_form, words
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
 _ATTACHING = frozenset({"in", "for", "among", "at", "with", "during", "on", "under", "after", "before", "within",
@@ -148,8 +148,9 @@ def _up_to_verb(span: str) -> str:
     hospitals | reported burnout"): the predicate is the measure's, shared by every group."""
     found = words(span)
     verb = next((w for i, w in enumerate(found) if i and verb_form(w) and w.lower not in AUXILIARIES
-                 and not _NUMBER_NEXT.match(span, w.start + len(w.surface))),
-                None)  # "aged 18 to 24": a participle before a number describes the group
+                 and found[i - 1].lower not in DETERMINERS and not _NUMBER_NEXT.match(span, w.start + len(w.surface))),
+                None)  # "aged 18 to 24": a participle before a number describes the group; "the delayed surgery
+    # group": one after a determiner too
     return span if verb is None else span[:verb.start]
 
 

@@ -46,6 +46,9 @@ _RELATIVE = frozenset({"who", "which", "whose", "whom", "where"})
 # Verb forms recognised without a tagger: auxiliaries and modals, irregular past forms and participles.
 AUXILIARIES = word_set("""is are was were be been being am has have had do does did can could will would shall
 should may might must""")
+# a word before a verb form makes it an adjective ("the delayed surgery group", "the tiered compiler")
+DETERMINERS = frozenset({"a", "an", "the", "this", "that", "these", "those", "its", "their", "his", "her", "our",
+                         "each", "every", "no", "any", "some"})
 IRREGULAR_VERBS = {
     "began": "begin", "begun": "begin", "became": "become", "born": "born", "borne": "bear",
     "broke": "break", "broken": "break", "brought": "bring", "built": "build", "bought": "buy", "came": "come",

@@ -83,3 +83,16 @@ def test_a_value_listed_respectively_said_of_the_other_name_is_refused() -> None
     assert judge("Specificity was 81%. [R1]", ACCURACY).passed
     verdict = judge("Specificity was 92%. [R1]", ACCURACY)
     assert "value moved to another group" in verdict.rationale
+
+
+def test_a_participle_after_a_determiner_is_part_of_the_group_it_names() -> None:
+    # "7.9% | in the delayed surgery group": "delayed" describes the group, it does not start the predicate
+    mortality = fact("D1", "Mortality at 30 days was 4.2% in the early surgery group and 7.9% in the delayed surgery "
+                           "group.", {"timeframe": "30 days"})
+    [[_early, (value, group)]] = value_groups(mortality.content)
+    assert value == Decimal("7.9")
+    assert group == {"delay", "surgery", "group"}
+    assert judge("Mortality at 30 days was higher in the delayed surgery group than in the early surgery group. [D1]",
+                 mortality).passed
+    assert not judge("Mortality at 30 days was lower in the delayed surgery group than in the early surgery group. "
+                     "[D1]", mortality).passed
