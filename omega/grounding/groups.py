@@ -7,7 +7,8 @@ the fact's `units` qualifier, or its clause's most frequent unit; a year, an age
 group's name) with the words of its group, the words after it when the fact attaches groups after its numbers ("23% |
 in 2021"), else the words before it back to the previous number ("for the control membrane | 98.2%"; an "of"
 right before the number introduces the value, and with no preposition the subject before the verb names the
-group: "Heron 1.5 | sustained a throughput of | 7,300"), or, with nothing before it, the words after it ("compared
+group: "Heron 1.5 | sustained a throughput of | 7,300"; a preposition before the verb is the subject's group, one
+after it the predicate's: "respondents in Norway | rated trust in parliament at | 6.8"), or, with nothing before it, the words after it ("compared
 with 46.1 minutes | among pupils in control schools"); "of" after a unit other than % opens the measure ("52.4
 minutes per day | of physical activity"), not a group. The
 sentence's numbers are read the same way. A sentence number fails when its group words are distinctive of
@@ -205,6 +206,15 @@ def _from_last_preposition(span: str) -> str:
     named = [w for i, w in enumerate(found) if any(v.lower not in FUNCTION_WORDS for v in found[i + 1:])]
     last = next((w for w in reversed(named) if w.lower in _ATTACHING and w.lower != "of"),
                 next((w for w in reversed(named) if w.lower == "of"), None))
+    verb = None if last is None else next(
+        (w for i, w in enumerate(found) if i and w.start < last.start and verb_form(w) and w.lower not in AUXILIARIES
+         and found[i - 1].lower not in DETERMINERS), None)
+    subject = None if verb is None else next(
+        (w for w in reversed(found) if w.start < verb.start and w.lower in _ATTACHING and w.lower != "of"), None)
+    if subject is not None:
+        # "respondents in Norway | rated trust in parliament at 6.8": the subject's group, not a phrase of the
+        # predicate (the measure, which an elided second clause shares: "and respondents in Italy at 4.1")
+        last = subject
     if last is not None:
         return _up_to_verb(span[last.start:])  # "in intervention schools | accumulated a mean of": the measure
     # no preposition: the subject names the group, its verb and object are the measure ("Heron 1.5 | sustained a

@@ -96,3 +96,17 @@ def test_a_participle_after_a_determiner_is_part_of_the_group_it_names() -> None
                  mortality).passed
     assert not judge("Mortality at 30 days was lower in the delayed surgery group than in the early surgery group. "
                      "[D1]", mortality).passed
+
+
+TRUST = fact("T1", "Survey respondents in Norway rated trust in parliament at 6.8 out of 10, and respondents in "
+                   "Italy at 4.1.", {"timeframe": "2022"})
+
+
+def test_the_subject_s_group_names_a_value_not_a_phrase_of_its_predicate() -> None:
+    # "in parliament" is what was rated (the measure the elided second clause shares), "in Norway" whose rating
+    assert value_groups(TRUST.content) == [[(Decimal("6.8"), frozenset({"norway"})),
+                                            (Decimal("4.1"), frozenset({"italy"}))]]
+    verdict = judge("In 2022, survey respondents in Italy rated trust in parliament at 6.8 out of 10. [T1]", TRUST)
+    assert "value moved to another group" in verdict.rationale
+    assert judge("In 2022, survey respondents in Norway rated trust in parliament at 6.8 out of 10. [T1]",
+                 TRUST).passed
