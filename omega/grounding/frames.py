@@ -139,11 +139,13 @@ def _agrees(kind: str, predicate: str, first: frozenset[str], second: frozenset[
         # the fact's baseline made the agent: "uncoated steel reduced corrosion relative to the coating" against
         # "the coating reduced corrosion relative to uncoated steel"
         return False, first & baseline_only
-    if (kind == "role" and how == "same" and not moved and first and fact.first
-            and not (first | subject) & (fact.first | fact.subject) and second & fact.second):
+    agent, fact_agent = (first | subject) - second, (fact.first | fact.subject) - fact.second
+    if (kind == "role" and how == "same" and not moved and first and fact.first and not agent & fact_agent
+            and second & fact.second):
         # the fact's patient with another agent ("the grant trained 40 technicians" from "the consortium trained
         # 40 technicians"; "placebo reduced migraine" from "drug K reduced migraine"): the agent is replaced. The
-        # whole agent phrases are compared, not only the words next to the verb ("participants in the trial")
+        # whole agent phrases are compared, not only the words next to the verb ("participants in the trial"), and
+        # without the patient's words ("the decline in X preceded the loss of Y": a loss is a decline)
         return False, first
     return not moved, moved
 

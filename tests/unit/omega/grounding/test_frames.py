@@ -357,3 +357,12 @@ def test_an_equative_with_its_sides_swapped_is_refused() -> None:
                  UPTAKE).passed
     assert not judge("Nitrogen uptake was twice as high in uninoculated seedlings as in inoculated seedlings. [U1]",
                      UPTAKE).passed
+
+
+def test_an_agent_replaced_is_told_even_when_both_patients_are_one_word_by_synonym() -> None:
+    # "loss" and "decline" both read as a decrease: the patients agree, the agents ("sea ice" / "polar bear body
+    # condition") do not, whatever word the agent phrases share with the patients
+    ice = fact("E1", "Loss of sea ice preceded the decline in polar bear body condition in the Beaufort Sea.",
+               {"setting": "Beaufort Sea"})
+    assert not judge("In the Beaufort Sea, the decline in polar bear body condition preceded the loss of sea ice. "
+                     "[E1]", ice).passed
