@@ -183,6 +183,8 @@ def _follows(clause: str, end: int, measures: frozenset[str]) -> bool:
     """The words after a number name its group ("23% | in 2021", "11.5 g/dL recorded | in the oral arm",
     "5,100 steps | at the visit")."""
     after = list(words(clause[end:]))
+    if after[:2] and after[0].lower == "compared":
+        return False  # "5.2 kg, | compared with 1.1 kg in the placebo group": the other number's group follows
     while len(after) > 1 and (after[0].lower.removesuffix("s") in measures
                               or (verb_form(after[0]) and after[0].lower not in AUXILIARIES)):
         after = after[1:]

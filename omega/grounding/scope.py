@@ -15,6 +15,10 @@ Scope (SCOPE_EXPANSION):
 - a sample generalised to a population: a cited fact speaks of its sample ("participants", "respondents",
   "cohort", "surveyed", ...) and the sentence neither names the sample nor states its size (the fact's largest plain
   count, years aside: "25,310 women").
+- a measure widened: a cited fact's clause counts its number over a set a word narrows ("27.4% reported daily
+  vaping", "3% had serious adverse events") and the sentence states that number with none of those words: it
+  counts a wider set with the same value (§5.2 "alter scope"). Without the number the drop only generalises, which
+  the facts entail.
 Adding a hedge only weakens a claim and is allowed (a weaker statement is still entailed).
 """
 
@@ -49,6 +53,10 @@ STRENGTHENERS = lexicon("""prove proves proved proven demonstrate demonstrates d
     strongly dramatic dramatically marked markedly substantial substantially great greatly
     significant significantly major cure cures cured eliminate eliminates eliminated guarantee
     guarantees conclusive conclusively undoubtedly certainly robust robustly highly""")
+# Words that narrow the set a number counts: how often, how severe, how sure (see "a measure widened" above).
+RESTRICTORS = lexicon("""daily weekly monthly nightly hourly yearly annual regular regularly frequent frequently
+    occasional heavy severe serious moderate mild current currently lifetime confirmed symptomatic persistent
+    chronic acute recurrent""")
 OWNED = UNIVERSAL | EXCLUSIVE | GENERIC_POPULATION | CAUSAL | HEDGES | STRENGTHENERS
 _CHANGE_VERB = re.compile(r"\b(?:reduc|lower|increas|rais|improv|decreas|boost|prevent|cut|halv|doubl)(?:ed|es|s)\b")
 _CAUSAL_PHRASE = re.compile(r"\b(?:(lead|leads|led|leading) to|(result|results|resulted|resulting) in|due to|"
@@ -114,11 +122,31 @@ def scope_and_strength_fidelity(claim: Analysis, facts: Sequence[AtomicFact]) ->
         words = quoted(claim.spoken(generic))
         failures.append(Failure(SCOPE_EXPANSION, f"population generalised: {words}",
                                 f"a cited fact about {words}, not only the studied sample", ids))
+    failures += measure_widened(claim, facts)
     for fact in facts:
         if fact.analysis.tokens & SAMPLE_MARKERS and not _keeps_sample(claim, fact.analysis):
             failures.append(Failure(SCOPE_EXPANSION, f"the sample of {fact.id} is generalised to a population",
                                     "the sentence naming the sample (participants, cohort, its size), or a fact "
                                     "about the population", (fact.id,)))
+    return failures
+
+
+def measure_widened(claim: Analysis, facts: Sequence[AtomicFact]) -> list[Failure]:
+    """A number of a cited fact's clause stated without any of the words that narrow what the clause counts."""
+    # the measured numbers (a year or an age range names the set, it does not count it)
+    values = {q.value for q in claim.quantities if q.unit is not None}
+    failures = []
+    for fact in facts:
+        for clause in fact.analysis.clauses:
+            narrowing = sorted(clause.tokens & RESTRICTORS)
+            if narrowing and values & {q.value for q in clause.quantities} and not claim.tokens & RESTRICTORS & \
+                    clause.tokens:
+                words = quoted(narrowing)
+                failures.append(Failure(SCOPE_EXPANSION, f"measure widened: {fact.id} counts its number over what "
+                                        f"{words} narrows, and the sentence states it without {words}",
+                                        f"the sentence keeping {words}, or a fact stating the number without it",
+                                        (fact.id,)))
+                break
     return failures
 
 

@@ -110,3 +110,14 @@ def test_the_subject_s_group_names_a_value_not_a_phrase_of_its_predicate() -> No
     assert "value moved to another group" in verdict.rationale
     assert judge("In 2022, survey respondents in Norway rated trust in parliament at 6.8 out of 10. [T1]",
                  TRUST).passed
+
+
+def test_a_value_followed_by_compared_with_belongs_to_the_group_before_it() -> None:
+    loss = fact("W1", "The treatment group lost a mean of 5.2 kg, compared with 1.1 kg in the placebo group, over 52 "
+                      "weeks.", {"timeframe": "52 weeks"})
+    [[(first, group), (second, other)]] = value_groups(loss.content)
+    assert (first, group) == (Decimal("5.2"), frozenset({"treatment", "group"}))
+    assert second == Decimal("1.1")
+    assert "placebo" in other
+    assert judge("Over 52 weeks, the treatment group lost a mean of 5.2 kg. [W1]", loss).passed
+    assert not judge("Over 52 weeks, the placebo group lost a mean of 5.2 kg. [W1]", loss).passed

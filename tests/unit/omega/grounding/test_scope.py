@@ -119,3 +119,23 @@ def test_an_association_stated_as_an_effect_names_the_fact_and_what_would_let_it
     assert failure.required_evidence == ("the sentence keeping the association ('was associated with'), or a fact "
                                          "stating the effect")
     assert failure.fact_ids == ("C",)
+
+
+VAPING = fact("H1", "In the 2023 survey, 27.4% of respondents aged 18-24 reported daily vaping, and 9.1% reported "
+                    "occasional vaping.", {"population": "respondents aged 18-24", "timeframe": "2023"})
+
+
+def _scope_codes(text: str) -> list[str]:
+    return [f.reason for f in scope_and_strength_fidelity(analyse(text, claim=True), [VAPING])
+            if f.code == SCOPE_EXPANSION]
+
+
+def test_a_number_stated_without_the_word_that_narrows_what_it_counts_widens_the_measure() -> None:
+    # each clause narrows its own number: 27.4% is daily vaping's, 9.1% occasional vaping's
+    [reason] = _scope_codes("In 2023, 27.4% of respondents aged 18-24 reported vaping.")
+    assert reason.startswith("measure widened: H1 counts its number over what 'daily' narrows")
+    [reason] = _scope_codes("In 2023, 9.1% of respondents aged 18-24 reported vaping.")
+    assert "'occasional'" in reason
+    assert _scope_codes("In 2023, 27.4% of respondents aged 18-24 reported daily vaping.") == []
+    # without the number, dropping "daily" only generalises: the facts entail it
+    assert _scope_codes("In 2023, respondents aged 18-24 reported vaping.") == []
