@@ -2,6 +2,8 @@
 
 - a comparison frame: a comparative ("lower", "more", "faster", "exceeded", "fell short of") with its two sides,
   the words before the comparison marker ("than", "versus", "compared with", "relative to") and the words after;
+- a fronted comparison ("Compared with the 2019 baseline, | energy use was 14% lower | in 2022"): the fronted
+  phrase is the second side;
 - an equative ratio ("twice as high in A as in B", "3.2 times as likely among A as among B"): the adjective as a
   relative comparison of the two sides of its "as ... as" ("half as" left unread);
 - a role frame: a predicate verb with its agent (the words right before it, or after "by" in the passive) and its
@@ -132,7 +134,7 @@ def _comparison(found: Sequence[Word], text: str) -> Frame | None:
         before = found[:at]
         comparative = next((i for i in range(len(before) - 1, -1, -1) if _comparative(before[i])), None)
         if comparative is None:
-            return None
+            return _fronted(found, at + marker, text) if not _tokens(before) else None
         after = found[at + marker:at + marker + 1]
         if after and (after[0].lower[:1].isdigit() or after[0].lower in SPELLED):
             continue  # "fewer than 4,000 steps", "more than three hours": a threshold, not two sides
@@ -179,6 +181,26 @@ def _equative(found: Sequence[Word], text: str) -> Frame | None:
         first = between[side:] if side is not None else _subject(found[:at - 1], text)
         return Frame("comparison", found[at + 1].lower, _side(first), _side(second), relative=True)
     return None
+
+
+def _fronted(found: Sequence[Word], start: int, text: str) -> Frame | None:
+    """A comparison whose marker opens the clause ("Compared with the 2019 baseline, | energy use was 14% lower | in
+    2022"): the fronted phrase up to its comma is the second side, the first is the phrase after the comparative
+    ("in 2022") or else the main clause's subject. None without a comparative after the comma ("Compared with
+    placebo, drug K reduced ...": a role, read as one)."""
+    cut = start + _before_comma(found[start:], text)
+    rest = found[cut:]
+    comparative = next((i for i, w in enumerate(rest) if _comparative(w)), None)
+    if cut >= len(found) or comparative is None:
+        return None
+    after = rest[comparative + 1:]
+    side = next((i for i, w in enumerate(after) if w.lower in _SIDE_PREPOSITIONS), None)
+    first = _up_to_respect(after[side:]) if side is not None else _subject(rest[:comparative], text)
+    predicate = rest[comparative].lower
+    negated = _negated_predicate(rest[:comparative])
+    return Frame("comparison", f"not {predicate}" if negated else predicate, _side(first),
+                 _side(_up_to_respect(found[start:cut])),
+                 relative=bool(_RATIO.search(text[:rest[comparative].start])))
 
 
 def _up_to_respect(side: Sequence[Word]) -> Sequence[Word]:

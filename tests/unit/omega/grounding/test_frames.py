@@ -366,3 +366,18 @@ def test_an_agent_replaced_is_told_even_when_both_patients_are_one_word_by_synon
                {"setting": "Beaufort Sea"})
     assert not judge("In the Beaufort Sea, the decline in polar bear body condition preceded the loss of sea ice. "
                      "[E1]", ice).passed
+
+
+ENERGY = fact("K4", "Compared with the 2019 baseline, household energy use in the pilot district was 14% lower in "
+                    "2022.", {"setting": "pilot district"})
+
+
+def test_a_comparison_whose_marker_opens_the_clause_has_the_fronted_phrase_as_its_second_side() -> None:
+    [frame] = frames(ENERGY.content)
+    assert (frame.predicate, frame.first, frame.second) == ("lower", {"2022"}, {"2019", "baselin"})
+    assert judge("In the pilot district, household energy use was 14% lower in 2022 than in 2019. [K4]", ENERGY).passed
+    assert not judge("In the pilot district, household energy use in 2019 was 14% lower than in 2022. [K4]",
+                     ENERGY).passed
+    # a fronted phrase before a verb of change is a role's baseline, not a comparison
+    [role] = frames("Compared with placebo, drug K reduced the incidence of migraine by 38%.")
+    assert role.kind == "role"
