@@ -317,7 +317,10 @@ def _roles(found: Sequence[Word], text: str) -> list[Frame]:
             if by is None:
                 continue  # a passive without its agent says nothing about who did it
             agent, patient = _phrase(found, text, by + 1, 1), before
-            subject = found[by + 1:by + 1 + _before_comma(found[by + 1:], text)]
+            rest = found[by + 1:by + 1 + _before_comma(found[by + 1:], text)]
+            # up to a preposition other than "of" ("by a monolayer of Me-4PACz | as ...", "by Hospital B | to ...")
+            subject = rest[:next((i for i, w in enumerate(rest) if w.lower in _BOUNDARY and w.lower != "of"),
+                                 len(rest))]
         else:
             agent, patient = before, _phrase(found, text, at + 1, 1)
             subject = found[_after_last_comma(found[:at], text):at]

@@ -140,14 +140,21 @@ def _agrees(kind: str, predicate: str, first: frozenset[str], second: frozenset[
         # "the coating reduced corrosion relative to uncoated steel"
         return False, first & baseline_only
     agent, fact_agent = (first | subject) - second, (fact.first | fact.subject) - fact.second
-    if (kind == "role" and how == "same" and not moved and first and fact.first and not agent & fact_agent
-            and second & fact.second):
+    # or two agents of one kind told apart only by their names ("Hospital B" for "Hospital A", "release 5" for 4)
+    named = agent - fact_agent and fact_agent - agent and all(_is_name(t) for t in agent ^ fact_agent)
+    if (kind == "role" and how == "same" and not moved and first and fact.first
+            and (named or not agent & fact_agent) and second & fact.second):
         # the fact's patient with another agent ("the grant trained 40 technicians" from "the consortium trained
         # 40 technicians"; "placebo reduced migraine" from "drug K reduced migraine"): the agent is replaced. The
         # whole agent phrases are compared, not only the words next to the verb ("participants in the trial"), and
         # without the patient's words ("the decline in X preceded the loss of Y": a loss is a decline)
         return False, first
     return not moved, moved
+
+
+def _is_name(token: str) -> bool:
+    """An entity letter ("drug B" -> "entityb") or a number naming a thing ("release 5")."""
+    return token.startswith("entity") or token[:1].isdigit()
 
 
 def _elided(moved: frozenset[str], landed: frozenset[str], own_first: frozenset[str], own_second: frozenset[str]

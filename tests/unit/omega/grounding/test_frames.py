@@ -381,3 +381,16 @@ def test_a_comparison_whose_marker_opens_the_clause_has_the_fronted_phrase_as_it
     # a fronted phrase before a verb of change is a role's baseline, not a comparison
     [role] = frames("Compared with placebo, drug K reduced the incidence of migraine by 38%.")
     assert role.kind == "role"
+
+
+REFERRAL = fact("L3", "Hospital A referred 120 patients to Hospital B for cardiac surgery in 2022.",
+                {"timeframe": "2022"})
+
+
+def test_two_agents_of_one_kind_told_apart_only_by_their_names_are_not_one_agent() -> None:
+    assert not judge("In 2022, Hospital B referred 120 patients to Hospital A for cardiac surgery. [L3]",
+                     REFERRAL).passed
+    assert not judge("In 2022, 120 patients were referred by Hospital B to Hospital A for cardiac surgery. [L3]",
+                     REFERRAL).passed
+    assert judge("In 2022, 120 patients were referred by Hospital A to Hospital B for cardiac surgery. [L3]",
+                 REFERRAL).passed
