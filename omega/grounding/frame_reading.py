@@ -25,7 +25,7 @@ from functools import lru_cache
 from omega.grounding.quantities import SPELLED
 from omega.grounding.rephrasing import lemmas
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
-from omega.grounding.words import AUXILIARIES, DETERMINERS, Word, clauses, verb_form, words
+from omega.grounding.words import AUXILIARIES, Word, clauses, predicate_verb, verb_form, words
 
 MARKERS = frozenset({"than", "versus", "vs"})
 
@@ -220,16 +220,19 @@ def _subject(before: Sequence[Word], text: str) -> Sequence[Word]:
     return before[start:verb] if _tokens(before[start:verb]) else before
 
 
+def _comma_before(found: Sequence[Word], i: int, text: str) -> bool:
+    """Whether a comma stands between the word before the i-th and it."""
+    return "," in text[found[i - 1].start + len(found[i - 1].surface):found[i].start]
+
+
 def _before_comma(found: Sequence[Word], text: str) -> int:
     """How many of the words come before the first comma between them (all of them without one)."""
-    return next((i for i in range(1, len(found))
-                 if "," in text[found[i - 1].start + len(found[i - 1].surface):found[i].start]), len(found))
+    return next((i for i in range(1, len(found)) if _comma_before(found, i, text)), len(found))
 
 
 def _after_last_comma(found: Sequence[Word], text: str) -> int:
     """Where the words after the last comma between them start (0 without one): a fronted phrase ends there."""
-    return next((i for i in range(len(found) - 1, 0, -1)
-                 if "," in text[found[i - 1].start + len(found[i - 1].surface):found[i].start]), 0)
+    return next((i for i in range(len(found) - 1, 0, -1) if _comma_before(found, i, text)), 0)
 
 
 def _bare_side(subject: Sequence[Word], between: Sequence[Word], side: int | None, second: Sequence[Word]
@@ -305,8 +308,7 @@ def _roles(found: Sequence[Word], text: str) -> list[Frame]:
     out: list[Frame] = []
     for at in range(1, len(found)):
         word = found[at]
-        if word.lower[:1].isdigit() or not verb_form(word) or word.lower in AUXILIARIES \
-                or found[at - 1].lower in DETERMINERS or _count_before(found, at, text):  # "the tiered
+        if word.lower[:1].isdigit() or not predicate_verb(found, at) or _count_before(found, at, text):  # "the tiered
             # compiler", "1,150 registered nurses": an adjective, not a predicate
             continue
         passive = found[at - 1].lower in _BE

@@ -139,17 +139,21 @@ def _agrees(kind: str, predicate: str, first: frozenset[str], second: frozenset[
         # the fact's baseline made the agent: "uncoated steel reduced corrosion relative to the coating" against
         # "the coating reduced corrosion relative to uncoated steel"
         return False, first & baseline_only
-    agent, fact_agent = (first | subject) - second, (fact.first | fact.subject) - fact.second
-    # or two agents of one kind told apart only by their names ("Hospital B" for "Hospital A", "release 5" for 4)
-    named = agent - fact_agent and fact_agent - agent and all(_is_name(t) for t in agent ^ fact_agent)
-    if (kind == "role" and how == "same" and not moved and first and fact.first
-            and (named or not agent & fact_agent) and second & fact.second):
-        # the fact's patient with another agent ("the grant trained 40 technicians" from "the consortium trained
-        # 40 technicians"; "placebo reduced migraine" from "drug K reduced migraine"): the agent is replaced. The
-        # whole agent phrases are compared, not only the words next to the verb ("participants in the trial"), and
-        # without the patient's words ("the decline in X preceded the loss of Y": a loss is a decline)
+    if (kind == "role" and how == "same" and not moved and first and fact.first and second & fact.second
+            and _agent_replaced((first | subject) - second, (fact.first | fact.subject) - fact.second)):
         return False, first
     return not moved, moved
+
+
+def _agent_replaced(agent: frozenset[str], fact_agent: frozenset[str]) -> bool:
+    """The fact's patient given another agent ("the grant trained 40 technicians" from "the consortium trained 40
+    technicians"; "placebo reduced migraine" from "drug K reduced migraine"): whole agent phrases compared, not only
+    the words next to the verb ("participants in the trial"), without the patient's words ("the decline in X
+    preceded the loss of Y": a loss is a decline); or two agents of one kind told apart only by their names
+    ("Hospital B" for "Hospital A", "release 5" for 4)."""
+    if not agent & fact_agent:
+        return True
+    return bool(agent - fact_agent and fact_agent - agent and all(_is_name(t) for t in agent ^ fact_agent))
 
 
 def _is_name(token: str) -> bool:

@@ -49,7 +49,7 @@ from omega.grounding.model import NOT_ENTAILED, Failure, quoted
 from omega.grounding.numeric import DOWN, UP
 from omega.grounding.quantities import SPELLED, UNITS, Quantity, quantity_spans, unit_named, unit_words
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
-from omega.grounding.words import AUXILIARIES, DETERMINERS, clauses, verb_form, words
+from omega.grounding.words import AUXILIARIES, clauses, predicate_verb, verb_form, words
 
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
 _ATTACHING = frozenset({"in", "for", "among", "at", "with", "during", "on", "under", "after", "before", "within",
@@ -136,9 +136,10 @@ def _respectively(clause: str, found: list[tuple[int, int, Quantity]]) -> list[t
         return None
     last = _up_to_verb(prefix[joins[-1].end():].split(",")[0])
     names = [*prefix[:joins[-1].start()].split(",")[-(len(found) - 1):], last]
-    if len(names) != len(found) or not all(_group_tokens(name) for name in names):
+    groups = [_group_tokens(name) for name in names]
+    if len(groups) != len(found) or not all(groups):
         return None
-    return [(q.value, _group_tokens(name)) for (_s, _e, q), name in zip(found, names, strict=True)]
+    return [(q.value, group) for (_s, _e, q), group in zip(found, groups, strict=True)]
 
 
 _NUMBER_NEXT = re.compile(r"\s*(?:\d|(?:" + "|".join(SPELLED) + r")\b)")
@@ -148,10 +149,9 @@ def _up_to_verb(span: str) -> str:
     """A group named after its number ends where the clause's predicate starts ("41% | of nurses in rural
     hospitals | reported burnout"): the predicate is the measure's, shared by every group."""
     found = words(span)
-    verb = next((w for i, w in enumerate(found) if i and verb_form(w) and w.lower not in AUXILIARIES
-                 and found[i - 1].lower not in DETERMINERS and not _NUMBER_NEXT.match(span, w.start + len(w.surface))),
-                None)  # "aged 18 to 24": a participle before a number describes the group; "the delayed surgery
-    # group": one after a determiner too
+    verb = next((w for i, w in enumerate(found) if predicate_verb(found, i)
+                 and not _NUMBER_NEXT.match(span, w.start + len(w.surface))),
+                None)  # "aged 18 to 24": a participle before a number describes the group
     return span if verb is None else span[:verb.start]
 
 
@@ -183,7 +183,7 @@ def _follows(clause: str, end: int, measures: frozenset[str]) -> bool:
     """The words after a number name its group ("23% | in 2021", "11.5 g/dL recorded | in the oral arm",
     "5,100 steps | at the visit")."""
     after = list(words(clause[end:]))
-    if after[:2] and after[0].lower == "compared":
+    if after and after[0].lower == "compared":
         return False  # "5.2 kg, | compared with 1.1 kg in the placebo group": the other number's group follows
     while len(after) > 1 and (after[0].lower.removesuffix("s") in measures
                               or (verb_form(after[0]) and after[0].lower not in AUXILIARIES)):
@@ -209,8 +209,7 @@ def _from_last_preposition(span: str) -> str:
     last = next((w for w in reversed(named) if w.lower in _ATTACHING and w.lower != "of"),
                 next((w for w in reversed(named) if w.lower == "of"), None))
     verb = None if last is None else next(
-        (w for i, w in enumerate(found) if i and w.start < last.start and verb_form(w) and w.lower not in AUXILIARIES
-         and found[i - 1].lower not in DETERMINERS), None)
+        (w for i, w in enumerate(found) if w.start < last.start and predicate_verb(found, i)), None)
     subject = None if verb is None else next(
         (w for w in reversed(found) if w.start < verb.start and w.lower in _ATTACHING and w.lower != "of"), None)
     if subject is not None:

@@ -135,13 +135,12 @@ def measure_widened(claim: Analysis, facts: Sequence[AtomicFact]) -> list[Failur
     """A number of a cited fact's clause stated without any of the words that narrow what the clause counts."""
     # the measured numbers (a year or an age range names the set, it does not count it)
     values = {q.value for q in claim.quantities if q.unit is not None}
-    failures = []
-    for fact in facts:
+    failures: list[Failure] = []
+    for fact in facts if values else ():
         for clause in fact.analysis.clauses:
-            narrowing = sorted(clause.tokens & RESTRICTORS)
-            if narrowing and values & {q.value for q in clause.quantities} and not claim.tokens & RESTRICTORS & \
-                    clause.tokens:
-                words = quoted(narrowing)
+            narrowing = clause.tokens & RESTRICTORS
+            if narrowing and not claim.tokens & narrowing and values & {q.value for q in clause.quantities}:
+                words = quoted(sorted(narrowing))
                 failures.append(Failure(SCOPE_EXPANSION, f"measure widened: {fact.id} counts its number over what "
                                         f"{words} narrows, and the sentence states it without {words}",
                                         f"the sentence keeping {words}, or a fact stating the number without it",

@@ -46,7 +46,7 @@ _RELATIVE = frozenset({"who", "which", "whose", "whom", "where"})
 # Verb forms recognised without a tagger: auxiliaries and modals, irregular past forms and participles.
 AUXILIARIES = word_set("""is are was were be been being am has have had do does did can could will would shall
 should may might must""")
-# a word before a verb form makes it an adjective ("the delayed surgery group", "the tiered compiler")
+# a word before a verb form makes it an adjective (`predicate_verb`)
 DETERMINERS = frozenset({"a", "an", "the", "this", "that", "these", "those", "its", "their", "his", "her", "our",
                          "each", "every", "no", "any", "some"})
 IRREGULAR_VERBS = {
@@ -268,6 +268,13 @@ def subject_end(found: Sequence[Word]) -> int:
     while run < len(found) and found[run].capitalised:
         run += 1
     return run
+
+
+def predicate_verb(found: Sequence[Word], i: int) -> bool:
+    """Whether the i-th word is a clause's verb: a verb form, not an auxiliary, not after a determiner (which makes it
+    an adjective: "the delayed surgery group", "the tiered compiler")."""
+    word = found[i]
+    return i > 0 and verb_form(word) and word.lower not in AUXILIARIES and found[i - 1].lower not in DETERMINERS
 
 
 def predicate_start(found: Sequence[Word]) -> int | None:
