@@ -19,6 +19,7 @@
     frame_reading a clause read as frames: a comparison's two sides, a predicate's agent, patient and baseline
     agency        a change given an agent the facts only place in sequence (strengthening)
     groups        values bound to their groups: a number moved to another arm, version or year
+    clause_values a value moved between a fact's clauses, by name or by direction
     explain       §7.1 failure reasons: the clause and the scoped evidence needed
     memo          per-object memos of what checks derive from a fact
     binding       clause-local relation binding (issue 19, rule 1)
@@ -30,7 +31,7 @@
 """
 
 __all__ = [
-    "agency", "audit", "binding", "citations", "conflicts", "entailment", "explain", "facts", "frame_reading",
-    "frames", "groups", "judge", "memo", "metrics", "model", "modifiers", "names", "numeric", "paragraph",
-    "qualifiers", "quantities", "rephrasing", "request", "scope", "tokens", "verdict", "words",
+    "agency", "audit", "binding", "citations", "clause_values", "conflicts", "entailment", "explain", "facts",
+    "frame_reading", "frames", "groups", "judge", "memo", "metrics", "model", "modifiers", "names", "numeric",
+    "paragraph", "qualifiers", "quantities", "rephrasing", "request", "scope", "tokens", "verdict", "words",
 ]

@@ -19,8 +19,7 @@ whole; a group named after its number ends where the predicate starts ("| report
 (a year) next to a moved value does not hold it in place. A decimal without a unit is a score of its group
 ("recall was 0.91 on the validation set and 0.84 on the test set"), except beside measured numbers, where it
 names (Orrery 4.8). A fact whose clauses give one measure different values is read clause by clause too
-(`moved_between_clauses`): a value stated with the name another clause gives its value ("emissions fell by 12% in
-the EU, while they rose by 5% in the US": "12% in the US"), or with that clause's direction ("rose by 12%"), moved.
+(`omega.grounding.clause_values`).
 
 Two cited facts that each give one value in the same unit and differ only in a short group name (`across_facts`:
 "12.4 g/dL in the intravenous arm" / "11.5 g/dL in the oral arm") are read as one measure for two groups too
@@ -46,7 +45,6 @@ from itertools import combinations
 from omega.grounding.facts import AtomicFact, qualifier_text
 from omega.grounding.memo import ByObject
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
-from omega.grounding.numeric import DOWN, UP
 from omega.grounding.quantities import SPELLED, UNITS, Quantity, quantity_spans, unit_named, unit_words
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
 from omega.grounding.words import AUXILIARIES, clauses, predicate_verb, verb_form, words
@@ -54,6 +52,9 @@ from omega.grounding.words import AUXILIARIES, clauses, predicate_verb, verb_for
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
 _ATTACHING = frozenset({"in", "for", "among", "at", "with", "during", "on", "under", "after", "before", "within",
                         "of"})
+# after its number a group may also be the negated one ("12 ms with caching and 31 ms | without caching"); before
+# it, "without" modifies the group its own preposition opens ("for the control membrane without an interlayer")
+_FOLLOWING = _ATTACHING | {"without"}
 _UNIT_WORDS = unit_words() | {"dl", "l"}
 GROUP_WORDS = 3
 
@@ -72,7 +73,8 @@ def value_groups(text: str, claim: bool = False, unit: str | None = None, measur
         if clause is marked and out:
             break  # a fact's groups within one clause; across its clauses only when no clause has two
         lowered = clause.lower()
-        spans = [(start, end, _measure(q, lowered, end, measures)) for start, end, q in quantity_spans(lowered)]
+        spans = _elided_units([(start, end, _measure(q, lowered, end, measures))
+                               for start, end, q in quantity_spans(lowered)], lowered)
         if any(m not in (None, "decimal") for _s, _e, (_q, m) in spans):  # beside measured numbers, a bare
             spans = [(a, b, (q, None if m == "decimal" else m)) for a, b, (q, m) in spans]  # decimal names (4.8)
         units = Counter(m for _s, _e, (_q, m) in spans if m is not None)
@@ -98,6 +100,25 @@ def value_groups(text: str, claim: bool = False, unit: str | None = None, measur
                     or (_group_tokens(after) if _follows(clause, end, measures) else frozenset())
             pairs.append((quantity.value, group))
         out.append(pairs)
+    return out
+
+
+_ELIDED = re.compile(r"\b(?:from|against|versus|vs\.?|compared with)\s*$")
+
+
+def _elided_units(spans: list[tuple[int, int, tuple[Quantity, str | None]]], lowered: str
+                  ) -> list[tuple[int, int, tuple[Quantity, str | None]]]:
+    """A number after "from", "against", "versus" or "compared with" without a unit of its own takes the measure of
+    the measured number before it in its clause ("3,100 files per second, up from 2,400 in version 3"); a year
+    ("up from 2019") stays a name."""
+    out = []
+    last: str | None = None
+    for start, end, (quantity, written) in spans:
+        year = quantity.places == 0 and "," not in quantity.text and 1800 <= quantity.value <= 2100
+        elided = written in (None, "decimal") and last is not None and not year and _ELIDED.search(lowered, 0, start)
+        measure = last if elided else written
+        out.append((start, end, (quantity, measure)))
+        last = measure if measure not in (None, "decimal") else last
     return out
 
 
@@ -195,7 +216,7 @@ def _follows(clause: str, end: int, measures: frozenset[str]) -> bool:
         after = [w for w in after[1:] if comma < 0 or w.start + end < comma]
         after = after[next((i for i, w in enumerate(after) if w.lower in _ATTACHING and w.lower != "of"),
                            len(after)):]
-    return bool(after) and after[0].lower in _ATTACHING
+    return bool(after) and after[0].lower in _FOLLOWING
 
 
 def _from_last_preposition(span: str) -> str:
@@ -225,10 +246,13 @@ def _from_last_preposition(span: str) -> str:
 
 
 def _group_tokens(span: str) -> frozenset[str]:
-    """The group's words and its plain numbers ("in 2021", "with Orrery 4.8")."""
+    """The group's words and its plain numbers ("in 2021", "with Orrery 4.8"); a negated group also "not"
+    ("without caching" is the other group of "with caching", not the same one)."""
+    found = words(span)
     plain = {m.group(0) for m in _NUMBER.finditer(span)}
-    return frozenset(normal(w.lower) for w in words(span) if w.lower not in FUNCTION_WORDS
-                     and w.lower not in NEGATIONS and w.lower not in _UNIT_WORDS) | plain
+    negated = {"not"} if any(w.lower in NEGATIONS or w.lower.endswith("n't") for w in found) else set()
+    return frozenset(normal(w.lower) for w in found if w.lower not in FUNCTION_WORDS
+                     and w.lower not in NEGATIONS and w.lower not in _UNIT_WORDS) | plain | negated
 
 
 def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:
@@ -252,12 +276,20 @@ def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list
                 if moved and not {t for t in group & mine if not t[:1].isdigit()}:
                     failures.append(Failure(
                         NOT_ENTAILED,
-                        f"value moved to another group: {value} is stated for {quoted(sorted(moved))}, but the cited "
-                        f"facts give {value} for {quoted(sorted(mine))}",
-                        f"an Atomic Fact stating {value} for {quoted(sorted(moved))}, cited inline",
+                        f"value moved to another group: {value} is stated for {_named(moved, theirs)}, but the cited "
+                        f"facts give {value} for {_named(mine, theirs)}",
+                        f"an Atomic Fact stating {value} for {_named(moved, theirs)}, cited inline",
                         tuple(f.id for f in facts)))
                     break
     return failures
+
+
+def _named(group: frozenset[str], theirs: frozenset[str]) -> str:
+    """A group's distinctive words for a reason, its negation said in words."""
+    named = quoted(sorted(group - {"not"}))
+    if "not" in group:
+        return f"{named}, negated" if group - {"not"} else "the negated group"
+    return named if group else "the group without the negation" if "not" in theirs else "its own group"
 
 
 def _measures(facts: Sequence[AtomicFact]) -> frozenset[str]:
@@ -341,58 +373,3 @@ def compared_values(first: frozenset[str], second: frozenset[str], facts: Sequen
 def _named_by(side: frozenset[str], own: list[frozenset[str]]) -> list[int]:
     """The groups whose distinctive words the side names, when it names no other group's."""
     return [i for i, mine in enumerate(own) if mine & side and not any(o & side for j, o in enumerate(own) if j != i)]
-
-
-@lru_cache(maxsize=512)
-def _clause_profiles(text: str) -> tuple[tuple[frozenset[tuple[Decimal, str]], frozenset[str], str | None], ...]:
-    """Per clause of a text: its measured values (value, unit; a decimal without a unit as "decimal"), its names
-    (capitalised words past the first) and its direction (up, down or None)."""
-    out = []
-    for clause in clauses(marked_text(text)):
-        lowered = clause.lower()
-        values = frozenset((q.value, q.unit or "decimal") for _s, _e, q in quantity_spans(lowered)
-                           if q.unit is not None or q.places > 0)
-        named = frozenset(w.lower for w in words(clause)[1:] if w.capitalised)
-        tokens = frozenset(normal(w.lower) for w in words(clause))
-        up, down = bool(tokens & UP), bool(tokens & DOWN)
-        out.append((values, named, "up" if up and not down else "down" if down and not up else None))
-    return tuple(out)
-
-
-def _profiles_of(fact: AtomicFact) -> tuple[tuple[frozenset[tuple[Decimal, str]], frozenset[str], str | None], ...]:
-    return _clause_profiles(fact.content)
-
-
-_fact_profiles = ByObject(_profiles_of)  # once per fact: the text-keyed cache holds about a paragraph
-
-
-def moved_between_clauses(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:
-    """A value one clause of a fact gives, stated with the name or the direction of another clause that gives the
-    same measure another value ("emissions fell by 12% in the EU, while they rose by 5% in the US": "12% in the
-    US", "rose by 12%")."""
-    claim = _clause_profiles(claim_text)
-    stated = [v for values, _n, _d in claim for v in values]
-    names = frozenset().union(*(n for _v, n, _d in claim)) if claim else frozenset()
-    directions = {d for _v, _n, d in claim if d is not None}
-    if len(stated) != 1:
-        return []  # one value, read with the whole sentence's names and direction
-    value, unit = stated[0]
-    for fact in facts:
-        profiles = _fact_profiles(fact)
-        own = [p for p in profiles if (value, unit) in p[0]]
-        others = [p for p in profiles if any(u == unit and v != value for v, u in p[0]) and (value, unit) not in p[0]]
-        if len(own) != 1 or not others:
-            continue
-        mine, theirs = own[0][1], frozenset().union(*(n for _v, n, _d in others))
-        moved = names & (theirs - mine)
-        why = None
-        if moved and not names & (mine - theirs):
-            why = f"{value} is stated for {quoted(sorted(moved))}, but {fact.id} gives {value} for " \
-                  f"{quoted(sorted(mine - theirs))}"
-        elif len(directions) == 1 and own[0][2] not in (None, *directions) \
-                and any(d in directions for _v, _n, d in others):
-            why = f"{value} goes {own[0][2]} in {fact.id}; the sentence gives it the direction of another value"
-        if why is not None:
-            return [Failure(NOT_ENTAILED, f"value moved to another group: {why}",
-                            f"an Atomic Fact stating {value} as the sentence does, cited inline", (fact.id,))]
-    return []

@@ -27,6 +27,7 @@ from dataclasses import dataclass, replace
 from omega.grounding.agency import change_attributed
 from omega.grounding.binding import clause_local_binding, copula_binding
 from omega.grounding.citations import citation_presence, split_citations, uncited_fact_use
+from omega.grounding.clause_values import moved_between_clauses
 from omega.grounding.conflicts import (
     ATTRIBUTION,
     ATTRIBUTION_WORDS,
@@ -43,7 +44,7 @@ from omega.grounding.frames import (
     directions_by_the_facts,
     numeric_sides,
 )
-from omega.grounding.groups import moved_between_clauses, values_in_their_groups
+from omega.grounding.groups import values_in_their_groups
 from omega.grounding.judge import EntailmentJudge
 from omega.grounding.model import (
     CLAIM_STRENGTHENED,

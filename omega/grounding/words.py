@@ -65,7 +65,11 @@ IRREGULAR_VERBS = {
     "understand", "woke": "wake", "wore": "wear", "worn": "wear", "won": "win", "wrote": "write",
     "written": "write", "felt": "feel", "heard": "hear", "sought": "seek", "shown": "show", "spun": "spin",
     "stuck": "stick", "swam": "swim", "swum": "swim", "tore": "tear", "torn": "tear", "withdrew": "withdraw",
-    "withdrawn": "withdraw", "overtook": "overtake", "undertook": "undertake",
+    "withdrawn": "withdraw", "overtook": "overtake", "undertook": "undertake", "gave": "give", "given": "give",
+    "took": "take", "taken": "take", "grew": "grow", "grown": "grow", "fell": "fall", "fallen": "fall",
+    "rose": "rise", "risen": "rise", "led": "lead", "kept": "keep", "ran": "run", "met": "meet",
+    "underwent": "undergo", "undergone": "undergo", "arose": "arise", "arisen": "arise", "shrank": "shrink",
+    "shrunk": "shrink", "sank": "sink", "sunk": "sink", "fed": "feed", "bred": "breed", "saw": "see",
 }
 
 

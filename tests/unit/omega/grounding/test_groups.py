@@ -121,3 +121,39 @@ def test_a_value_followed_by_compared_with_belongs_to_the_group_before_it() -> N
     assert "placebo" in other
     assert judge("Over 52 weeks, the treatment group lost a mean of 5.2 kg. [W1]", loss).passed
     assert not judge("Over 52 weeks, the placebo group lost a mean of 5.2 kg. [W1]", loss).passed
+
+
+CACHING = fact("V3", "Median latency was 12 ms with caching (n = 40 runs) and 31 ms without caching (n = 40 runs).",
+               {"units": "ms"})
+DRIVERS = fact("V4", "The new driver gave the highest throughput (94 Mbps) and the old driver the lowest (61 Mbps).",
+               {"units": "Mbps"})
+RELEASES = fact("V5", "In the benchmark, version 4 handled 3,100 files per second, up from 2,400 in version 3.",
+                {"units": "files per second"})
+
+
+def test_a_value_moved_from_the_group_with_to_the_group_without_is_refused() -> None:
+    # "without caching" is the other group of "with caching", not the same words
+    verdict = judge("Median latency was 12 ms without caching. [V3]", CACHING)
+    assert codes(verdict) == {NOT_ENTAILED}
+    assert "12 is stated for the negated group" in verdict.rationale
+    assert judge("Median latency was 31 ms without caching. [V3]", CACHING).passed
+
+
+def test_a_group_named_before_an_irregular_past_verb_ends_at_the_verb() -> None:
+    # "The new driver | gave the highest throughput (94 Mbps)": "gave ... throughput" is the measure, which the
+    # elided second clause ("and the old driver the lowest") shares
+    verdict = judge("The old driver gave a throughput of 94 Mbps. [V4]", DRIVERS)
+    assert "value moved to another group: 94 is stated for 'old'" in verdict.rationale
+    assert judge("The new driver gave a throughput of 94 Mbps. [V4]", DRIVERS).passed
+
+
+def test_a_number_after_up_from_takes_the_unit_written_once_before_it() -> None:
+    [pairs] = value_groups(RELEASES.content, unit="file/s", measures=frozenset({"file"}))
+    assert pairs == [(Decimal("3100"), frozenset({"version", "4"})), (Decimal("2400"), frozenset({"version", "3"}))]
+    verdict = judge("In the benchmark, version 4 handled 2,400 files per second. [V5]", RELEASES)
+    assert "value moved to another group: 2400 is stated for '4'" in verdict.rationale
+
+
+def test_a_year_after_from_stays_a_name() -> None:
+    [pairs] = value_groups("Enrolment reached 41% in 2023, up from 2019, and 36% in 2022.", unit="%")
+    assert [value for value, _group in pairs] == [Decimal("41"), Decimal("36")]

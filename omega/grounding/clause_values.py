@@ -1,0 +1,75 @@
+"""Values moved between a fact's clauses (issue 42: "a value moved to another group", §5.2 "Numerical
+modification"): a fact whose clauses give one measure different values is read clause by clause. A value stated with
+the name another clause gives its value ("emissions fell by 12% in the EU, while they rose by 5% in the US": "12% in
+the US"), or with that clause's direction ("rose by 12%"), moved. `omega.grounding.groups` reads the groups within
+one clause.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from decimal import Decimal
+from functools import lru_cache
+
+from omega.grounding.facts import AtomicFact
+from omega.grounding.memo import ByObject
+from omega.grounding.model import NOT_ENTAILED, Failure, quoted
+from omega.grounding.numeric import DOWN, UP
+from omega.grounding.quantities import quantity_spans
+from omega.grounding.tokens import marked_text, normal
+from omega.grounding.words import clauses, words
+
+
+@lru_cache(maxsize=512)
+def _clause_profiles(text: str) -> tuple[tuple[frozenset[tuple[Decimal, str]], frozenset[str], str | None], ...]:
+    """Per clause of a text: its measured values (value, unit; a decimal without a unit as "decimal"), its names
+    (capitalised words past the first) and its direction (up, down or None)."""
+    out = []
+    for clause in clauses(marked_text(text)):
+        lowered = clause.lower()
+        values = frozenset((q.value, q.unit or "decimal") for _s, _e, q in quantity_spans(lowered)
+                           if q.unit is not None or q.places > 0)
+        named = frozenset(w.lower for w in words(clause)[1:] if w.capitalised)
+        tokens = frozenset(normal(w.lower) for w in words(clause))
+        up, down = bool(tokens & UP), bool(tokens & DOWN)
+        out.append((values, named, "up" if up and not down else "down" if down and not up else None))
+    return tuple(out)
+
+
+def _profiles_of(fact: AtomicFact) -> tuple[tuple[frozenset[tuple[Decimal, str]], frozenset[str], str | None], ...]:
+    return _clause_profiles(fact.content)
+
+
+_fact_profiles = ByObject(_profiles_of)  # once per fact: the text-keyed cache holds about a paragraph
+
+
+def moved_between_clauses(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:
+    """A value one clause of a fact gives, stated with the name or the direction of another clause that gives the
+    same measure another value ("emissions fell by 12% in the EU, while they rose by 5% in the US": "12% in the
+    US", "rose by 12%")."""
+    claim = _clause_profiles(claim_text)
+    stated = [v for values, _n, _d in claim for v in values]
+    names = frozenset().union(*(n for _v, n, _d in claim)) if claim else frozenset()
+    directions = {d for _v, _n, d in claim if d is not None}
+    if len(stated) != 1:
+        return []  # one value, read with the whole sentence's names and direction
+    value, unit = stated[0]
+    for fact in facts:
+        profiles = _fact_profiles(fact)
+        own = [p for p in profiles if (value, unit) in p[0]]
+        others = [p for p in profiles if any(u == unit and v != value for v, u in p[0]) and (value, unit) not in p[0]]
+        if len(own) != 1 or not others:
+            continue
+        mine, theirs = own[0][1], frozenset().union(*(n for _v, n, _d in others))
+        moved = names & (theirs - mine)
+        why = None
+        if moved and not names & (mine - theirs):
+            why = f"{value} is stated for {quoted(sorted(moved))}, but {fact.id} gives {value} for " \
+                  f"{quoted(sorted(mine - theirs))}"
+        elif len(directions) == 1 and own[0][2] not in (None, *directions) \
+                and any(d in directions for _v, _n, d in others):
+            why = f"{value} goes {own[0][2]} in {fact.id}; the sentence gives it the direction of another value"
+        if why is not None:
+            return [Failure(NOT_ENTAILED, f"value moved to another group: {why}",
+                            f"an Atomic Fact stating {value} as the sentence does, cited inline", (fact.id,))]
+    return []

@@ -1,0 +1,22 @@
+"""Values moved between a fact's clauses (issue 42, §5.2 "Numerical modification"): a value stated with the name
+or the direction another clause of its fact gives its own value. Facts and sentences written by hand."""
+
+from __future__ import annotations
+
+from omega.grounding.clause_values import moved_between_clauses
+from tests.unit.omega.grounding.support import fact, judge
+
+EMISSIONS = fact("K1", "Emissions fell by 12% between 2010 and 2020 in the EU, while they rose by 5% in the US.")
+
+
+def test_a_value_stated_with_the_name_of_the_other_clause_is_moved() -> None:
+    moved = judge("In the US, emissions fell by 12% between 2010 and 2020. [K1]", EMISSIONS)
+    assert moved.failures[0].reason.startswith("value moved to another group: 12 is stated for 'us'")
+    assert judge("In the EU, emissions fell by 12% between 2010 and 2020. [K1]", EMISSIONS).passed
+
+
+def test_a_value_given_the_direction_of_the_other_clause_is_moved() -> None:
+    # the verdict binds "rose" to the US clause first; the clause reading says the same of the value itself
+    assert not judge("Emissions rose by 12% between 2010 and 2020 in the EU. [K1]", EMISSIONS).passed
+    [moved] = moved_between_clauses("Emissions rose by 12% between 2010 and 2020 in the EU.", [EMISSIONS])
+    assert moved.reason.startswith("value moved to another group: 12 goes down in K1")
