@@ -19,6 +19,7 @@
     frame_reading a clause read as frames: a comparison's two sides, a predicate's agent, patient and baseline
     agency        a change given an agent the facts only place in sequence (strengthening)
     groups        values bound to their groups: a number moved to another arm, version or year
+    group_names   the words that name a value's group, and where a group's name starts and ends
     clause_values a value moved between a fact's clauses, by name or by direction
     explain       §7.1 failure reasons: the clause and the scoped evidence needed
     memo          per-object memos of what checks derive from a fact
@@ -32,6 +33,7 @@
 
 __all__ = [
     "agency", "audit", "binding", "citations", "clause_values", "conflicts", "entailment", "explain", "facts",
-    "frame_reading", "frames", "groups", "judge", "memo", "metrics", "model", "modifiers", "names", "numeric",
-    "paragraph", "qualifiers", "quantities", "rephrasing", "request", "scope", "tokens", "verdict", "words",
+    "frame_reading", "frames", "group_names", "groups", "judge", "memo", "metrics", "model", "modifiers", "names",
+    "numeric", "paragraph", "qualifiers", "quantities", "rephrasing", "request", "scope", "tokens", "verdict",
+    "words",
 ]

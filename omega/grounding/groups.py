@@ -19,7 +19,11 @@ whole; a group named after its number ends where the predicate starts ("| report
 (a year) next to a moved value does not hold it in place. A decimal without a unit is a score of its group
 ("recall was 0.91 on the validation set and 0.84 on the test set"), except beside measured numbers, where it
 names (Orrery 4.8). A fact whose clauses give one measure different values is read clause by clause too
-(`omega.grounding.clause_values`).
+(`omega.grounding.clause_values`). A sentence's number in another unit than the facts' measures ("with 5 mg", "at
+60 °C") is part of its group's name (`omega.grounding.group_names`); a negation ("without caching") moved to another
+group fails whatever else the sentence shares with its own, and so does a sentence that names another group's word
+(a dose, a time point) and leaves out one of its own group's (a fact's second group elides what its first says:
+"2.4 GB for the new allocator compared with 3.1 for the old one").
 
 Two cited facts that each give one value in the same unit and differ only in a short group name (`across_facts`:
 "12.4 g/dL in the intravenous arm" / "11.5 g/dL in the oral arm") are read as one measure for two groups too
@@ -43,30 +47,42 @@ from functools import lru_cache
 from itertools import combinations
 
 from omega.grounding.facts import AtomicFact, qualifier_text
+from omega.grounding.group_names import (
+    PLAIN_NUMBER,
+    UNIT_WORDS,
+    follows,
+    from_last_preposition,
+    group_tokens,
+    up_to_verb,
+)
 from omega.grounding.memo import ByObject
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
-from omega.grounding.quantities import SPELLED, UNITS, Quantity, quantity_spans, unit_named, unit_words
-from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
-from omega.grounding.words import AUXILIARIES, clauses, predicate_verb, verb_form, words
+from omega.grounding.quantities import UNITS, Quantity, quantity_spans, unit_named
+from omega.grounding.tokens import marked_text
+from omega.grounding.words import clauses, words
 
-_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
-_ATTACHING = frozenset({"in", "for", "among", "at", "with", "during", "on", "under", "after", "before", "within",
-                        "of"})
-# after its number a group may also be the negated one ("12 ms with caching and 31 ms | without caching"); before
-# it, "without" modifies the group its own preposition opens ("for the control membrane without an interlayer")
-_FOLLOWING = _ATTACHING | {"without"}
-_UNIT_WORDS = unit_words() | {"dl", "l"}
 GROUP_WORDS = 3
 
 
-@lru_cache(maxsize=256)
-def value_groups(text: str, claim: bool = False, unit: str | None = None, measures: frozenset[str] = frozenset()
-                 ) -> list[list[tuple[Decimal, frozenset[str]]]]:
+def value_groups(text: str, claim: bool = False, unit: str | None = None, measures: frozenset[str] = frozenset(),
+                 only: frozenset[str] = frozenset()) -> list[list[tuple[Decimal, frozenset[str]]]]:
     """Per clause, each measured number with the tokens of the group it is stated for. A fact's measure is the
     unit its `units` qualifier names (`unit`, or a word of it the unit table does not know: `measures`, "6.1
     deaths per 1,000 person-years"), else its clause's most frequent unit, stated twice or more; a sentence's
-    numbers with a unit are all read."""
-    out: list[list[tuple[Decimal, frozenset[str]]]] = []
+    numbers with a unit are all read, or those in the units `only` names (the facts' measures: "9.4 mmHg with |
+    5 mg": a dose, a time point or a temperature in another unit is part of a group's name)."""
+    return [pairs for _measure, pairs in _read_groups(text, claim, unit, measures, only)]
+
+
+def measures_read(text: str, unit: str | None, measures: frozenset[str]) -> frozenset[str]:
+    """The measures a fact's clauses give two values or more of (`value_groups`)."""
+    return frozenset(m for m, _pairs in _read_groups(text, False, unit, measures, frozenset()) if m is not None)
+
+
+@lru_cache(maxsize=256)
+def _read_groups(text: str, claim: bool, unit: str | None, measures: frozenset[str], only: frozenset[str]
+                 ) -> tuple[tuple[str | None, list[tuple[Decimal, frozenset[str]]]], ...]:
+    out: list[tuple[str | None, list[tuple[Decimal, frozenset[str]]]]] = []
     marked = marked_text(text)
     pieces = clauses(marked)
     for clause in pieces + ([marked] if not claim and len(pieces) > 1 else []):
@@ -80,27 +96,27 @@ def value_groups(text: str, claim: bool = False, unit: str | None = None, measur
         units = Counter(m for _s, _e, (_q, m) in spans if m is not None)
         measure = unit if unit is not None and units[unit] > 1 else (units.most_common(1)[0][0] if units else None)
         found = [(start, end, q) for start, end, (q, m) in spans if m is not None
-                 and (claim or (m == measure and units[m] > 1))]
+                 and ((m in only or not only) if claim else (m == measure and units[m] > 1))]
         if len(found) < (1 if claim else 2):
             continue
         side_by_side = _side_by_side(clause, found) or _respectively(clause, found)
         if side_by_side is not None:
-            out.append(side_by_side)
+            out.append((measure, side_by_side))
             continue
-        fact_follows = _follows(clause, found[0][1], measures)
+        fact_follows = follows(clause, found[0][1], measures)
         pairs: list[tuple[Decimal, frozenset[str]]] = []
         for i, (start, end, quantity) in enumerate(found):
             # a fact names its groups one way throughout; a sentence's numbers are read one by one
-            after = _up_to_verb(clause[end:found[i + 1][0] if i + 1 < len(found) else len(clause)])
-            if _follows(clause, end, measures) if claim else fact_follows:
-                group = _group_tokens(after)
+            after = up_to_verb(clause[end:found[i + 1][0] if i + 1 < len(found) else len(clause)], after_number=True)
+            if follows(clause, end, measures) if claim else fact_follows:
+                group = group_tokens(after)
             else:
                 # "A did 52.4, compared with 46.1 | among B": a number with nothing before it is named after it
-                group = _group_tokens(_from_last_preposition(clause[found[i - 1][1] if i else 0:start])) \
-                    or (_group_tokens(after) if _follows(clause, end, measures) else frozenset())
+                group = group_tokens(from_last_preposition(clause[found[i - 1][1] if i else 0:start])) \
+                    or (group_tokens(after) if follows(clause, end, measures) else frozenset())
             pairs.append((quantity.value, group))
-        out.append(pairs)
-    return out
+        out.append((measure, pairs))
+    return tuple(out)
 
 
 _ELIDED = re.compile(r"\b(?:from|against|versus|vs\.?|compared with)\s*$")
@@ -138,8 +154,8 @@ def _side_by_side(clause: str, found: list[tuple[int, int, Quantity]]) -> list[t
     a, b = by_start.get(pair.start("a")), by_start.get(pair.start("b"))
     if a is None or b is None:
         return None
-    first = _from_last_preposition(clause[:marker.start()])
-    return [(a.value, _group_tokens(first)), (b.value, _group_tokens(clause[marker.end():pair.start()]))]
+    first = from_last_preposition(clause[:marker.start()])
+    return [(a.value, group_tokens(first)), (b.value, group_tokens(clause[marker.end():pair.start()]))]
 
 
 _AND = re.compile(r"\s+and\s+")
@@ -155,25 +171,12 @@ def _respectively(clause: str, found: list[tuple[int, int, Quantity]]) -> list[t
     joins = list(_AND.finditer(prefix))
     if not joins:
         return None
-    last = _up_to_verb(prefix[joins[-1].end():].split(",")[0])
+    last = up_to_verb(prefix[joins[-1].end():].split(",")[0])
     names = [*prefix[:joins[-1].start()].split(",")[-(len(found) - 1):], last]
-    groups = [_group_tokens(name) for name in names]
+    groups = [group_tokens(name) for name in names]
     if len(groups) != len(found) or not all(groups):
         return None
     return [(q.value, group) for (_s, _e, q), group in zip(found, groups, strict=True)]
-
-
-_NUMBER_NEXT = re.compile(r"\s*(?:\d|(?:" + "|".join(SPELLED) + r")\b)")
-
-
-def _up_to_verb(span: str) -> str:
-    """A group named after its number ends where the clause's predicate starts ("41% | of nurses in rural
-    hospitals | reported burnout"): the predicate is the measure's, shared by every group."""
-    found = words(span)
-    verb = next((w for i, w in enumerate(found) if predicate_verb(found, i)
-                 and not _NUMBER_NEXT.match(span, w.start + len(w.surface))),
-                None)  # "aged 18 to 24": a participle before a number describes the group
-    return span if verb is None else span[:verb.start]
 
 
 def _measure(quantity: Quantity, lowered: str, end: int, measures: frozenset[str]) -> tuple[Quantity, str | None]:
@@ -200,61 +203,6 @@ def _unit_of(fact: AtomicFact) -> str | None:
     return None if written is None else unit_named(written)
 
 
-def _follows(clause: str, end: int, measures: frozenset[str]) -> bool:
-    """The words after a number name its group ("23% | in 2021", "11.5 g/dL recorded | in the oral arm",
-    "5,100 steps | at the visit")."""
-    after = list(words(clause[end:]))
-    if after and after[0].lower == "compared":
-        return False  # "5.2 kg, | compared with 1.1 kg in the placebo group": the other number's group follows
-    while len(after) > 1 and (after[0].lower.removesuffix("s") in measures
-                              or (verb_form(after[0]) and after[0].lower not in AUXILIARIES)):
-        after = after[1:]
-    if after and after[0].lower == "of" and not re.search(r"(?:%|per ?cent)\s*$", clause[:end]):
-        # "41% | of nurses" names a group; "52.4 minutes per day | of physical activity" names the measure, and a
-        # group may follow it ("... of activity | in the programme arm")
-        comma = clause.find(",", end)
-        after = [w for w in after[1:] if comma < 0 or w.start + end < comma]
-        after = after[next((i for i, w in enumerate(after) if w.lower in _ATTACHING and w.lower != "of"),
-                           len(after)):]
-    return bool(after) and after[0].lower in _FOLLOWING
-
-
-def _from_last_preposition(span: str) -> str:
-    """A group named before its number starts at its preposition ("for the control membrane | 98.2%"), after
-    any comma or "than": the words before it are the measure, shared by every group."""
-    span = re.split(r",(?!\d)|\bthan\b|\bversus\b|\bcompared with\b", span)[-1]
-    found = words(span)
-    # "in the highest quartile | of traffic noise": an "of" phrase belongs to the group its preposition opens; "a
-    # median throughput of | 48,200": an "of" right before the number introduces the value, not a group
-    named = [w for i, w in enumerate(found) if any(v.lower not in FUNCTION_WORDS for v in found[i + 1:])]
-    last = next((w for w in reversed(named) if w.lower in _ATTACHING and w.lower != "of"),
-                next((w for w in reversed(named) if w.lower == "of"), None))
-    verb = None if last is None else next(
-        (w for i, w in enumerate(found) if w.start < last.start and predicate_verb(found, i)), None)
-    subject = None if verb is None else next(
-        (w for w in reversed(found) if w.start < verb.start and w.lower in _ATTACHING and w.lower != "of"), None)
-    if subject is not None:
-        # "respondents in Norway | rated trust in parliament at 6.8": the subject's group, not a phrase of the
-        # predicate (the measure, which an elided second clause shares: "and respondents in Italy at 4.1")
-        last = subject
-    if last is not None:
-        return _up_to_verb(span[last.start:])  # "in intervention schools | accumulated a mean of": the measure
-    # no preposition: the subject names the group, its verb and object are the measure ("Heron 1.5 | sustained a
-    # lower median throughput | (7,300 requests per second)")
-    verb = next((w for i, w in reversed(list(enumerate(found))) if i and verb_form(w)), None)
-    return span if verb is None else span[:verb.start]
-
-
-def _group_tokens(span: str) -> frozenset[str]:
-    """The group's words and its plain numbers ("in 2021", "with Orrery 4.8"); a negated group also "not"
-    ("without caching" is the other group of "with caching", not the same one)."""
-    found = words(span)
-    plain = {m.group(0) for m in _NUMBER.finditer(span)}
-    negated = {"not"} if any(w.lower in NEGATIONS or w.lower.endswith("n't") for w in found) else set()
-    return frozenset(normal(w.lower) for w in found if w.lower not in FUNCTION_WORDS
-                     and w.lower not in NEGATIONS and w.lower not in _UNIT_WORDS) | plain | negated
-
-
 def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:
     """Each sentence number stated for the group a cited fact gives another value for."""
     measures = _measures(facts)
@@ -262,7 +210,8 @@ def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list
     if not fact_clauses:
         return []
     failures: list[Failure] = []
-    for pairs in value_groups(claim_text, claim=True, measures=measures):
+    only = frozenset().union(*(measures_read(f.content, _unit_of(f), measures) for f in facts))
+    for pairs in value_groups(claim_text, claim=True, measures=measures, only=only):
         for value, group in pairs:
             for fact_pairs in fact_clauses:
                 own = [g for v, g in fact_pairs if v == value]
@@ -272,8 +221,11 @@ def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list
                 mine = frozenset().union(*own) - frozenset().union(*others)
                 theirs = frozenset().union(*others) - frozenset().union(*own)
                 moved = group & theirs
-                # a plain number (a year) the fact attaches to its last group is often the whole fact's context
-                if moved and not {t for t in group & mine if not t[:1].isdigit()}:
+                # a plain number (a year) the fact attaches to its last group is often the whole fact's context; a
+                # negation names its group whatever else the sentence shares, and so does a word of its own group
+                # the sentence leaves out for another's (what a fact's second group elides, "for the new allocator
+                # ... for the old one", is shared)
+                if moved and (not _names(group & mine) or _names(mine - group) or "not" in moved):
                     failures.append(Failure(
                         NOT_ENTAILED,
                         f"value moved to another group: {value} is stated for {_named(moved, theirs)}, but the cited "
@@ -282,6 +234,11 @@ def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list
                         tuple(f.id for f in facts)))
                     break
     return failures
+
+
+def _names(tokens: frozenset[str]) -> frozenset[str]:
+    """The tokens that name a group on their own: words and numbers with a unit, not a plain number (a year)."""
+    return frozenset(t for t in tokens if not t[:1].isdigit() or " " in t)
 
 
 def _named(group: frozenset[str], theirs: frozenset[str]) -> str:
@@ -335,14 +292,15 @@ def across_facts(facts: Sequence[AtomicFact]) -> list[list[tuple[Decimal, frozen
     out = []
     for (unit, va, ga), (other, vb, gb) in combinations(singles, 2):
         if unit == other and va != vb and ga != gb and len(ga - gb) <= GROUP_WORDS and len(gb - ga) <= GROUP_WORDS \
-                and (ga & gb) - _UNIT_WORDS:
+                and (ga & gb) - UNIT_WORDS:
             out.append([(va, ga), (vb, gb)])
     return out
 
 
 def _whole_fact_words(fact: AtomicFact) -> frozenset[str]:
     measured = {q.value for q in fact.analysis.quantities if q.unit is not None}
-    plain = {raw for m in _NUMBER.finditer(fact.content) if Decimal(raw := m.group(0).replace(",", "")) not in measured}
+    plain = {raw for m in PLAIN_NUMBER.finditer(fact.content)
+             if Decimal(raw := m.group(0).replace(",", "")) not in measured}
     return fact.analysis.tokens | fact.analysis.context | frozenset(plain)
 
 

@@ -157,3 +157,51 @@ def test_a_number_after_up_from_takes_the_unit_written_once_before_it() -> None:
 def test_a_year_after_from_stays_a_name() -> None:
     [pairs] = value_groups("Enrolment reached 41% in 2023, up from 2019, and 36% in 2022.", unit="%")
     assert [value for value, _group in pairs] == [Decimal("41"), Decimal("36")]
+
+
+DOSES = fact("V6", "Mean systolic blood pressure fell by 9.4 mmHg with 10 mg of drug K and by 5.1 mmHg with 5 mg.",
+             {"units": "mmHg"})
+VISITS = fact("V7", "Mean HbA1c was 8.2% at baseline and 7.1% at 24 weeks in the semaglutide arm.", {"units": "%"})
+ALLOCATORS = fact("V8", "Peak memory use was 2.4 GB for the new allocator compared with 3.1 for the old one.",
+                  {"units": "GB"})
+MICE = fact("V9", "Survival at 30 days was 94% in mice given the antibody and 41% in mice given no treatment.",
+            {"units": "%"})
+
+
+def test_a_dose_in_the_sentence_names_the_group_and_moves_the_value() -> None:
+    # "with 5 mg" is not a second measured value: the facts measure mmHg, so the dose is the group's name
+    verdict = judge("Mean systolic blood pressure fell by 9.4 mmHg with 5 mg of drug K. [V6]", DOSES)
+    assert "value moved to another group: 9.4 is stated for '5', '5 mg'" in verdict.rationale
+    assert not judge("Mean systolic blood pressure fell by 5.1 mmHg with 10 mg of drug K. [V6]", DOSES).passed
+    assert judge("Mean systolic blood pressure fell by 9.4 mmHg with 10 mg of drug K. [V6]", DOSES).passed
+
+
+def test_a_word_of_its_own_group_left_out_for_another_groups_word_moves_the_value() -> None:
+    # "in the semaglutide arm" is read with the second group only (the fact elides it in the first): the sentence
+    # still states 7.1 at baseline, not at 24 weeks
+    assert "value moved to another group" in judge("Mean HbA1c was 7.1% at baseline in the semaglutide arm. [V7]",
+                                                   VISITS).rationale
+    assert judge("Mean HbA1c was 7.1% at 24 weeks in the semaglutide arm. [V7]", VISITS).passed
+    assert judge("In the semaglutide arm, mean HbA1c was 8.2% at baseline. [V7]", VISITS).passed
+
+
+def test_one_standing_for_a_noun_names_no_group() -> None:
+    assert not judge("Peak memory use was 2.4 GB for the old allocator. [V8]", ALLOCATORS).passed
+    assert judge("Peak memory use was 3.1 GB for the old allocator. [V8]", ALLOCATORS).passed
+
+
+def test_a_participle_before_a_determiner_after_the_number_describes_the_group() -> None:
+    # "94% in mice | given the antibody": the participle is the group's, not the clause's predicate
+    [pairs] = value_groups(MICE.content, unit="%")
+    assert "antibody" in pairs[0][1]
+    assert "not" in pairs[1][1]
+    assert not judge("Survival at 30 days was 94% in mice given no treatment. [V9]", MICE).passed
+    assert judge("Survival at 30 days was 41% in mice given no treatment. [V9]", MICE).passed
+
+
+def test_a_value_stated_for_the_negated_group_fails_whatever_else_the_sentence_shares() -> None:
+    # the sentence names all of 48's group ("the silane coating") and the other group's negation as well
+    fibres = fact("V10", "Tensile strength was 48 MPa for fibres with the silane coating and 31 MPa for fibres "
+                         "without it.", {"units": "MPa"})
+    assert not judge("Tensile strength was 48 MPa for fibres without the silane coating. [V10]", fibres).passed
+    assert judge("Tensile strength was 31 MPa for fibres without the silane coating. [V10]", fibres).passed

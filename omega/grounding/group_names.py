@@ -1,0 +1,106 @@
+"""The words that name a value's group (issue 42, `omega.grounding.groups`): where a group named after or before
+its number starts and ends, and the tokens it is compared by. A group names its words, its plain numbers (a
+year), its numbers with a unit ("10 mg", "24 week": a dose or a time point) and, when negated, "not" ("without
+caching" is the other group of "with caching"); "one" standing for a noun said before ("for the old one") names
+nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+from omega.grounding.quantities import SPELLED, Quantity, quantity_spans, unit_words
+from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, normal
+from omega.grounding.words import AUXILIARIES, predicate_verb, verb_form, words
+
+PLAIN_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
+_ATTACHING = frozenset({"in", "for", "among", "at", "with", "during", "on", "under", "after", "before", "within",
+                        "of"})
+# after its number a group may also be the negated one ("12 ms with caching and 31 ms | without caching"); before
+# it, "without" modifies the group its own preposition opens ("for the control membrane without an interlayer")
+_FOLLOWING = _ATTACHING | {"without"}
+UNIT_WORDS = unit_words() | {"dl", "l"}
+_NUMBER_NEXT = re.compile(r"\s*(?:\d|(?:" + "|".join(SPELLED) + r")\b)")
+
+
+def up_to_verb(span: str, after_number: bool = False) -> str:
+    """A group named after its number ends where the clause's predicate starts ("41% | of nurses in rural
+    hospitals | reported burnout"): the predicate is the measure's, shared by every group."""
+    found = words(span)
+    verb = next((w for i, w in enumerate(found) if predicate_verb(found, i)
+                 and not _NUMBER_NEXT.match(span, w.start + len(w.surface))
+                 and not (after_number and i + 1 < len(found) and found[i + 1].lower in _DESCRIBING)),
+                None)  # "aged 18 to 24": a participle before a number describes the group, and so does one before
+    return span if verb is None else span[:verb.start]  # a determiner after it ("94% in mice given no treatment")
+
+
+_DESCRIBING = frozenset({"the", "a", "an", "no"})
+
+
+def follows(clause: str, end: int, measures: frozenset[str]) -> bool:
+    """The words after a number name its group ("23% | in 2021", "11.5 g/dL recorded | in the oral arm",
+    "5,100 steps | at the visit")."""
+    after = list(words(clause[end:]))
+    if after and after[0].lower == "compared":
+        return False  # "5.2 kg, | compared with 1.1 kg in the placebo group": the other number's group follows
+    while len(after) > 1 and (after[0].lower.removesuffix("s") in measures
+                              or (verb_form(after[0]) and after[0].lower not in AUXILIARIES)):
+        after = after[1:]
+    if after and after[0].lower == "of" and not re.search(r"(?:%|per ?cent)\s*$", clause[:end]):
+        # "41% | of nurses" names a group; "52.4 minutes per day | of physical activity" names the measure, and a
+        # group may follow it ("... of activity | in the programme arm")
+        comma = clause.find(",", end)
+        after = [w for w in after[1:] if comma < 0 or w.start + end < comma]
+        after = after[next((i for i, w in enumerate(after) if w.lower in _ATTACHING and w.lower != "of"),
+                           len(after)):]
+    return bool(after) and after[0].lower in _FOLLOWING
+
+
+def from_last_preposition(span: str) -> str:
+    """A group named before its number starts at its preposition ("for the control membrane | 98.2%"), after
+    any comma or "than": the words before it are the measure, shared by every group."""
+    span = re.split(r",(?!\d)|\bthan\b|\bversus\b|\bcompared with\b", span)[-1]
+    found = words(span)
+    # "in the highest quartile | of traffic noise": an "of" phrase belongs to the group its preposition opens; "a
+    # median throughput of | 48,200": an "of" right before the number introduces the value, not a group
+    named = [w for i, w in enumerate(found) if any(v.lower not in FUNCTION_WORDS for v in found[i + 1:])]
+    last = next((w for w in reversed(named) if w.lower in _ATTACHING and w.lower != "of"),
+                next((w for w in reversed(named) if w.lower == "of"), None))
+    verb = None if last is None else next(
+        (w for i, w in enumerate(found) if w.start < last.start and predicate_verb(found, i)), None)
+    subject = None if verb is None else next(
+        (w for w in reversed(found) if w.start < verb.start and w.lower in _ATTACHING and w.lower != "of"), None)
+    if subject is not None:
+        # "respondents in Norway | rated trust in parliament at 6.8": the subject's group, not a phrase of the
+        # predicate (the measure, which an elided second clause shares: "and respondents in Italy at 4.1")
+        last = subject
+    if last is not None:
+        return up_to_verb(span[last.start:])  # "in intervention schools | accumulated a mean of": the measure
+    # no preposition: the subject names the group, its verb and object are the measure ("Heron 1.5 | sustained a
+    # lower median throughput | (7,300 requests per second)")
+    verb = next((w for i, w in reversed(list(enumerate(found))) if i and verb_form(w)), None)
+    return span if verb is None else span[:verb.start]
+
+
+def group_tokens(span: str) -> frozenset[str]:
+    """The group's words and its plain numbers ("in 2021", "with Orrery 4.8"); a negated group also "not"
+    ("without caching" is the other group of "with caching", not the same one)."""
+    found = [w for w in words(span) if w.start not in _pro_forms(span)]
+    plain = {m.group(0) for m in PLAIN_NUMBER.finditer(span)}
+    named = {quantity_name(q) for _s, _e, q in quantity_spans(span.lower()) if q.unit is not None}
+    negated = {"not"} if any(w.lower in NEGATIONS or w.lower.endswith("n't") for w in found) else set()
+    return frozenset(normal(w.lower) for w in found if w.lower not in FUNCTION_WORDS
+                     and w.lower not in NEGATIONS and w.lower not in UNIT_WORDS) | plain | named | negated
+
+
+_PRO_FORM = re.compile(r"\b(?:the|a|an|this|that)\s+[a-z-]+\s+(ones?)\b")
+
+
+def _pro_forms(span: str) -> set[int]:
+    """Where "one" stands for a noun the text said before ("for the old one"): no name of the group."""
+    return {m.start(1) for m in _PRO_FORM.finditer(span)}
+
+
+def quantity_name(quantity: Quantity) -> str:
+    """A number with its unit as a group's name ("10 mg", "24 week", "60 °c")."""
+    return f"{quantity.value.normalize():f} {quantity.unit}"
