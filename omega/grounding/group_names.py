@@ -43,9 +43,9 @@ def follows(clause: str, end: int, measures: frozenset[str]) -> bool:
     after = list(words(clause[end:]))
     if after and after[0].lower == "compared":
         return False  # "5.2 kg, | compared with 1.1 kg in the placebo group": the other number's group follows
-    while len(after) > 1 and (after[0].lower.removesuffix("s") in measures
+    while len(after) > 1 and (after[0].lower.removesuffix("s") in measures or clause[end + after[0].start - 1] == "/"
                               or (verb_form(after[0]) and after[0].lower not in AUXILIARIES)):
-        after = after[1:]
+        after = after[1:]  # the measure, the second part of a unit ("4.2 t/ha"), a verb ("recorded")
     if after and after[0].lower == "of" and not re.search(r"(?:%|per ?cent)\s*$", clause[:end]):
         # "41% | of nurses" names a group; "52.4 minutes per day | of physical activity" names the measure, and a
         # group may follow it ("... of activity | in the programme arm")
@@ -83,14 +83,32 @@ def from_last_preposition(span: str) -> str:
 
 
 def group_tokens(span: str) -> frozenset[str]:
-    """The group's words and its plain numbers ("in 2021", "with Orrery 4.8"); a negated group also "not"
-    ("without caching" is the other group of "with caching", not the same one)."""
+    """The group's words, its plain numbers ("in 2021", "with Orrery 4.8") and its numbers with a unit, with their
+    bound ("under 65 years", "65 years or older"); a negated group also "not" ("without caching" is the other group
+    of "with caching", not the same one)."""
     found = [w for w in words(span) if w.start not in _pro_forms(span)]
     plain = {m.group(0) for m in PLAIN_NUMBER.finditer(span)}
-    named = {quantity_name(q) for _s, _e, q in quantity_spans(span.lower()) if q.unit is not None}
+    lowered = span.lower()
+    named = {_bound(lowered, a, b) + quantity_name(q) for a, b, q in quantity_spans(lowered) if q.unit is not None}
     negated = {"not"} if any(w.lower in NEGATIONS or w.lower.endswith("n't") for w in found) else set()
     return frozenset(normal(w.lower) for w in found if w.lower not in FUNCTION_WORDS
                      and w.lower not in NEGATIONS and w.lower not in UNIT_WORDS) | plain | named | negated
+
+
+_BELOW_BEFORE = re.compile(r"\b(?:under|below|younger than|less than|fewer than|lower than|up to|at most)\s+$")
+_ABOVE_BEFORE = re.compile(r"\b(?:over|above|older than|more than|greater than|higher than|at least)\s+$")
+_ABOVE_AFTER = re.compile(r"\s*(?:or|and) (?:older|over|above|more|greater|higher)\b")
+_BELOW_AFTER = re.compile(r"\s*(?:or|and) (?:younger|under|below|less|fewer|lower)\b")
+
+
+def _bound(lowered: str, start: int, end: int) -> str:
+    """A number's bound as a group's name: "under 65 years" (<), "65 years or older" (>=), none ("")."""
+    before = lowered[max(0, start - 16):start]
+    if _BELOW_BEFORE.search(before):
+        return "<"
+    if _ABOVE_BEFORE.search(before):
+        return ">"
+    return ">=" if _ABOVE_AFTER.match(lowered, end) else "<=" if _BELOW_AFTER.match(lowered, end) else ""
 
 
 _PRO_FORM = re.compile(r"\b(?:the|a|an|this|that)\s+[a-z-]+\s+(ones?)\b")
@@ -104,3 +122,15 @@ def _pro_forms(span: str) -> set[int]:
 def quantity_name(quantity: Quantity) -> str:
     """A number with its unit as a group's name ("10 mg", "24 week", "60 °c")."""
     return f"{quantity.value.normalize():f} {quantity.unit}"
+
+
+_FRONTED = re.compile(r"^\s*(?P<preposition>[A-Za-z]+)\b[^,]{0,80},")
+
+
+def fronted(clause: str) -> tuple[str, str] | None:
+    """A clause's opening phrase set off by a comma when a preposition opens it ("Among women, ...", "After 28 days
+    of curing, ..."): the preposition and the phrase."""
+    match = _FRONTED.match(clause)
+    if match is None or match.group("preposition").lower() not in _FOLLOWING | {"before", "after"}:
+        return None
+    return match.group("preposition").lower(), match.group(0)

@@ -52,6 +52,7 @@ from omega.grounding.group_names import (
     UNIT_WORDS,
     follows,
     from_last_preposition,
+    fronted,
     group_tokens,
     up_to_verb,
 )
@@ -104,6 +105,7 @@ def _read_groups(text: str, claim: bool, unit: str | None, measures: frozenset[s
             out.append((measure, side_by_side))
             continue
         fact_follows = follows(clause, found[0][1], measures)
+        opening = _opening_group(clause, found, claim)
         pairs: list[tuple[Decimal, frozenset[str]]] = []
         for i, (start, end, quantity) in enumerate(found):
             # a fact names its groups one way throughout; a sentence's numbers are read one by one
@@ -114,9 +116,22 @@ def _read_groups(text: str, claim: bool, unit: str | None, measures: frozenset[s
                 # "A did 52.4, compared with 46.1 | among B": a number with nothing before it is named after it
                 group = group_tokens(from_last_preposition(clause[found[i - 1][1] if i else 0:start])) \
                     or (group_tokens(after) if follows(clause, end, measures) else frozenset())
+                group |= opening if i == 0 else frozenset()
             pairs.append((quantity.value, group))
         out.append((measure, pairs))
     return tuple(out)
+
+
+def _opening_group(clause: str, found: list[tuple[int, int, Quantity]], claim: bool) -> frozenset[str]:
+    """The group a clause's fronted phrase names for its first number: a sentence's always ("With the old parser,
+    the error rate was 1.9%"); a fact's when its next number's group opens with the same preposition ("Among
+    women, ... 31%, and among men it was 38%"): otherwise the phrase sets the whole fact's context."""
+    opening = fronted(clause)
+    if opening is None or found[0][0] < len(opening[1]):
+        return frozenset()
+    preposition, phrase = opening
+    parallel = len(found) > 1 and re.search(rf"\b{preposition}\b", clause[found[0][1]:found[1][0]], re.IGNORECASE)
+    return group_tokens(phrase) if claim or parallel else frozenset()
 
 
 _ELIDED = re.compile(r"\b(?:from|against|versus|vs\.?|compared with)\s*$")

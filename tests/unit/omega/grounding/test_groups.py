@@ -38,7 +38,8 @@ def test_a_second_of_phrase_after_the_measure_names_no_group() -> None:
     [[(value, group)]] = value_groups("In the programme arm, participants recorded 52.4 minutes per day of activity "
                                       "of moderate intensity.", claim=True)
     assert value == Decimal("52.4")
-    assert group == {"participant"}
+    assert group & {"activ", "activity", "moder", "moderate", "intens", "intensity"} == set()
+    assert {"participant", "program"} <= group  # the sentence's fronted phrase names its group too
 
 
 def test_a_value_moved_to_the_group_named_after_the_other_number_is_refused() -> None:
@@ -205,3 +206,41 @@ def test_a_value_stated_for_the_negated_group_fails_whatever_else_the_sentence_s
                          "without it.", {"units": "MPa"})
     assert not judge("Tensile strength was 48 MPa for fibres without the silane coating. [V10]", fibres).passed
     assert judge("Tensile strength was 31 MPa for fibres without the silane coating. [V10]", fibres).passed
+
+
+def test_a_fronted_phrase_names_the_first_numbers_group() -> None:
+    parsers = fact("V11", "The error rate fell from 7.2% with the old parser to 1.9% with the new parser.",
+                   {"units": "%"})
+    assert not judge("With the old parser, the error rate was 1.9%. [V11]", parsers).passed
+    assert judge("With the new parser, the error rate was 1.9%. [V11]", parsers).passed
+    # a fact's fronted phrase names its first group when the next group opens with the same preposition
+    sexes = fact("V12", "Among women, the prevalence of hypertension was 31%, and among men it was 38%.",
+                 {"units": "%"})
+    assert not judge("The prevalence of hypertension was 38% among women. [V12]", sexes).passed
+    assert judge("The prevalence of hypertension was 38% among men. [V12]", sexes).passed
+
+
+def test_a_fronted_phrase_unlike_the_next_groups_sets_the_facts_context() -> None:
+    # "At 12 months" opens the fact, the groups are "in programme schools" and "among pupils in control schools"
+    assert judge("Pupils in programme schools accumulated a mean of 52.4 minutes per day of physical activity at "
+                 "12 months. [V2]", ARMS).passed
+
+
+def test_a_bound_on_a_groups_number_names_the_group() -> None:
+    ages = fact("V13", "Median time to discharge was 6 days for patients under 65 years and 9 days for those aged "
+                       "65 years or older.", {"units": "days"})
+    verdict = judge("Median time to discharge was 6 days for patients aged 65 years or older. [V13]", ages)
+    assert "'>=65 year'" in verdict.rationale
+    assert judge("Median time to discharge was 9 days for patients aged 65 years or older. [V13]", ages).passed
+    [pairs] = value_groups("Scores were 12 points for children younger than 5 years and 15 points for those over "
+                           "10 years.", measures=frozenset({"point"}))
+    assert "<5 year" in pairs[0][1]
+    assert ">10 year" in pairs[1][1]
+
+
+def test_the_second_part_of_a_unit_written_with_a_slash_is_not_a_group() -> None:
+    # "4.2 t/ha | under drip irrigation": the groups follow the unit
+    yields = fact("V14", "Yield was 4.2 t/ha under drip irrigation, 3.6 t/ha under sprinkler irrigation and 2.9 t/ha "
+                         "under flood irrigation.", {"units": "t/ha"})
+    assert judge("Yield was 3.6 t/ha under sprinkler irrigation. [V14]", yields).passed
+    assert not judge("Yield under drip irrigation was 2.9 t/ha. [V14]", yields).passed
