@@ -11,7 +11,7 @@ import re
 
 from omega.grounding.quantities import SPELLED, Quantity, quantity_spans, unit_words
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, normal
-from omega.grounding.words import AUXILIARIES, predicate_verb, verb_form, words
+from omega.grounding.words import AUXILIARIES, DETERMINERS, predicate_verb, verb_form, words
 
 PLAIN_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
 _ATTACHING = frozenset({"in", "for", "among", "at", "with", "during", "on", "under", "after", "before", "within",
@@ -82,7 +82,7 @@ def from_last_preposition(span: str) -> str:
     return span if verb is None else span[:verb.start]
 
 
-def group_tokens(span: str) -> frozenset[str]:
+def group_tokens(span: str, measures: frozenset[str] = frozenset()) -> frozenset[str]:
     """The group's words, its plain numbers ("in 2021", "with Orrery 4.8") and its numbers with a unit, with their
     bound ("under 65 years", "65 years or older"); a negated group also "not" ("without caching" is the other group
     of "with caching", not the same one)."""
@@ -91,8 +91,12 @@ def group_tokens(span: str) -> frozenset[str]:
     lowered = span.lower()
     named = {_bound(lowered, a, b) + quantity_name(q) for a, b, q in quantity_spans(lowered) if q.unit is not None}
     negated = {"not"} if any(w.lower in NEGATIONS or w.lower.endswith("n't") for w in found) else set()
-    return frozenset(normal(w.lower) for w in found if w.lower not in FUNCTION_WORDS
-                     and w.lower not in NEGATIONS and w.lower not in UNIT_WORDS) | plain | named | negated
+    # a unit's word after a determiner is an ordinal or a noun ("the second dose"), and the measure's own word
+    # ("transactions") names no group
+    return frozenset(normal(w.lower) for i, w in enumerate(found) if w.lower not in FUNCTION_WORDS
+                     and w.lower not in NEGATIONS and w.lower.removesuffix("s") not in measures
+                     and (w.lower not in UNIT_WORDS or (i > 0 and found[i - 1].lower in DETERMINERS))
+                     ) | plain | named | negated
 
 
 _BELOW_BEFORE = re.compile(r"\b(?:under|below|younger than|less than|fewer than|lower than|up to|at most)\s+$")

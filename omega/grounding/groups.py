@@ -111,27 +111,34 @@ def _read_groups(text: str, claim: bool, unit: str | None, measures: frozenset[s
             # a fact names its groups one way throughout; a sentence's numbers are read one by one
             after = up_to_verb(clause[end:found[i + 1][0] if i + 1 < len(found) else len(clause)], after_number=True)
             if follows(clause, end, measures) if claim else fact_follows:
-                group = group_tokens(after)
+                group = group_tokens(after, measures)
             else:
                 # "A did 52.4, compared with 46.1 | among B": a number with nothing before it is named after it
-                group = group_tokens(from_last_preposition(clause[found[i - 1][1] if i else 0:start])) \
-                    or (group_tokens(after) if follows(clause, end, measures) else frozenset())
-                group |= opening if i == 0 else frozenset()
+                # a count before it names no group ("9 of 198 (4.5%) | in the vaccine arm")
+                before = group_tokens(from_last_preposition(clause[found[i - 1][1] if i else 0:start]), measures)
+                group = before if _names(before) or not follows(clause, end, measures) \
+                    else before | group_tokens(after, measures)
             pairs.append((quantity.value, group))
+        if opening and (claim or not _names(pairs[0][1]) & frozenset().union(*(g for _v, g in pairs[1:]))):
+            # a fact's first group already named beside the others ("version 4 ... 2,400 in version 3") leaves the
+            # fronted phrase ("In the benchmark,") the whole fact's context
+            pairs[0] = (pairs[0][0], pairs[0][1] | opening)
         out.append((measure, pairs))
     return tuple(out)
 
 
 def _opening_group(clause: str, found: list[tuple[int, int, Quantity]], claim: bool) -> frozenset[str]:
     """The group a clause's fronted phrase names for its first number: a sentence's always ("With the old parser,
-    the error rate was 1.9%"); a fact's when its next number's group opens with the same preposition ("Among
-    women, ... 31%, and among men it was 38%"): otherwise the phrase sets the whole fact's context."""
+    the error rate was 1.9%"); a fact's, when no group follows the number, if a later group opens with the same
+    preposition ("Among women, ... 31%, and among men it was 38%"): otherwise the phrase sets the whole fact's
+    context."""
     opening = fronted(clause)
     if opening is None or found[0][0] < len(opening[1]):
         return frozenset()
     preposition, phrase = opening
-    parallel = len(found) > 1 and re.search(rf"\b{preposition}\b", clause[found[0][1]:found[1][0]], re.IGNORECASE)
-    return group_tokens(phrase) if claim or parallel else frozenset()
+    parallel = len(found) > 1 and re.search(rf"\b{preposition}\b", clause[found[0][1]:], re.IGNORECASE)
+    return group_tokens(phrase) if claim or (parallel and not follows(clause, found[0][1], frozenset())) \
+        else frozenset()
 
 
 _ELIDED = re.compile(r"\b(?:from|against|versus|vs\.?|compared with)\s*$")
@@ -144,9 +151,12 @@ def _elided_units(spans: list[tuple[int, int, tuple[Quantity, str | None]]], low
     ("up from 2019") stays a name."""
     out = []
     last: str | None = None
-    for start, end, (quantity, written) in spans:
+    for i, (start, end, (quantity, written)) in enumerate(spans):
         year = quantity.places == 0 and "," not in quantity.text and 1800 <= quantity.value <= 2100
-        elided = written in (None, "decimal") and last is not None and not year and _ELIDED.search(lowered, 0, start)
+        # a count given with its own measured share ("compared with 9 of 198 (4.5%)") is no elided value
+        counted = any(m not in (None, "decimal") and a - end < 24 for a, _b, (_q, m) in spans[i + 1:i + 3])
+        elided = written in (None, "decimal") and last is not None and not year and not counted \
+            and _ELIDED.search(lowered, 0, start)
         measure = last if elided else written
         out.append((start, end, (quantity, measure)))
         last = measure if measure not in (None, "decimal") else last

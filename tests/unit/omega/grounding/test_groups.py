@@ -7,6 +7,7 @@ from decimal import Decimal
 
 from omega.grounding.groups import value_groups
 from omega.grounding.model import NOT_ENTAILED
+from omega.grounding.tokens import normal
 from tests.unit.omega.grounding.support import codes, fact, judge
 
 VERSIONS = fact("V1", "Under the batch workload, Heron 2.0 sustained a higher median throughput (9,100 requests per "
@@ -244,3 +245,33 @@ def test_the_second_part_of_a_unit_written_with_a_slash_is_not_a_group() -> None
                          "under flood irrigation.", {"units": "t/ha"})
     assert judge("Yield was 3.6 t/ha under sprinkler irrigation. [V14]", yields).passed
     assert not judge("Yield under drip irrigation was 2.9 t/ha. [V14]", yields).passed
+
+
+def test_a_units_word_after_a_determiner_names_a_group() -> None:
+    # "the second dose": an ordinal, not the unit of time
+    doses = fact("V15", "Coverage was 92% for the first dose and 71% for the second.", {"units": "%"})
+    assert not judge("Coverage for the second dose was 92%. [V15]", doses).passed
+    assert judge("Coverage for the second dose was 71%. [V15]", doses).passed
+
+
+def test_the_measures_own_word_names_no_group() -> None:
+    # "61,700 transactions per second | from 48,200": the measure's word before 48,200 is not its group
+    [pairs] = value_groups("Throughput rose to 61,700 transactions per second from 48,200 after the upgrade.",
+                           measures=frozenset({"transaction"}))
+    assert "transaction" not in pairs[1][1]
+
+
+def test_a_count_given_with_its_share_is_neither_a_value_nor_a_group() -> None:
+    arms = fact("V16", "In the placebo arm, 14 of 200 participants (7.0%) had a serious adverse event, compared with 9 "
+                       "of 198 (4.5%) in the vaccine arm.", {"units": "%"})
+    [pairs] = value_groups(arms.content, unit="%")
+    assert [value for value, _group in pairs] == [Decimal("7.0"), Decimal("4.5")]
+    assert "vaccin" in pairs[1][1]
+    assert judge("In the vaccine arm, 4.5% of participants had a serious adverse event. [V16]", arms).passed
+    assert not judge("In the vaccine arm, 7.0% of participants had a serious adverse event. [V16]", arms).passed
+
+
+def test_a_facts_fronted_phrase_is_context_when_its_groups_follow_their_numbers() -> None:
+    [pairs] = value_groups("In the dry season, nitrate was 3.2 mg/L in the river and 7.9 mg/L in the lake.",
+                           unit="mg/l")
+    assert pairs == [(Decimal("3.2"), frozenset({normal("river")})), (Decimal("7.9"), frozenset({normal("lake")}))]
