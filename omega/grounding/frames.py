@@ -131,7 +131,8 @@ def _agrees(kind: str, predicate: str, first: frozenset[str], second: frozenset[
     moved = (second & own_first) | (first & own_second) - second
     landed = (second & own_second) | (first & own_first)
     if not moved and not landed:
-        return None  # the sides share nothing with this fact frame: it is about other things
+        # the words next to the verb share nothing ("Nurses trained by the programme | supervised"): whole subjects
+        return _subjects_swapped(kind, how, first | subject, second, fact)
     if moved and _elided(moved, landed, own_first, own_second) and kind == "comparison":
         return True, frozenset()
     baseline_only, agent_only = fact.baseline - fact.first, fact.first - fact.baseline
@@ -143,6 +144,23 @@ def _agrees(kind: str, predicate: str, first: frozenset[str], second: frozenset[
             and _agent_replaced((first | subject) - second, (fact.first | fact.subject) - fact.second)):
         return False, first
     return not moved, moved
+
+
+def _subjects_swapped(kind: str, how: str, agent: frozenset[str], patient: frozenset[str], fact: Frame
+                      ) -> tuple[bool, frozenset[str]] | None:
+    """An active role frame read with each side's whole subject phrase ("The community health workers in each
+    district supervised nurses trained by the programme" against "Nurses trained by the programme supervised the
+    community health workers"): the sides swapped when each lands only on the other; None when they still share
+    nothing (another relation)."""
+    if kind != "role" or how != "same":
+        return None
+    fact_agent = (fact.first | fact.subject) - fact.second
+    own_patient = fact.second - fact_agent
+    agent -= patient
+    moved = (patient & fact_agent) | (agent & own_patient)
+    if not patient & fact_agent or not agent & own_patient or (patient & own_patient) | (agent & fact_agent):
+        return None
+    return False, moved
 
 
 def _agent_replaced(agent: frozenset[str], fact_agent: frozenset[str]) -> bool:

@@ -394,3 +394,15 @@ def test_two_agents_of_one_kind_told_apart_only_by_their_names_are_not_one_agent
                      REFERRAL).passed
     assert judge("In 2022, 120 patients were referred by Hospital A to Hospital B for cardiac surgery. [L3]",
                  REFERRAL).passed
+
+
+def test_roles_swapped_between_two_subjects_with_modifiers_are_refused() -> None:
+    # the words next to the verb ("programme", "district") share nothing: the whole subject phrases decide
+    nurses = fact("R9", "Nurses trained by the programme supervised the community health workers in each district.")
+    verdict = judge("The community health workers in each district supervised nurses trained by the programme. [R9]",
+                    nurses)
+    assert codes(verdict) == {NOT_ENTAILED}
+    assert "roles swapped" in verdict.rationale
+    assert judge("The community health workers in each district were supervised by nurses trained by the "
+                 "programme. [R9]", nurses).passed
+    assert judge("Nurses trained by the programme supervised community health workers. [R9]", nurses).passed
