@@ -9,7 +9,9 @@ Qualifier terms are recognised with the lexicon `QUALIFIER_TERMS` (population, s
   "older adults" carries "adults aged 65 or older". Every key of `qualifiers` counts (a "dose" key is a
   qualifier too: §5.2 "dosage"), with two exceptions (issue 42):
   - a `units` qualifier is dropped only when the sentence states one of the fact's numbers in that unit without
-    the unit ("71.6" for "71.6%"); a sentence stating only the fact's other numbers (its sample size) keeps it;
+    the unit ("71.6" for "71.6%"); a sentence stating only the fact's other numbers (its sample size) keeps it,
+    and so does one stating none of a fact's bare numbers when the unit is one the unit table does not know
+    ("points": "at 6 weeks" is a number of its own unit);
   - a `method` qualifier may be left out: how a fact was obtained is provenance, not its scope. G-4 forbids
     adding qualifiers, altering scope, strengthening and generalising populations; §5.2 names the drift it means
     ("timeframe, dosage, setting"). A sentence that names a method must still name the fact's (drift), and
@@ -174,6 +176,9 @@ def _carried(claim: Analysis, kind: str, value: str, fact: AtomicFact) -> bool:
         if in_unit:
             return not any(q.value in in_unit and q.unit != unit
                            and unit not in {r.unit for r in as_rates(q, claim.lowered)} for q in claim.quantities)
+        bare = {q.value for q in fact.analysis.quantities if q.unit is None}
+        if unit is None and not any(q.value in bare for q in claim.quantities):
+            return True  # a unit the table does not know ("points") is the fact's bare numbers', none stated
         return written in claim.lowered or any(q.unit == unit for q in claim.quantities if unit) \
             or _half_stated(claim, written)
     return _half_stated(claim, value)

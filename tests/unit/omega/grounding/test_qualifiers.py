@@ -84,6 +84,16 @@ def test_a_units_qualifier_outside_the_unit_table_is_carried_by_its_words() -> N
     assert [f.code for f in qualifier_integrity(analyse("Heart rate was 72."), [rate])] == [QUALIFIER_DROPPED]
 
 
+def test_a_units_qualifier_outside_the_unit_table_is_not_dropped_by_a_sentence_without_its_numbers() -> None:
+    # "At 6 weeks" is a number of its own unit; the scores (3.1, 4.4) are not stated, so "points" is not dropped
+    pain = fact("P", "Mean pain scores at 6 weeks were lower with physiotherapy (3.1) than with surgery (4.4).",
+                {"units": "points"})
+    assert qualifier_integrity(analyse("At 6 weeks, mean pain scores were higher with surgery than with "
+                                       "physiotherapy."), [pain]) == []
+    assert [f.code for f in qualifier_integrity(analyse("At 6 weeks, mean pain scores were 3.1 with physiotherapy."),
+                                                [pain])] == [QUALIFIER_DROPPED]
+
+
 def test_a_qualifier_with_no_words_cannot_be_dropped() -> None:
     blank = fact("N", "Drug A lowered blood pressure.", {"setting": "-"})
     assert qualifier_integrity(analyse("Drug A lowered blood pressure."), [blank]) == []
