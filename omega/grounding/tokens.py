@@ -114,9 +114,9 @@ LIGHT_VERBS = re.compile(
     r"total(?:s|led|ed|ling)|(?:stood|stands|stand) at|underw(?:ent)|undergo(?:es|ne)?|experienc(?:ed|es)|"
     r"attain(?:s|ed)|as a whole|(?:take|takes|took|taken|taking) place|"
     r"(?:get|gets|got|gotten|getting)(?=\s+[a-z]+ed\b)|according to|"
-    r"(?:drawn|taken)(?= from\b))\b")  # the get-passive: "got married" =
+    r"(?:drawn|taken)(?= from\b)|(?:is|are|was|were|been) used to(?= [a-z]+))\b")  # the get-passive: "got married" =
 # "married"; "according to" only attributes to the source the words after it name, which must be stated; "drawn
-# from three batches" says only "from three batches"
+# from three batches" says only "from three batches"; "X was used to analyse Y" says "Y was analysed by X"
 # A verb that only reports a measurement ("microscopy gave a roughness of 61 nm", "the membrane exhibited a flux of
 # 4.8 L/m²/h") carries no claim when a number follows it in the clause: the measurement is the claim.
 MEASURING_VERBS = re.compile(r"\b(?:gave|give|gives|giving|exhibit(?:s|ed|ing)?|display(?:s|ed|ing)?)\b"

@@ -167,3 +167,11 @@ def test_drawn_from_says_only_from() -> None:
                  batches).passed
     assert not judge("The 24 devices, drawn from three fabrication batches, had a mean efficiency of 24.5%. [B1]",
                      batches).passed
+
+
+def test_a_method_used_to_do_what_the_fact_says_is_the_facts_method() -> None:
+    # "X was used to analyse Y" says "Y was analysed by X"; "used" alone keeps its claim ("used more memory")
+    samples = fact("M2", "Water samples were analysed by ion chromatography.", {"method": "ion chromatography"})
+    assert judge("Ion chromatography was used to analyse the water samples. [M2]", samples).passed
+    assert "used" not in analyse("Ion chromatography was used to analyse the water samples.").tokens
+    assert "used" in analyse("The release used more memory.").tokens
