@@ -12,7 +12,8 @@ Qualifier terms are recognised with the lexicon `QUALIFIER_TERMS` (population, s
     the unit ("71.6" for "71.6%"); a sentence stating only the fact's other numbers (its sample size) keeps it,
     and so does one stating none of a fact's bare numbers when the unit is one the unit table does not know
     ("points": "at 6 weeks" is a number of its own unit);
-  - a `method` qualifier may be left out: how a fact was obtained is provenance, not its scope. G-4 forbids
+  - a `method` qualifier may be left out: how a fact was obtained is provenance, not its scope (unless it is what
+    tells the stated value from a co-cited fact's value by another method: G-5's silent adoption). G-4 forbids
     adding qualifiers, altering scope, strengthening and generalising populations; §5.2 names the drift it means
     ("timeframe, dosage, setting"). A sentence that names a method must still name the fact's (drift), and
     strength is the scope check's: "associated" stays "associated" without "in an observational cohort".
@@ -101,13 +102,27 @@ def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact], establishe
     for fact in facts:
         for key, value in fact.qualifiers.items():
             kind = category(key)
-            if kind == "method" or (fact.id, kind) in drifted or _key(kind, value) in established:
+            if (kind == "method" and not _method_tells_apart(claim, fact, facts)) or (fact.id, kind) in drifted \
+                    or _key(kind, value) in established:
                 continue
             if not _carried(claim, kind, qualifier_text(value), fact):
                 failures.append(Failure(
                     QUALIFIER_DROPPED, f"{kind} '{qualifier_text(value)}' of {fact.id} is dropped (G-4)",
                     f"the sentence restating the {kind} '{qualifier_text(value)}', or a fact without it", (fact.id,)))
     return failures
+
+
+def _method_tells_apart(claim: Analysis, fact: AtomicFact, facts: Sequence[AtomicFact]) -> bool:
+    """Whether the fact's method is what tells the value the sentence states from another cited fact's value of
+    the same unit by another method ("9.5 hours in the manufacturer's test", "7.8 hours in the independent test"):
+    then leaving the method out adopts one of them silently (G-5)."""
+    own = {(q.unit, q.value) for q in fact.analysis.quantities if q.unit is not None}
+    stated = own & {(q.unit, q.value) for q in claim.quantities}
+    method = {_value(fact, "method")}
+    return any(other is not fact and any(category(k) == "method" for k in other.qualifiers)
+               and _value(other, "method") not in method
+               and any(q.unit == unit and q.value != value for q in other.analysis.quantities for unit, value in stated)
+               for other in facts)
 
 
 _BACK = re.compile(r"\b(?:that|the same|this|those|these)\s+(year|years|month|months|week|weeks|day|days|decade|period|"

@@ -178,3 +178,24 @@ def test_an_altered_population_names_every_word_of_it_and_the_fact_s_own() -> No
     assert failure.reason == ("population altered: 'children', 'women' where the cited facts state F1: 'adults aged "
                               "65 or older'")
     assert failure.required_evidence == "a cited fact whose population is 'children', 'women'"
+
+
+def test_a_method_that_tells_two_cited_values_apart_cannot_be_left_out() -> None:
+    # the method is provenance, but here it is all that tells 9.5 hours from the other cited fact's 7.8 hours
+    maker = fact("T1", "Median battery life was 9.5 hours in the manufacturer's test.",
+                 {"method": "manufacturer's test", "units": "hours"})
+    independent = fact("T2", "Median battery life was 7.8 hours in the independent test.",
+                       {"method": "independent test", "units": "hours"})
+    verdict = judge("Median battery life was 9.5 hours. [T1][T2]", maker, independent)
+    assert QUALIFIER_DROPPED in codes(verdict)
+    assert "method 'manufacturer's test' of T1 is dropped" in verdict.rationale
+    assert judge("Median battery life was 9.5 hours in the manufacturer's test. [T1]", maker).passed
+    assert judge("Median battery life was 9.5 hours. [T1]", maker).passed  # alone, the method may be left out
+
+
+def test_two_values_by_one_method_are_a_conflict_not_a_dropped_method() -> None:
+    first = fact("T3", "Median battery life was 9.5 hours in the manufacturer's test.",
+                 {"method": "manufacturer's test", "units": "hours"})
+    second = fact("T4", "Median battery life was 7.8 hours in the manufacturer's test.",
+                  {"method": "manufacturer's test", "units": "hours"})
+    assert QUALIFIER_DROPPED not in codes(judge("Median battery life was 9.5 hours. [T3][T4]", first, second))
