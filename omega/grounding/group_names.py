@@ -13,6 +13,7 @@ from omega.grounding.quantities import SPELLED, Quantity, quantity_spans, unit_w
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, normal
 from omega.grounding.words import AUXILIARIES, DETERMINERS, predicate_verb, verb_form, words
 
+WORDLIKE = re.compile(r"[^\W\d_]")
 PLAIN_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
 _ATTACHING = frozenset({"in", "for", "among", "at", "with", "during", "on", "under", "after", "before", "within",
                         "of"})
@@ -59,7 +60,9 @@ def follows(clause: str, end: int, measures: frozenset[str]) -> bool:
 def from_last_preposition(span: str) -> str:
     """A group named before its number starts at its preposition ("for the control membrane | 98.2%"), after
     any comma or "than": the words before it are the measure, shared by every group."""
-    span = re.split(r",(?!\d)|\bthan\b|\bversus\b|\bcompared with\b", span)[-1]
+    parts = re.split(r",(?!\d)|\bthan\b|\bversus\b|\bcompared with\b", span)
+    # "rural, 31 species": a label set off by a comma right before its number is the group's name
+    span = parts[-1] if WORDLIKE.search(parts[-1]) or len(parts) < 2 else parts[-2]
     found = words(span)
     # "in the highest quartile | of traffic noise": an "of" phrase belongs to the group its preposition opens; "a
     # median throughput of | 48,200": an "of" right before the number introduces the value, not a group

@@ -275,3 +275,9 @@ def test_a_facts_fronted_phrase_is_context_when_its_groups_follow_their_numbers(
     [pairs] = value_groups("In the dry season, nitrate was 3.2 mg/L in the river and 7.9 mg/L in the lake.",
                            unit="mg/l")
     assert pairs == [(Decimal("3.2"), frozenset({normal("river")})), (Decimal("7.9"), frozenset({normal("lake")}))]
+
+
+def test_a_label_set_off_by_a_comma_before_its_number_names_the_group() -> None:
+    sites = fact("V17", "Sites: urban, 14 species; suburban, 22 species; rural, 31 species.", {"units": "species"})
+    assert not judge("The urban site had 31 species. [V17]", sites).passed
+    assert judge("The rural site had 31 species. [V17]", sites).passed
