@@ -1,8 +1,9 @@
 """The words that name a value's group (issue 42, `omega.grounding.groups`): where a group named after or before
-its number starts and ends, and the tokens it is compared by. A group names its words, its plain numbers (a
-year), its numbers with a unit ("10 mg", "24 week": a dose or a time point) and, when negated, "not" ("without
-caching" is the other group of "with caching"); "one" standing for a noun said before ("for the old one") names
-nothing.
+its number starts and ends (after it: a preposition, "without", or a locative adverb such as "downstream"; before
+it: from its preposition, or a label set off by a comma, "rural, 31 species"), and the tokens it is compared by. A
+group names its words, its plain numbers (a year), its numbers with a unit ("10 mg", "24 week": a dose or a time
+point) and, when negated, "not" ("without caching" is the other group of "with caching"); "one" standing for a
+noun said before ("for the old one") names nothing.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 
 from omega.grounding.quantities import SPELLED, Quantity, quantity_spans, unit_words
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, normal
-from omega.grounding.words import AUXILIARIES, DETERMINERS, predicate_verb, verb_form, words
+from omega.grounding.words import AUXILIARIES, DETERMINERS, predicate_verb, verb_form, word_set, words
 
 WORDLIKE = re.compile(r"[^\W\d_]")
 PLAIN_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
@@ -19,7 +20,10 @@ _ATTACHING = frozenset({"in", "for", "among", "at", "with", "during", "on", "und
                         "of"})
 # after its number a group may also be the negated one ("12 ms with caching and 31 ms | without caching"); before
 # it, "without" modifies the group its own preposition opens ("for the control membrane without an interlayer")
-_FOLLOWING = _ATTACHING | {"without"}
+# a place said by a locative adverb after its number ("3.2 mg/L upstream of the outfall and 7.9 mg/L downstream")
+_LOCATIVE = word_set("""upstream downstream upslope downslope uphill downhill indoors outdoors inside outside onshore
+offshore inland abroad overseas""")
+_FOLLOWING = _ATTACHING | {"without"} | _LOCATIVE
 UNIT_WORDS = unit_words() | {"dl", "l"}
 _NUMBER_NEXT = re.compile(r"\s*(?:\d|(?:" + "|".join(SPELLED) + r")\b)")
 

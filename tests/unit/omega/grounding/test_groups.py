@@ -281,3 +281,10 @@ def test_a_label_set_off_by_a_comma_before_its_number_names_the_group() -> None:
     sites = fact("V17", "Sites: urban, 14 species; suburban, 22 species; rural, 31 species.", {"units": "species"})
     assert not judge("The urban site had 31 species. [V17]", sites).passed
     assert judge("The rural site had 31 species. [V17]", sites).passed
+
+
+def test_a_locative_adverb_after_the_number_names_the_group() -> None:
+    nitrate = fact("V18", "Nitrate concentrations averaged 3.2 mg/L upstream of the outfall and 7.9 mg/L downstream.",
+                   {"units": "mg/L"})
+    assert judge("Nitrate concentrations averaged 7.9 mg/L downstream of the outfall. [V18]", nitrate).passed
+    assert not judge("Nitrate concentrations averaged 7.9 mg/L upstream of the outfall. [V18]", nitrate).passed
