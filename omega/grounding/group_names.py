@@ -48,6 +48,9 @@ def follows(clause: str, end: int, measures: frozenset[str]) -> bool:
     after = list(words(clause[end:]))
     if after and after[0].lower == "compared":
         return False  # "5.2 kg, | compared with 1.1 kg in the placebo group": the other number's group follows
+    rate = next((i for i, w in enumerate(after[:3]) if w.lower == "per"), None)
+    if rate is not None and rate + 2 < len(after):
+        after = after[rate + 2:]  # the rest of a rate the unit table does not know ("4.1 t CO2e per capita | in")
     while len(after) > 1 and (after[0].lower.removesuffix("s") in measures or clause[end + after[0].start - 1] == "/"
                               or (verb_form(after[0]) and after[0].lower not in AUXILIARIES)):
         after = after[1:]  # the measure, the second part of a unit ("4.2 t/ha"), a verb ("recorded")

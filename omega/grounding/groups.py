@@ -23,7 +23,9 @@ names (Orrery 4.8). A fact whose clauses give one measure different values is re
 60 °C") is part of its group's name (`omega.grounding.group_names`); a negation ("without caching") moved to another
 group fails whatever else the sentence shares with its own, and so does a sentence that names another group's word
 (a dose, a time point) and leaves out one of its own group's (a fact's second group elides what its first says:
-"2.4 GB for the new allocator compared with 3.1 for the old one").
+"2.4 GB for the new allocator compared with 3.1 for the old one"); what follows a fact's last group past as many
+phrases as its other groups have is the whole fact's context ("... 9,100 for Heron 2.0 | under the batch
+workload"); a sentence that names no word of its value's group among others states the value without it (G-4).
 
 Two cited facts that each give one value in the same unit and differ only in a short group name (`across_facts`:
 "12.4 g/dL in the intravenous arm" / "11.5 g/dL in the oral arm") are read as one measure for two groups too
@@ -107,11 +109,18 @@ def _read_groups(text: str, claim: bool, unit: str | None, measures: frozenset[s
         fact_follows = follows(clause, found[0][1], measures)
         opening = _opening_group(clause, found, claim)
         pairs: list[tuple[Decimal, frozenset[str]]] = []
+        afters = [up_to_verb(clause[end:found[i + 1][0] if i + 1 < len(found) else len(clause)], after_number=True)
+                  for i, (_start, end, _q) in enumerate(found)]
+        if not claim and fact_follows:
+            afters[-1] = _without_trailing_context(afters)
         for i, (start, end, quantity) in enumerate(found):
             # a fact names its groups one way throughout; a sentence's numbers are read one by one
-            after = up_to_verb(clause[end:found[i + 1][0] if i + 1 < len(found) else len(clause)], after_number=True)
+            after = afters[i]
             if follows(clause, end, measures) if claim else fact_follows:
                 group = group_tokens(after, measures)
+                if claim and len(found) == 1:
+                    # a sentence's one value: its subject names the group too ("Heron 2.0 reached 7,300 | under ...")
+                    group |= group_tokens(from_last_preposition(clause[:start]), measures)
             else:
                 # "A did 52.4, compared with 46.1 | among B": a number with nothing before it is named after it
                 # a count before it names no group ("9 of 198 (4.5%) | in the vaccine arm")
@@ -125,6 +134,17 @@ def _read_groups(text: str, claim: bool, unit: str | None, measures: frozenset[s
             pairs[0] = (pairs[0][0], pairs[0][1] | opening)
         out.append((measure, pairs))
     return tuple(out)
+
+
+_PHRASE = re.compile(r"\b(?:in|for|among|at|with|without|during|on|under|after|before|within)\b", re.IGNORECASE)
+
+
+def _without_trailing_context(afters: list[str]) -> str:
+    """The last group named after its number, less the phrases past as many as the other groups have: what follows
+    the last group ("... and 9,100 for Heron 2.0 | under the batch workload") is the whole fact's context."""
+    most = max(len(_PHRASE.findall(a)) for a in afters[:-1])
+    extra = list(_PHRASE.finditer(afters[-1]))
+    return afters[-1] if len(extra) <= most or most == 0 else afters[-1][:extra[most].start()]
 
 
 def _opening_group(clause: str, found: list[tuple[int, int, Quantity]], claim: bool) -> frozenset[str]:
@@ -257,6 +277,16 @@ def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list
                         f"facts give {value} for {_named(mine, theirs)}",
                         f"an Atomic Fact stating {value} for {_named(moved, theirs)}, cited inline",
                         tuple(f.id for f in facts)))
+                    break
+                named = frozenset(t for t in mine if not t[:1].isdigit())
+                if not moved and named and not named & group_tokens(claim_text, measures):
+                    # the sentence names none of the words of the group its fact gives the value for, among others
+                    # (G-4); a group named only by numbers may be said in other numbers ("between 2 and 8 years")
+                    failures.append(Failure(
+                        NOT_ENTAILED,
+                        f"value stated without its group: the cited facts give {value} for {_named(mine, theirs)} "
+                        f"and other values for other groups", f"the sentence naming {_named(mine, theirs)} beside "
+                        f"{value}, or an Atomic Fact stating {value} for every group", tuple(f.id for f in facts)))
                     break
     return failures
 

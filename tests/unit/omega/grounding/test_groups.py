@@ -288,3 +288,26 @@ def test_a_locative_adverb_after_the_number_names_the_group() -> None:
                    {"units": "mg/L"})
     assert judge("Nitrate concentrations averaged 7.9 mg/L downstream of the outfall. [V18]", nitrate).passed
     assert not judge("Nitrate concentrations averaged 7.9 mg/L upstream of the outfall. [V18]", nitrate).passed
+
+
+def test_what_follows_the_last_group_is_the_whole_facts_context() -> None:
+    # "... and 9,100 requests per second for Heron 2.0 | under the batch workload": both values are under it
+    herons = fact("V19", "Throughput was 7,300 requests per second for Heron 1.5 and 9,100 requests per second for "
+                         "Heron 2.0 under the batch workload.", {"units": "requests per second"})
+    assert judge("Heron 1.5 reached 7,300 requests per second under the batch workload. [V19]", herons).passed
+    assert not judge("Heron 2.0 reached 7,300 requests per second under the batch workload. [V19]", herons).passed
+
+
+def test_a_value_stated_without_any_word_of_its_group_is_refused() -> None:
+    arms = fact("V20", "Mean haemoglobin was 12.4 g/dL in the intravenous arm and 11.5 g/dL in the oral arm at 6 "
+                       "weeks.", {"units": "g/dL"})
+    verdict = judge("At 6 weeks, mean haemoglobin was 12.4 g/dL. [V20]", arms)
+    assert "value stated without its group: the cited facts give 12.4 for 'intravenous'" in verdict.rationale
+    assert judge("At 6 weeks, mean haemoglobin was 12.4 g/dL in the intravenous arm. [V20]", arms).passed
+
+
+def test_the_rest_of_a_rate_after_its_number_is_the_unit_not_the_group() -> None:
+    emissions = fact("V21", "Emissions were 4.1 t CO2e per capita in Sweden and 8.9 t CO2e per capita in Poland in "
+                            "2020.", {"units": "t CO2e per capita"})
+    assert judge("In 2020, emissions in Poland were 8.9 t CO2e per capita. [V21]", emissions).passed
+    assert not judge("In 2020, emissions in Sweden were 8.9 t CO2e per capita. [V21]", emissions).passed
