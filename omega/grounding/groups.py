@@ -256,6 +256,7 @@ def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list
         return []
     failures: list[Failure] = []
     only = frozenset().union(*(measures_read(f.content, _unit_of(f), measures) for f in facts))
+    said: frozenset[str] | None = None  # the sentence's words, read once when a value's group is asked for
     for pairs in value_groups(claim_text, claim=True, measures=measures, only=only):
         for value, group in pairs:
             for fact_pairs in fact_clauses:
@@ -279,7 +280,9 @@ def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list
                         tuple(f.id for f in facts)))
                     break
                 named = frozenset(t for t in mine if not t[:1].isdigit())
-                if not moved and named and not named & group_tokens(claim_text, measures):
+                if not moved and named and said is None:
+                    said = group_tokens(claim_text, measures)
+                if not moved and named and said is not None and not named & said:
                     # the sentence names none of the words of the group its fact gives the value for, among others
                     # (G-4); a group named only by numbers may be said in other numbers ("between 2 and 8 years")
                     failures.append(Failure(
