@@ -16,14 +16,14 @@ from omega.grounding.words import AUXILIARIES, DETERMINERS, predicate_verb, verb
 
 WORDLIKE = re.compile(r"[^\W\d_]")
 PLAIN_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
-_ATTACHING = frozenset({"in", "for", "among", "at", "with", "during", "on", "under", "after", "before", "within",
-                        "of"})
-# after its number a group may also be the negated one ("12 ms with caching and 31 ms | without caching"); before
-# it, "without" modifies the group its own preposition opens ("for the control membrane without an interlayer")
+ATTACHING = frozenset({"in", "for", "among", "at", "with", "during", "on", "under", "after", "before", "within",
+                       "of"})
 # a place said by a locative adverb after its number ("3.2 mg/L upstream of the outfall and 7.9 mg/L downstream")
 _LOCATIVE = word_set("""upstream downstream upslope downslope uphill downhill indoors outdoors inside outside onshore
 offshore inland abroad overseas""")
-_FOLLOWING = _ATTACHING | {"without"} | _LOCATIVE
+# after its number a group may also be the negated one ("12 ms with caching and 31 ms | without caching"); before
+# it, "without" modifies the group its own preposition opens ("for the control membrane without an interlayer")
+_FOLLOWING = ATTACHING | {"without"} | _LOCATIVE
 UNIT_WORDS = unit_words() | {"dl", "l"}
 _NUMBER_NEXT = re.compile(r"\s*(?:\d|(?:" + "|".join(SPELLED) + r")\b)")
 
@@ -59,7 +59,7 @@ def follows(clause: str, end: int, measures: frozenset[str]) -> bool:
         # group may follow it ("... of activity | in the programme arm")
         comma = clause.find(",", end)
         after = [w for w in after[1:] if comma < 0 or w.start + end < comma]
-        after = after[next((i for i, w in enumerate(after) if w.lower in _ATTACHING and w.lower != "of"),
+        after = after[next((i for i, w in enumerate(after) if w.lower in ATTACHING and w.lower != "of"),
                            len(after)):]
     return bool(after) and after[0].lower in _FOLLOWING
 
@@ -74,12 +74,12 @@ def from_last_preposition(span: str) -> str:
     # "in the highest quartile | of traffic noise": an "of" phrase belongs to the group its preposition opens; "a
     # median throughput of | 48,200": an "of" right before the number introduces the value, not a group
     named = [w for i, w in enumerate(found) if any(v.lower not in FUNCTION_WORDS for v in found[i + 1:])]
-    last = next((w for w in reversed(named) if w.lower in _ATTACHING and w.lower != "of"),
+    last = next((w for w in reversed(named) if w.lower in ATTACHING and w.lower != "of"),
                 next((w for w in reversed(named) if w.lower == "of"), None))
     verb = None if last is None else next(
         (w for i, w in enumerate(found) if w.start < last.start and predicate_verb(found, i)), None)
     subject = None if verb is None else next(
-        (w for w in reversed(found) if w.start < verb.start and w.lower in _ATTACHING and w.lower != "of"), None)
+        (w for w in reversed(found) if w.start < verb.start and w.lower in ATTACHING and w.lower != "of"), None)
     if subject is not None:
         # "respondents in Norway | rated trust in parliament at 6.8": the subject's group, not a phrase of the
         # predicate (the measure, which an elided second clause shares: "and respondents in Italy at 4.1")
@@ -96,7 +96,8 @@ def group_tokens(span: str, measures: frozenset[str] = frozenset()) -> frozenset
     """The group's words, its plain numbers ("in 2021", "with Orrery 4.8") and its numbers with a unit, with their
     bound ("under 65 years", "65 years or older"); a negated group also "not" ("without caching" is the other group
     of "with caching", not the same one)."""
-    found = [w for w in words(span) if w.start not in _pro_forms(span)]
+    pro_forms = _pro_forms(span)
+    found = [w for w in words(span) if w.start not in pro_forms]
     plain = {m.group(0) for m in PLAIN_NUMBER.finditer(span)}
     lowered = span.lower()
     named = {_bound(lowered, a, b) + quantity_name(q) for a, b, q in quantity_spans(lowered) if q.unit is not None}

@@ -50,6 +50,7 @@ from itertools import combinations
 
 from omega.grounding.facts import AtomicFact, qualifier_text
 from omega.grounding.group_names import (
+    ATTACHING,
     PLAIN_NUMBER,
     UNIT_WORDS,
     follows,
@@ -136,7 +137,8 @@ def _read_groups(text: str, claim: bool, unit: str | None, measures: frozenset[s
     return tuple(out)
 
 
-_PHRASE = re.compile(r"\b(?:in|for|among|at|with|without|during|on|under|after|before|within)\b", re.IGNORECASE)
+# the phrases a group named after its number opens: its prepositions other than "of", and "without"
+_PHRASE = re.compile(r"\b(?:" + "|".join(sorted((ATTACHING - {"of"}) | {"without"})) + r")\b", re.IGNORECASE)
 
 
 def _without_trailing_context(afters: list[str]) -> str:
