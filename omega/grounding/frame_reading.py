@@ -6,9 +6,12 @@
   phrase is the second side;
 - an equative ratio ("twice as high in A as in B", "3.2 times as likely among A as among B"): the adjective as a
   relative comparison of the two sides of its "as ... as" ("half as" left unread);
-- a role frame: a predicate verb with its agent (the words right before it, or after "by" in the passive) and its
-  patient (the words right after an active verb, or before a passive one), up to the nearest comma or preposition,
-  and its baseline (the words after a comparison marker: "reduced corrosion by 30% relative to uncoated steel").
+- a role frame: a predicate verb with its agent (before it, or after "by" in the passive) and its patient (right
+  after an active verb, or before a passive one), each up to the nearest comma or preposition; a side before the
+  clause's first verb is the head of its subject phrase, read back through the modifiers it carries ("younger pupils
+  | from neighbouring schools | tutored": "schools" may end both sides), a later verb form's the noun right before
+  it (a reduced relative: "in people | aged 40"); and its baseline (the words after a comparison marker: "reduced
+  corrosion by 30% relative to uncoated steel").
 The first side, when it is the subject, is the words before the clause's verb after any fronted scene ("Under
 workload W, | A | sustained a higher throughput than B"); "X of A ... than that of B" compares A and B; a second side
 ends at the respect the sides share ("than B | under workload W"); a comparative inside brackets measures a side,
@@ -38,6 +41,8 @@ _BOUNDARY = frozenset({"as", "in", "on", "at", "among", "during", "after", "befo
                        "over", "under", "across", "between", "since", "until", "to", "into", "of", "by", "per",
                        "than", "versus", "vs", "compared", "relative", "while", "whereas", "and", "but", "which",
                        "who", "that"})
+
+_MODIFYING = frozenset({"from", "in", "at", "on", "with", "for", "among", "within"})
 
 _COMPARING_VERBS = frozenset({"exceed", "outperform", "surpass", "outnumber", "short"})
 
@@ -312,7 +317,10 @@ def _roles(found: Sequence[Word], text: str) -> list[Frame]:
             # compiler", "1,150 registered nurses": an adjective, not a predicate
             continue
         passive = found[at - 1].lower in _BE
-        before = _phrase(found, text, at - (2 if passive else 1), -1)
+        # the clause's main verb has the whole subject phrase before it; a later verb form is a reduced relative
+        # ("in people | aged 40"), whose side is the noun right before it
+        first_verb = not any(verb_form(w) for w in found[:at - (1 if passive else 0)])
+        before = (_head_before if first_verb else _nearest_before)(found, text, at - (2 if passive else 1))
         if passive:
             by = next((i for i in range(at + 1, len(found) - 1) if found[i].lower == "by"
                        and not found[i + 1].lower[:1].isdigit()), None)  # "reduced by 12 mmHg" is a measure
@@ -349,6 +357,25 @@ def _baseline(found: Sequence[Word], at: int) -> frozenset[str]:
         if marker:
             return _tokens(found[i + marker:])
     return frozenset()
+
+
+def _head_before(found: Sequence[Word], text: str, end: int) -> list[Word]:
+    """The head of the noun phrase that ends at `end`: walking back through the modifiers it carries ("younger pupils
+    | from neighbouring schools", "nurses | in the surgical wards") to its first words that name something; never
+    across a comma or a boundary other than a modifying preposition ("trial found that | drug K")."""
+    head = chunk = _phrase(found, text, end, -1)
+    at = end - len(chunk)
+    while chunk and at > 0 and found[at].lower in _MODIFYING and not _comma_before(found, at + 1, text) \
+            and not _comma_before(found, at, text):
+        chunk = _phrase(found, text, at - 1, -1)
+        at -= 1 + len(chunk)
+        if _tokens(chunk):
+            head = chunk
+    return head
+
+
+def _nearest_before(found: Sequence[Word], text: str, end: int) -> list[Word]:
+    return _phrase(found, text, end, -1)
 
 
 def _phrase(found: Sequence[Word], text: str, start: int, step: int) -> list[Word]:

@@ -406,3 +406,22 @@ def test_roles_swapped_between_two_subjects_with_modifiers_are_refused() -> None
     assert judge("The community health workers in each district were supervised by nurses trained by the "
                  "programme. [R9]", nurses).passed
     assert judge("Nurses trained by the programme supervised community health workers. [R9]", nurses).passed
+
+
+def test_a_subject_with_a_modifier_is_read_by_its_head_not_by_the_modifier_next_to_the_verb() -> None:
+    # "schools" ends both sides' phrases: the heads ("students", "younger pupils") decide who tutored whom
+    tutoring = fact("R10", "Students in the intervention schools tutored younger pupils from neighbouring schools "
+                           "twice a week.")
+    swapped = judge("Younger pupils from neighbouring schools tutored students in the intervention schools twice a "
+                    "week. [R10]", tutoring)
+    assert codes(swapped) == {NOT_ENTAILED}
+    assert "roles swapped" in swapped.rationale
+    assert judge("Younger pupils from neighbouring schools were tutored by students in the intervention schools "
+                 "twice a week. [R10]", tutoring).passed
+    mentoring = fact("R11", "Engineers at the northern plant mentored technicians at the southern plant during the "
+                            "transition.")
+    assert not judge("Technicians at the southern plant mentored engineers at the northern plant during the "
+                     "transition. [R11]",
+                     mentoring).passed
+    assert judge("During the transition, technicians at the southern plant were mentored by engineers at the "
+                 "northern plant. [R11]", mentoring).passed
