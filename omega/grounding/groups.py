@@ -68,6 +68,9 @@ from omega.grounding.words import clauses, words
 GROUP_WORDS = 3
 
 
+_FROM_END = re.compile(r"\bfrom\s*$")
+
+
 def value_groups(text: str, claim: bool = False, unit: str | None = None, measures: frozenset[str] = frozenset(),
                  only: frozenset[str] = frozenset()) -> list[list[tuple[Decimal, frozenset[str]]]]:
     """Per clause, each measured number with the tokens of the group it is stated for. A fact's measure is the
@@ -125,7 +128,11 @@ def _read_groups(text: str, claim: bool, unit: str | None, measures: frozenset[s
             else:
                 # "A did 52.4, compared with 46.1 | among B": a number with nothing before it is named after it
                 # a count before it names no group ("9 of 198 (4.5%) | in the vaccine arm")
-                before = group_tokens(from_last_preposition(clause[found[i - 1][1] if i else 0:start]), measures)
+                # a change's first value ("the rate fell | from 12.4% to 8.1%"): what comes before it is the measure
+                # both values are of, not a group
+                segment = clause[found[i - 1][1] if i else 0:start]
+                before = frozenset() if _FROM_END.search(segment) else group_tokens(from_last_preposition(segment),
+                                                                                     measures)
                 group = before if _names(before) or not follows(clause, end, measures) \
                     else before | group_tokens(after, measures)
             pairs.append((quantity.value, group))

@@ -17,6 +17,10 @@ refuses the bound, since the verifier cannot tell which one the sentence means).
 1950s", "in the '50s" from "born July 20, 1957"): met when a cited fact states a year within it, the century too
 when the sentence writes it. Nothing else is computed: no ratios, no percent changes, no sums, no
 rounding ("12.4" is not "12"; "about 12" is not "12.4").
+
+A change keeps its ends in their places: "from A to B" (or "to B from A") stated the other way round is reversed
+(`from_to_reversed`), and a change set after an event gives A for the time before it and B for the time after
+(`before_after_moved`: "rose to 61,700 from 48,200 after the upgrade" never gives "61,700 before the upgrade").
 """
 
 from __future__ import annotations
@@ -211,13 +215,21 @@ def _directed_after(text: str, end: int) -> list[str]:
     return [normal(w) for w in re.findall(r"[a-z]+", text[end:end + 30])[:2] if normal(w) in _DIRECTED]
 
 
-_FROM_TO = re.compile(r"\bfrom\s+(?P<a>[^\s,;]+)[^;,]*?\bto\s+(?P<b>[^\s,;]+)")
+# a number with thousands separators is one word ("from 48,200 to 61,700"); any other comma ends the change
+_NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|[^\s,;]+"
+_GAP = r"(?:[^;,]|(?<=\d),(?=\d{3}))*?"
+_FROM_TO = re.compile(rf"\bfrom\s+(?P<a>{_NUMBER}){_GAP}\bto\s+(?P<b>{_NUMBER})")
+
+
+_TO_FROM = re.compile(rf"\bto\s+(?P<b>{_NUMBER}){_GAP}\bfrom\s+(?P<a>{_NUMBER})")
 
 
 def from_to(text: str) -> list[tuple[Decimal, Decimal]]:
-    """The (from, to) number pairs of a text ("fell from 6.4% to 5.1%", "from 410 MB with 4.8 to 530 MB")."""
+    """The (from, to) number pairs of a text ("fell from 6.4% to 5.1%", "from 410 MB with 4.8 to 530 MB", "rose to
+    61,700 from 48,200")."""
     pairs: list[tuple[Decimal, Decimal]] = []
-    for match in _FROM_TO.finditer(text.lower()):
+    lowered = text.lower()
+    for match in (*_FROM_TO.finditer(lowered), *_TO_FROM.finditer(lowered)):
         a, b = quantities(match.group("a")), quantities(match.group("b"))
         if a and b:
             pairs.append((a[0].value, b[0].value))
@@ -261,6 +273,37 @@ def from_to_reversed(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failu
                                     f"facts from {b} to {a}", f"an Atomic Fact stating a change from {a} to {b}",
                                     tuple(f.id for f in facts)))
     return failures
+
+
+# "before the upgrade", "after the intervention", "following its launch": the event a change is set against
+_EVENT = re.compile(r"\b(?P<when>before|after|following|prior to)\s+(?:the\s+|its\s+|their\s+|an?\s+)?"
+                    r"(?P<event>[a-z][a-z-]+)")
+
+
+def before_after_moved(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:
+    """A change's value moved across its event: a fact that goes from A to B after (or following) an event gives A
+    for the time before it and B for the time after ("rose to 61,700 from 48,200 after the upgrade"); a sentence
+    stating only B "before the upgrade", or only A "after" it, moves the value (§5.2). A fact that sets its change
+    before the event says nothing of which side is which, and is not read."""
+    found = {normal(m.group("event")): m for m in _EVENT.finditer(claim_text.lower())}
+    if len(found) != 1:
+        return []
+    (event, mark), = found.items()
+    before = mark.group("when") in ("before", "prior to")
+    stated = {q.value for q in quantities(claim_text)}
+    for fact in facts:
+        lowered = fact.content.lower()
+        after_event = [m for m in _EVENT.finditer(lowered) if normal(m.group("event")) == event]
+        if not after_event or any(m.group("when") in ("before", "prior to") for m in after_event):
+            continue
+        for a, b in from_to(fact.content):
+            own, other = (a, b) if before else (b, a)
+            if a != b and other in stated and own not in stated:
+                said = mark.group(0)
+                return [Failure(NOT_ENTAILED, f"value moved: the sentence gives {other:,} {said}, where {fact.id} goes "
+                                f"from {a:,} to {b:,} after it", f"an Atomic Fact stating {other:,} {said}",
+                                (fact.id,))]
+    return []
 
 
 # "(6.5% versus 4.0%)", "31 vs 12 ms": a marker between two numbers presents two stated values side by side; it

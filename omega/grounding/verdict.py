@@ -61,6 +61,7 @@ from omega.grounding.numeric import (
     DERIVATION_WORDS,
     QUANTITY_NOUNS,
     amount_directions,
+    before_after_moved,
     difference_stated,
     directions_shown,
     from_to_reversed,
@@ -175,7 +176,8 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
         if not coverage.uncovered:
             bound = clause_local_binding(claim, facts, owned, partners) or copula_binding(claim, facts, owned)
             failures += [bound] if bound is not None else framed.failures or from_to_reversed(claim_text, facts) \
-                or values_in_their_groups(claim_text, facts) or moved_between_clauses(claim_text, facts)
+                or values_in_their_groups(claim_text, facts) or moved_between_clauses(claim_text, facts) \
+                or before_after_moved(claim_text, facts)
     elif coverage.polarity_failure is not None:
         failures.append(coverage.polarity_failure)
     failures += qualifier_integrity(claim, facts, established)

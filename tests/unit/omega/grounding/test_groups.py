@@ -311,3 +311,9 @@ def test_the_rest_of_a_rate_after_its_number_is_the_unit_not_the_group() -> None
                             "2020.", {"units": "t CO2e per capita"})
     assert judge("In 2020, emissions in Poland were 8.9 t CO2e per capita. [V21]", emissions).passed
     assert not judge("In 2020, emissions in Sweden were 8.9 t CO2e per capita. [V21]", emissions).passed
+
+
+def test_the_words_before_a_change_name_its_measure_not_the_group_of_its_first_value() -> None:
+    # "the readmission rate fell | from 12.4% to 8.1%": both values are of the readmission rate
+    assert value_groups("The readmission rate fell from 12.4% to 8.1%.") == [
+        [(Decimal("12.4"), frozenset()), (Decimal("8.1"), frozenset())]]

@@ -9,7 +9,7 @@ import pytest
 
 from omega.grounding.frames import numeric_sides
 from omega.grounding.model import NOT_ENTAILED, NUMERIC_MISMATCH, QUALIFIER_DROPPED
-from omega.grounding.numeric import directions_shown, numerical_accuracy
+from omega.grounding.numeric import directions_shown, from_to, numerical_accuracy
 from omega.grounding.quantities import quantities, quantity_spans, sample_size
 from omega.grounding.tokens import analyse
 from tests.unit.omega.grounding.support import BASELINE, DIZZY, TRIAL, codes, fact, judge
@@ -301,3 +301,27 @@ def test_a_comparative_its_own_numbers_contradict_is_not_shown_by_them() -> None
     for text, shown in (("Peak memory was higher with GCC (530 MB) than with Clang (410 MB).", {"higher"}),
                         ("Peak memory was higher with GCC (410 MB) than with Clang (530 MB).", set())):
         assert directions_shown(analyse(text, claim=True), text, numeric_sides(text)) == shown, text
+
+
+def test_a_change_is_read_with_thousands_separators_and_written_to_before_from() -> None:
+    assert from_to("Throughput rose from 48,200 to 61,700 transactions per second.") == [
+        (Decimal(48200), Decimal(61700))]
+    assert from_to("Throughput rose to 61,700 transactions per second from 48,200.") == [
+        (Decimal(48200), Decimal(61700))]
+    assert from_to("It rose from 1,200, and by 2020 to 5") == []  # a comma between the two ends the change
+
+
+def test_a_change_s_value_moved_across_its_event_is_refused() -> None:
+    # the fact goes from 48,200 to 61,700 after the upgrade: 48,200 is the time before it, 61,700 after
+    upgrade = fact("C1", "Throughput rose to 61,700 transactions per second from 48,200 after the upgrade.",
+                   {"units": "transactions per second"})
+    moved = judge("Before the upgrade, throughput was 61,700 transactions per second. [C1]", upgrade)
+    assert codes(moved) == {NOT_ENTAILED}
+    assert "value moved: the sentence gives 61,700 before the upgrade" in moved.rationale
+    assert not judge("After the upgrade, throughput was 48,200 transactions per second. [C1]", upgrade).passed
+    assert judge("Before the upgrade, throughput was 48,200 transactions per second. [C1]", upgrade).passed
+    assert judge("After the upgrade, throughput was 61,700 transactions per second. [C1]", upgrade).passed
+    policy = fact("C2", "Following the policy change, the readmission rate fell from 12.4% to 8.1%.", {"units": "%"})
+    assert not judge("Before the policy change, the readmission rate was 8.1%. [C2]", policy).passed
+    assert judge("Before the policy change, the readmission rate was 12.4%. [C2]", policy).passed
+    assert judge("After the policy change, the readmission rate was 8.1%. [C2]", policy).passed
