@@ -128,8 +128,7 @@ def _read_groups(text: str, claim: bool, unit: str | None, measures: frozenset[s
             else:
                 # "A did 52.4, compared with 46.1 | among B": a number with nothing before it is named after it
                 # a count before it names no group ("9 of 198 (4.5%) | in the vaccine arm")
-                # a change's first value ("the rate fell | from 12.4% to 8.1%"): what comes before it is the measure
-                # both values are of, not a group
+                # "the rate fell | from 12.4% to 8.1%": what comes before a change names its measure, not a group
                 segment = clause[found[i - 1][1] if i else 0:start]
                 before = frozenset() if _FROM_END.search(segment) else group_tokens(from_last_preposition(segment),
                                                                                      measures)
@@ -247,8 +246,9 @@ def _measure(quantity: Quantity, lowered: str, end: int, measures: frozenset[str
 
 
 def _measure_words(fact: AtomicFact) -> frozenset[str]:
-    written = next((qualifier_text(v) for k, v in fact.qualifiers.items() if k.lower() in ("units", "unit")), "")
-    return frozenset(w.lower.removesuffix("s") for w in words(written)[:1] if w.lower not in UNITS)
+    text = next((qualifier_text(v) for k, v in fact.qualifiers.items() if k.lower() in ("units", "unit")), "")
+    # the first word when the units open with it ("deaths per 1,000"), not the "of" of "% of households"
+    return frozenset(w.lower.removesuffix("s") for w in words(text.strip())[:1] if w.lower not in UNITS and not w.start)
 
 
 def _unit_of(fact: AtomicFact) -> str | None:

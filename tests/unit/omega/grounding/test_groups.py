@@ -317,3 +317,16 @@ def test_the_words_before_a_change_name_its_measure_not_the_group_of_its_first_v
     # "the readmission rate fell | from 12.4% to 8.1%": both values are of the readmission rate
     assert value_groups("The readmission rate fell from 12.4% to 8.1%.") == [
         [(Decimal("12.4"), frozenset()), (Decimal("8.1"), frozenset())]]
+
+
+def test_a_units_qualifier_opening_with_a_symbol_names_no_measure_word() -> None:
+    # "% of households": the "of" is no measure, so "25% of rural households" still names the group "rural"
+    outages = fact("V9", "In the 2021 survey, 25% of rural households and 9% of urban households reported at least one "
+                         "power outage lasting more than 24 hours in the preceding 12 months.",
+                   {"units": "% of households"})
+    moved = judge("In the 2021 survey, 25% of urban households reported at least one power outage lasting more than "
+                  "24 hours in the preceding 12 months. [V9]", outages)
+    assert codes(moved) == {NOT_ENTAILED}
+    assert "value moved to another group" in moved.rationale
+    assert judge("In the 2021 survey, 9% of urban households reported at least one power outage lasting more than "
+                 "24 hours in the preceding 12 months. [V9]", outages).passed
