@@ -61,7 +61,7 @@ from omega.grounding.group_names import (
 )
 from omega.grounding.memo import ByObject
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
-from omega.grounding.quantities import UNITS, Quantity, quantity_spans, unit_named
+from omega.grounding.quantities import UNITS, Quantity, quantity_spans, unit_named, without_intervals
 from omega.grounding.tokens import marked_text
 from omega.grounding.words import clauses, words
 
@@ -90,7 +90,7 @@ def measures_read(text: str, unit: str | None, measures: frozenset[str]) -> froz
 def _read_groups(text: str, claim: bool, unit: str | None, measures: frozenset[str], only: frozenset[str]
                  ) -> tuple[tuple[str | None, list[tuple[Decimal, frozenset[str]]]], ...]:
     out: list[tuple[str | None, list[tuple[Decimal, frozenset[str]]]]] = []
-    marked = marked_text(text)
+    marked = without_intervals(marked_text(text))
     pieces = clauses(marked)
     for clause in pieces + ([marked] if not claim and len(pieces) > 1 else []):
         if clause is marked and out:
@@ -288,12 +288,12 @@ def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list
                         f"an Atomic Fact stating {value} for {_named(moved, theirs)}, cited inline",
                         tuple(f.id for f in facts)))
                     break
-                named = frozenset(t for t in mine if not t[:1].isdigit())
+                named = frozenset(t for t in mine if not t[:1].isdigit()) or mine
                 if not moved and named and said is None:
                     said = group_tokens(claim_text, measures)
                 if not moved and named and said is not None and not named & said:
                     # the sentence names none of the words of the group its fact gives the value for, among others
-                    # (G-4); a group named only by numbers may be said in other numbers ("between 2 and 8 years")
+                    # (G-4); a group named only by numbers ("in 2022", "at 6 months") by none of its numbers
                     failures.append(Failure(
                         NOT_ENTAILED,
                         f"value stated without its group: the cited facts give {value} for {_named(mine, theirs)} "

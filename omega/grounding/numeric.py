@@ -71,7 +71,8 @@ def numerical_accuracy(claim: Analysis, facts: Sequence[AtomicFact]) -> NumericR
             continue
         if any(text == quantity.text for _words, _shown, text in decades.values()):
             continue
-        derived = _difference(quantity, stated)
+        derived = None if "difference" in claim.lowered and _named_differences(quantity, facts) else \
+            _difference(quantity, stated)
         word = bounds.get((quantity.text, quantity.value))
         if derived is None and word is not None:
             derived = _bound_met(word, quantity, claim, facts)
@@ -153,6 +154,17 @@ def _differences_of(fact: AtomicFact) -> frozenset[Decimal]:
 
 
 _differences: ByObject[AtomicFact, frozenset[Decimal]] = ByObject(_differences_of)  # once per cited fact
+
+
+# "(adjusted mean difference 0.12 m/s", "a difference of 5.8 minutes": a fact that names its own difference
+_NAMED_DIFFERENCE = re.compile(r"\bdifferences?(?:\s+(?:of|was|were|is))?\s*$")
+
+
+def _named_differences(quantity: Quantity, facts: Sequence[AtomicFact]) -> bool:
+    """Whether a cited fact names a difference in the sentence number's unit: a sentence's "difference" is then that
+    one, never one computed from the fact's other numbers ("adjusted mean difference 0.12" beside 0.84 and 0.71)."""
+    return any(q.unit == quantity.unit and _NAMED_DIFFERENCE.search(f.content.lower()[:start])
+               for f in facts for start, _end, q in quantity_spans(f.content.lower()))
 
 
 def _difference(quantity: Quantity, stated: list[Quantity]) -> str | None:

@@ -6,7 +6,9 @@ Qualifier terms are recognised with the lexicon `QUALIFIER_TERMS` (population, s
 - altered: the same, but a cited fact does qualify that kind differently (QUALIFIER_DRIFT);
 - dropped: a qualifier in a cited fact's `qualifiers` object is not carried by the sentence (QUALIFIER_DROPPED).
   A qualifier is carried when at least half of its tokens (words and numbers) appear in the sentence, so
-  "older adults" carries "adults aged 65 or older". Every key of `qualifiers` counts (a "dose" key is a
+  "older adults" carries "adults aged 65 or older"; a statistic in parts separated by ";" ("arm means; adjusted
+  mean difference with 95% CI") names different numbers of its fact, so one part carried carries it (a timeframe's
+  parts, "previous four weeks; 2023 survey", all hold). Every key of `qualifiers` counts (a "dose" key is a
   qualifier too: §5.2 "dosage"), with two exceptions (issue 42):
   - a `units` qualifier is dropped only when the sentence states one of the fact's numbers in that unit without
     the unit ("71.6" for "71.6%"); a sentence stating only the fact's other numbers (its sample size) keeps it,
@@ -196,7 +198,9 @@ def _carried(claim: Analysis, kind: str, value: str, fact: AtomicFact) -> bool:
             return True  # a unit the table does not know ("points") is the fact's bare numbers', none stated
         return written in claim.lowered or any(q.unit == unit for q in claim.quantities if unit) \
             or _half_stated(claim, written)
-    return _half_stated(claim, value)
+    # "arm means; adjusted mean difference with 95% CI": each statistic names some of the fact's numbers
+    return any(_half_stated(claim, part) for part in value.split(";")) if kind == "statistic" \
+        else _half_stated(claim, value)
 
 
 def _half_stated(claim: Analysis, value: str) -> bool:

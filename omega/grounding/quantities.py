@@ -100,6 +100,18 @@ def quantities(lowered: str) -> tuple[Quantity, ...]:
     return tuple(q for _start, _end, q in quantity_spans(lowered))
 
 
+# "95% CI 0.05 to 0.19", "95% confidence interval, -1.2 to 3.4": an interval qualifies the value before it
+_INTERVAL = re.compile(r"\b\d{2}(?:\.\d+)?\s*%\s*(?:ci|confidence interval|credible interval)\b[\s:,]*"
+                       r"[-\u2212\u2013]?\d[\d.,]*\s*(?:to|,|[-\u2013\u2014])\s*[-\u2212\u2013]?\d[\d.]*",
+                       re.IGNORECASE)
+
+
+def without_intervals(text: str) -> str:
+    """The text with each confidence interval blanked, the same length (positions hold): its numbers are no values
+    of a group and name none."""
+    return _INTERVAL.sub(lambda m: " " * len(m.group(0)), text) if "%" in text else text
+
+
 @lru_cache(maxsize=256)  # a paragraph's facts and sentence are read by several checks; about a paragraph
 def quantity_spans(lowered: str) -> tuple[tuple[int, int, Quantity], ...]:
     """Every number of a lower-cased text with its unit, and where it stands (start, end of number and unit)."""

@@ -330,3 +330,20 @@ def test_a_units_qualifier_opening_with_a_symbol_names_no_measure_word() -> None
     assert "value moved to another group" in moved.rationale
     assert judge("In the 2021 survey, 9% of urban households reported at least one power outage lasting more than "
                  "24 hours in the preceding 12 months. [V9]", outages).passed
+
+
+def test_a_value_stated_without_the_year_or_time_point_that_names_its_group_is_refused() -> None:
+    # the groups are named by numbers only ("in 2015", "in 2022"): a sentence with neither leaves 9.3 unplaced (G-4)
+    cod = fact("V10", "In the Celtic Sea, mean survey CPUE of Atlantic cod declined from 18.6 kg per tow in 2015 to "
+                      "9.3 kg per tow in 2022.", {"units": "kg per tow"})
+    unplaced = judge("In the Celtic Sea, mean survey CPUE of Atlantic cod was 9.3 kg per tow. [V10]", cod)
+    assert codes(unplaced) == {NOT_ENTAILED}
+    assert "value stated without its group" in unplaced.rationale
+    assert judge("In the Celtic Sea, mean survey CPUE of Atlantic cod was 9.3 kg per tow in 2022. [V10]", cod).passed
+
+
+def test_a_confidence_interval_is_part_of_its_value_not_a_name_of_its_group() -> None:
+    # the interval after 0.06 would otherwise name its group, and a sentence repeating it would place the value
+    assert value_groups("The difference narrowed from 0.12 m/s at 12 weeks to 0.06 m/s (95% CI -0.01 to 0.13) at "
+                        "6 months.") == [[(Decimal("0.12"), frozenset({"12", "12 week"})),
+                                          (Decimal("0.06"), frozenset({"6", "6 month"}))]]

@@ -325,3 +325,14 @@ def test_a_change_s_value_moved_across_its_event_is_refused() -> None:
     assert not judge("Before the policy change, the readmission rate was 8.1%. [C2]", policy).passed
     assert judge("Before the policy change, the readmission rate was 12.4%. [C2]", policy).passed
     assert judge("After the policy change, the readmission rate was 8.1%. [C2]", policy).passed
+
+
+def test_a_difference_computed_beside_the_difference_the_fact_names_is_refused() -> None:
+    # 0.84 - 0.71 = 0.13, but the fact names its (adjusted) difference: 0.12 is "the difference", 0.13 is not
+    gait = fact("C3", "At 12 weeks, mean gait speed was 0.84 m/s in the training arm and 0.71 m/s in the usual-care "
+                      "arm (adjusted mean difference 0.12 m/s).", {"units": "m/s"})
+    computed = judge("At 12 weeks, the adjusted mean difference in gait speed between the arms was 0.13 m/s. [C3]",
+                     gait)
+    assert codes(computed) == {NUMERIC_MISMATCH}
+    assert judge("At 12 weeks, mean gait speed was 0.13 m/s higher in the training arm than in the usual-care arm. "
+                 "[C3]", gait).passed

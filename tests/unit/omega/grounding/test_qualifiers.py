@@ -199,3 +199,17 @@ def test_two_values_by_one_method_are_a_conflict_not_a_dropped_method() -> None:
     second = fact("T4", "Median battery life was 7.8 hours in the manufacturer's test.",
                   {"method": "manufacturer's test", "units": "hours"})
     assert QUALIFIER_DROPPED not in codes(judge("Median battery life was 9.5 hours. [T3][T4]", first, second))
+
+
+def test_a_statistic_in_parts_is_carried_by_the_part_that_names_the_stated_numbers() -> None:
+    speeds = fact("Q40", "At 12 weeks, mean gait speed was 0.84 m/s in the training arm and 0.71 m/s in the usual-care "
+                         "arm (adjusted mean difference 0.12 m/s, 95% CI 0.05 to 0.19).",
+                  {"timeframe": "12 weeks", "statistic": "arm means; adjusted mean difference with 95% CI",
+                   "units": "m/s"})
+    assert judge("Mean gait speed at 12 weeks was slower in the usual-care arm than in the training arm (0.71 versus "
+                 "0.84 m/s). [Q40]", speeds).passed
+    # a timeframe in parts holds whole
+    survey = fact("Q41", "In the 2023 survey, 19% of respondents reported loneliness in the previous four weeks.",
+                  {"timeframe": "previous four weeks; 2023 survey", "units": "%"})
+    assert QUALIFIER_DROPPED in codes(judge("In the 2023 survey, 19% of respondents reported loneliness. [Q41]",
+                                            survey))
