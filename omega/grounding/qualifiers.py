@@ -8,8 +8,9 @@ Qualifier terms are recognised with the lexicon `QUALIFIER_TERMS` (population, s
   A qualifier is carried when at least half of its tokens (words and numbers) appear in the sentence, so
   "older adults" carries "adults aged 65 or older"; a statistic in parts separated by ";" ("arm means; adjusted
   mean difference with 95% CI") names different numbers of its fact, so one part carried carries it (a timeframe's
-  parts, "previous four weeks; 2023 survey", all hold). Every key of `qualifiers` counts (a "dose" key is a
-  qualifier too: §5.2 "dosage"), with two exceptions (issue 42):
+  parts, "previous four weeks; 2023 survey", all hold), and a timeframe's period is not carried by its unit with
+  another number or none ("the preceding month" for "12 months preceding the survey"). Every key of `qualifiers`
+  counts (a "dose" key is a qualifier too: §5.2 "dosage"), with two exceptions (issue 42):
   - a `units` qualifier is dropped only when the sentence states one of the fact's numbers in that unit without
     the unit ("71.6" for "71.6%"); a sentence stating only the fact's other numbers (its sample size) keeps it,
     and so does one stating none of a fact's bare numbers when the unit is one the unit table does not know
@@ -38,13 +39,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from decimal import Decimal
 from functools import lru_cache
 
 from omega.grounding.facts import AtomicFact, qualifier_text
 from omega.grounding.model import QUALIFIER_ADDED, QUALIFIER_DRIFT, QUALIFIER_DROPPED, Failure
 from omega.grounding.quantities import as_rates, unit_named
 from omega.grounding.rephrasing import related
-from omega.grounding.tokens import Analysis, analyse, lexicon, normal
+from omega.grounding.tokens import Analysis, analyse, lemma, lexicon, normal
 from omega.grounding.words import plain
 
 QUALIFIER_TERMS: dict[str, frozenset[str]] = {
@@ -157,8 +159,10 @@ def _the_study(claim: Analysis, token: str) -> bool:
 
 
 def _restated(claim: Analysis, token: str, stated: frozenset[str]) -> bool:
-    """A qualifier word the facts state in another form (§5.1): "daily" for "per day" (WordNet's derived form)."""
-    return any(normal(w) in stated for w in related(claim.spoken([token])[0].lower()))
+    """A qualifier word the facts state in another form (§5.1): "daily" for "per day" (WordNet's derived form). One
+    step: a related word's own synonym is not followed ("adult" -> "grown", which the synonym table reads as
+    "increased")."""
+    return any(normal(w) in stated and normal(w) == lemma(w) for w in related(claim.spoken([token])[0].lower()))
 
 
 def established_by(facts: Sequence[AtomicFact]) -> Established:
@@ -198,9 +202,23 @@ def _carried(claim: Analysis, kind: str, value: str, fact: AtomicFact) -> bool:
             return True  # a unit the table does not know ("points") is the fact's bare numbers', none stated
         return written in claim.lowered or any(q.unit == unit for q in claim.quantities if unit) \
             or _half_stated(claim, written)
+    if kind == "timeframe" and _period_changed(claim, value):
+        return False
     # "arm means; adjusted mean difference with 95% CI": each statistic names some of the fact's numbers
     return any(_half_stated(claim, part) for part in value.split(";")) if kind == "statistic" \
         else _half_stated(claim, value)
+
+
+_PERIOD = re.compile(r"(\d[\d.,]*)\s+(hours?|days?|weeks?|months?|years?)\b", re.IGNORECASE)
+
+
+def _period_changed(claim: Analysis, value: str) -> bool:
+    """A period of a timeframe whose unit the sentence names without its number ("the preceding month" for "12
+    months preceding the survey"): half the words are there, but the period is another. (An age is no period: "aged
+    70 years or older" is a subgroup of "adults aged 60 years or older".)"""
+    numbers = {q.value for q in claim.quantities}
+    return any(normal(unit) in claim.tokens and Decimal(count.replace(",", "")) not in numbers
+               for count, unit in _PERIOD.findall(value))
 
 
 def _half_stated(claim: Analysis, value: str) -> bool:

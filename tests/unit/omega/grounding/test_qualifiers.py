@@ -213,3 +213,22 @@ def test_a_statistic_in_parts_is_carried_by_the_part_that_names_the_stated_numbe
                   {"timeframe": "previous four weeks; 2023 survey", "units": "%"})
     assert QUALIFIER_DROPPED in codes(judge("In the 2023 survey, 19% of respondents reported loneliness. [Q41]",
                                             survey))
+
+
+def test_a_population_word_is_not_restated_through_a_synonym_of_its_synonym() -> None:
+    # WordNet relates "adult" to "grown", which the synonym table reads as "increased": two steps, not a restatement
+    whiting = fact("Q42", "Total survey biomass of whiting in the Irish Sea increased from 21,300 tonnes in 2015 to "
+                          "30,100 tonnes in 2022.", {"population": "whiting", "units": "tonnes"})
+    added = judge("Total survey biomass of adult whiting in the Irish Sea increased from 21,300 tonnes in 2015 to "
+                  "30,100 tonnes in 2022. [Q42]", whiting)
+    assert codes(added) == {QUALIFIER_DRIFT}
+    assert "'adult'" in added.rationale
+
+
+def test_a_timeframe_s_period_named_without_its_number_is_not_carried() -> None:
+    outages = fact("Q43", "In the 2021 survey, 25% of rural households reported a power outage in the preceding 12 "
+                          "months.", {"timeframe": "12 months preceding the 2021 survey", "units": "%"})
+    assert QUALIFIER_DROPPED in codes(judge("In the 2021 survey, 25% of rural households reported a power outage in "
+                                            "the preceding month. [Q43]", outages))
+    assert judge("In the 2021 survey, a quarter of rural households reported a power outage in the preceding 12 "
+                 "months. [Q43]", outages).passed
