@@ -2,11 +2,13 @@
 modification"): a fact whose clauses give one measure different values is read clause by clause. A value stated with
 the name another clause gives its value ("emissions fell by 12% in the EU, while they rose by 5% in the US": "12% in
 the US"), or with that clause's direction ("rose by 12%"), moved. `omega.grounding.groups` reads the groups within
-one clause.
+one clause. A breakdown in brackets ("4,800 households (2,900 urban and 1,900 rural)") gives each count to the word
+after it: a sentence giving one of its counts to another of its words moved it (`breakdown_moved`).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from decimal import Decimal
 from functools import lru_cache
@@ -72,4 +74,38 @@ def moved_between_clauses(claim_text: str, facts: Sequence[AtomicFact]) -> list[
         if why is not None:
             return [Failure(NOT_ENTAILED, f"value moved to another group: {why}",
                             f"an Atomic Fact stating {value} as the sentence does, cited inline", (fact.id,))]
+    return []
+
+
+_BRACKETED = re.compile(r"\(([^()]*)\)")
+_COUNT_LABEL = re.compile(r"(?<![\w.,])(\d[\d,]*(?:\.\d+)?%?)\s+([a-z][a-z-]+)")
+
+
+def _pairs(text: str) -> list[tuple[Decimal, str]]:
+    return [(Decimal(n.rstrip("%").replace(",", "")), normal(label)) for n, label in _COUNT_LABEL.findall(text)]
+
+
+def _breakdowns_of(fact: AtomicFact) -> tuple[dict[str, Decimal], ...]:
+    out = []
+    for inner in _BRACKETED.findall(fact.content.lower()):
+        pairs = {label: value for value, label in _pairs(inner)}
+        if len(pairs) > 1 and len(set(pairs.values())) == len(pairs):
+            out.append(pairs)
+    return tuple(out)
+
+
+_breakdowns = ByObject(_breakdowns_of)
+
+
+def breakdown_moved(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:
+    """A count of a fact's bracketed breakdown given to another of its words ("(2,900 rural and 1,900 urban)" where
+    the fact has 2,900 urban and 1,900 rural)."""
+    for value, label in _pairs(claim_text.lower()):
+        for fact in facts:
+            for breakdown in _breakdowns(fact):
+                own = next((name for name, v in breakdown.items() if v == value), None)
+                if label in breakdown and breakdown[label] != value and own is not None:
+                    return [Failure(NOT_ENTAILED, f"value moved to another group: {value:,} is stated for '{label}', "
+                                    f"but {fact.id} gives {value:,} for '{own}' and {breakdown[label]:,} for '{label}'",
+                                    f"an Atomic Fact stating {value:,} for '{label}', cited inline", (fact.id,))]
     return []

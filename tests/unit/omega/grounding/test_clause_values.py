@@ -4,7 +4,8 @@ or the direction another clause of its fact gives its own value. Facts and sente
 from __future__ import annotations
 
 from omega.grounding.clause_values import moved_between_clauses
-from tests.unit.omega.grounding.support import fact, judge
+from omega.grounding.model import NOT_ENTAILED
+from tests.unit.omega.grounding.support import codes, fact, judge
 
 EMISSIONS = fact("K1", "Emissions fell by 12% between 2010 and 2020 in the EU, while they rose by 5% in the US.")
 
@@ -20,3 +21,14 @@ def test_a_value_given_the_direction_of_the_other_clause_is_moved() -> None:
     assert not judge("Emissions rose by 12% between 2010 and 2020 in the EU. [K1]", EMISSIONS).passed
     [moved] = moved_between_clauses("Emissions rose by 12% between 2010 and 2020 in the EU.", [EMISSIONS])
     assert moved.reason.startswith("value moved to another group: 12 goes down in K1")
+
+
+def test_a_count_of_a_bracketed_breakdown_given_to_its_other_word_is_refused() -> None:
+    sample = fact("M9", "The survey interviewed 4,800 households in the province (2,900 urban and 1,900 rural) between "
+                        "March and June 2021.")
+    swapped = judge("The survey interviewed 4,800 households in the province (2,900 rural and 1,900 urban) between "
+                    "March and June 2021. [M9]", sample)
+    assert codes(swapped) == {NOT_ENTAILED}
+    assert "2,900 is stated for 'rural', but M9 gives 2,900 for 'urban'" in swapped.rationale
+    assert judge("Between March and June 2021, the survey interviewed 4,800 households in the province, 1,900 rural "
+                 "and 2,900 urban. [M9]", sample).passed
