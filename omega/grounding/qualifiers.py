@@ -9,7 +9,8 @@ Qualifier terms are recognised with the lexicon `QUALIFIER_TERMS` (population, s
   "older adults" carries "adults aged 65 or older"; a statistic in parts separated by ";" ("arm means; adjusted
   mean difference with 95% CI") names different numbers of its fact, so one part carried carries it (a timeframe's
   parts, "previous four weeks; 2023 survey", all hold), and a timeframe's period is not carried by its unit with
-  another number or none ("the preceding month" for "12 months preceding the survey"). Every key of `qualifiers`
+  another number or none ("the preceding month" for "12 months preceding the survey"); each part of a population
+  written in parts restricts it ("grid-connected households, urban and rural"). Every key of `qualifiers`
   counts (a "dose" key is a qualifier too: §5.2 "dosage"), with two exceptions (issue 42):
   - a `units` qualifier is dropped only when the sentence states one of the fact's numbers in that unit without
     the unit ("71.6" for "71.6%"); a sentence stating only the fact's other numbers (its sample size) keeps it,
@@ -205,7 +206,10 @@ def _carried(claim: Analysis, kind: str, value: str, fact: AtomicFact) -> bool:
     if kind == "timeframe" and _period_changed(claim, value):
         return False
     # "arm means; adjusted mean difference with 95% CI": each statistic names some of the fact's numbers
-    return any(_half_stated(claim, part) for part in value.split(";")) if kind == "statistic" \
+    if kind == "statistic":
+        return any(_half_stated(claim, part) for part in value.split(";"))
+    # "grid-connected households, urban and rural": each part of a population restricts it
+    return all(_half_stated(claim, part) for part in value.split(", ")) if kind == "population" \
         else _half_stated(claim, value)
 
 

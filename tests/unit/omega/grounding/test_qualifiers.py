@@ -232,3 +232,15 @@ def test_a_timeframe_s_period_named_without_its_number_is_not_carried() -> None:
                                             "the preceding month. [Q43]", outages))
     assert judge("In the 2021 survey, a quarter of rural households reported a power outage in the preceding 12 "
                  "months. [Q43]", outages).passed
+
+
+def test_each_part_of_a_population_in_parts_must_be_carried() -> None:
+    # "urban" and "rural" carry half the words, but the means are of grid-connected households only (G-4)
+    energy = fact("Q44", "In the 2021 survey, mean monthly electricity consumption among grid-connected households was "
+                         "212 kWh in urban areas and 118 kWh in rural areas.",
+                  {"population": "grid-connected households, urban and rural", "units": "kWh per month"})
+    dropped = judge("In the 2021 survey, mean monthly electricity consumption was 212 kWh among urban households and "
+                    "118 kWh among rural households. [Q44]", energy)
+    assert QUALIFIER_DROPPED in codes(dropped)
+    assert judge("In the 2021 survey, mean monthly electricity consumption of grid-connected households was 212 kWh in "
+                 "urban areas and 118 kWh in rural areas. [Q44]", energy).passed
