@@ -10,8 +10,9 @@ Qualifier terms are recognised with the lexicon `QUALIFIER_TERMS` (population, s
   mean difference with 95% CI") names different numbers of its fact, so one part carried carries it (a timeframe's
   parts, "previous four weeks; 2023 survey", all hold), and a timeframe's period is not carried by its unit with
   another number or none ("the preceding month" for "12 months preceding the survey"); each part of a population
-  written in parts restricts it ("grid-connected households, urban and rural"). Every key of `qualifiers`
-  counts (a "dose" key is a qualifier too: §5.2 "dosage"), with two exceptions (issue 42):
+  written in parts restricts it ("grid-connected households, urban and rural"; a breakdown in brackets is no part);
+  a name in brackets is another name for what the qualifier names ("whiting (Merlangius merlangus)"). Every key of
+  `qualifiers` counts (a "dose" key is a qualifier too: §5.2 "dosage"), with two exceptions (issue 42):
   - a `units` qualifier is dropped only when the sentence states one of the fact's numbers in that unit without
     the unit ("71.6" for "71.6%"); a sentence stating only the fact's other numbers (its sample size) keeps it,
     and so does one stating none of a fact's bare numbers when the unit is one the unit table does not know
@@ -209,8 +210,12 @@ def _carried(claim: Analysis, kind: str, value: str, fact: AtomicFact) -> bool:
     if kind == "statistic":
         return any(_half_stated(claim, part) for part in value.split(";"))
     # "grid-connected households, urban and rural": each part of a population restricts it
-    return all(_half_stated(claim, part) for part in value.split(", ")) if kind == "population" \
-        else _half_stated(claim, value)
+    return all(_half_stated(claim, part) for part in _BRACKETED.sub("", value).split(", ")) \
+        if kind == "population" else _half_stated(claim, value)
+
+
+_BRACKETED = re.compile(r"\s*\([^()]*\)")
+_ALIAS = re.compile(r"\s*\([^()\d]*\)")
 
 
 _PERIOD = re.compile(r"(\d[\d.,]*)\s+(hours?|days?|weeks?|months?|years?)\b", re.IGNORECASE)
@@ -226,7 +231,8 @@ def _period_changed(claim: Analysis, value: str) -> bool:
 
 
 def _half_stated(claim: Analysis, value: str) -> bool:
-    wanted = _tokens_of(value)
+    # a name in brackets is another name of what the qualifier names ("whiting (Merlangius merlangus)")
+    wanted = _tokens_of(_ALIAS.sub("", value))
     if not wanted:
         return True
     present = len(wanted & (claim.tokens | claim.numbers))

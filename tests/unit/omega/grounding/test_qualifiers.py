@@ -244,3 +244,15 @@ def test_each_part_of_a_population_in_parts_must_be_carried() -> None:
     assert QUALIFIER_DROPPED in codes(dropped)
     assert judge("In the 2021 survey, mean monthly electricity consumption of grid-connected households was 212 kWh in "
                  "urban areas and 118 kWh in rural areas. [Q44]", energy).passed
+
+
+def test_a_population_is_carried_without_its_other_name_or_breakdown_in_brackets() -> None:
+    whiting = fact("Q45", "In 2022, mean survey CPUE of whiting was 42.7 kg per tow in the Irish Sea and 27.5 kg per "
+                          "tow in the Celtic Sea.",
+                   {"population": "whiting (Merlangius merlangus)", "units": "kg per tow"})
+    assert judge("Mean 2022 survey CPUE of whiting was lower in the Celtic Sea (27.5 kg per tow) than in the Irish Sea "
+                 "(42.7 kg per tow). [Q45]", whiting).passed
+    sample = fact("Q46", "The survey interviewed 4,800 households in Valdoria Province between March and June 2021.",
+                  {"population": "households in Valdoria Province (2,900 urban, 1,900 rural)"})
+    assert judge("Between March and June 2021, the survey interviewed 4,800 households in Valdoria Province. [Q46]",
+                 sample).passed
