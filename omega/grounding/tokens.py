@@ -84,7 +84,7 @@ SYNONYM_GROUPS: tuple[tuple[str, ...], ...] = (
     ("older", "elderly"),
     ("use", "utilise", "utilize", "employ"),
     ("versus", "vs", "compare", "comparison"),
-    ("receive", "administer", "administered", "give", "assign"),
+    ("receive", "administer", "administered", "give", "assign", "allocate"),
     ("measure", "assess", "quantify", "measurement"),
     ("improve", "improvement"),
     ("symptom", "symptomatic"),

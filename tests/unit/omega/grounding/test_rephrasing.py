@@ -123,3 +123,11 @@ def test_a_word_said_as_a_function_word_is_read_once_and_not_when_an_anaphor_own
     # the words an anaphor already owns ("these samples"' words) are not read again, owned either way
     assert said_as_function_words(claim, [analysis], frozenset(), frozenset({"analys"})) == (frozenset(), ())
     assert said_as_function_words(claim, [analysis], frozenset({"analys"})) == (frozenset(), ())
+
+
+def test_randomly_assigned_is_randomly_allocated() -> None:
+    # trial language: "allocated" and "assigned" name one act (the synonym table, beside "assign" = "receive")
+    trial = fact("W30", "In this randomised trial, 248 adults were randomly allocated to circuit training (n = 124) or "
+                        "usual care (n = 124).")
+    assert judge("In this randomised trial, 248 adults were randomly assigned to circuit training (n = 124) or usual "
+                 "care (n = 124). [W30]", trial).passed
