@@ -233,9 +233,15 @@ def numeric_sides(text: str) -> list[tuple[str, Decimal, Decimal]]:
         found = frames(clause)
         if marker is None or not found or found[0].kind != "comparison" or found[0].predicate.startswith("not "):
             continue
-        spans = quantity_spans(clause.lower())
+        lowered = clause.lower()
+        spans = quantity_spans(lowered)
         before = [q for _s, e, q in spans if e <= marker.start() and q.unit is not None]
         after = [q for s, _e, q in spans if s >= marker.end() and q.unit is not None]
+        if len(before) != 1 or len(after) != 1:  # counts without a unit ("lower for PC (54,000) than for SFRC
+            # (186,000)"): the numbers between the comparative and the marker, and after it
+            start = lowered.rfind(found[0].predicate, 0, marker.start())
+            before = [q for s, e, q in spans if start >= 0 and s > start and e <= marker.start()]
+            after = [q for s, _e, q in spans if s >= marker.end()]
         if len(before) == 1 and len(after) == 1 and before[0].unit == after[0].unit:
             out.append((found[0].predicate, before[0].value, after[0].value))
     return out

@@ -18,7 +18,8 @@ Qualifier terms are recognised with the lexicon `QUALIFIER_TERMS` (population, s
     and so does one stating none of a fact's bare numbers when the unit is one the unit table does not know
     ("points": "at 6 weeks" is a number of its own unit);
   - a `method` qualifier may be left out: how a fact was obtained is provenance, not its scope (unless it is what
-    tells the stated value from a co-cited fact's value by another method: G-5's silent adoption). G-4 forbids
+    tells the stated value from another allowed fact's value by another method: G-5's silent adoption; of two
+    methods sharing conditions, the conditions that differ, "maximum stress level 0.75" beside 0.85). G-4 forbids
     adding qualifiers, altering scope, strengthening and generalising populations; §5.2 names the drift it means
     ("timeframe, dosage, setting"). A sentence that names a method must still name the fact's (drift), and
     strength is the scope check's: "associated" stays "associated" without "in an observational cohort".
@@ -82,10 +83,11 @@ def category(key: str) -> str:
 Established = frozenset[tuple[str, str]]
 
 
-def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact], established: Established = frozenset()
-                        ) -> list[Failure]:
+def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact], established: Established = frozenset(),
+                        allowed: Sequence[AtomicFact] = ()) -> list[Failure]:
     """§6.1 qualifier integrity: qualifier terms the facts do not state (added or altered), qualifiers dropped
-    that no earlier sentence of the paragraph established."""
+    that no earlier sentence of the paragraph established (a method too when another allowed fact's method gives the
+    measure another value)."""
     stated = frozenset().union(*(f.analysis.tokens for f in facts)) if facts else frozenset()
     failures: list[Failure] = []
     drifted: set[tuple[str, str]] = set()
@@ -108,27 +110,42 @@ def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact], establishe
     for fact in facts:
         for key, value in fact.qualifiers.items():
             kind = category(key)
-            if (kind == "method" and not _method_tells_apart(claim, fact, facts)) or (fact.id, kind) in drifted \
-                    or _key(kind, value) in established:
+            apart = _method_tells_apart(claim, fact, [*facts, *allowed]) if kind == "method" else ()
+            if (kind == "method" and not apart) or (fact.id, kind) in drifted or _key(kind, value) in established:
                 continue
-            if not _carried(claim, kind, qualifier_text(value), fact):
+            if not _carried(claim, kind, qualifier_text(value), fact) \
+                    or not all(_half_stated(claim, part) for part in apart if isinstance(part, str)):
                 failures.append(Failure(
                     QUALIFIER_DROPPED, f"{kind} '{qualifier_text(value)}' of {fact.id} is dropped (G-4)",
                     f"the sentence restating the {kind} '{qualifier_text(value)}', or a fact without it", (fact.id,)))
     return failures
 
 
-def _method_tells_apart(claim: Analysis, fact: AtomicFact, facts: Sequence[AtomicFact]) -> bool:
-    """Whether the fact's method is what tells the value the sentence states from another cited fact's value of
-    the same unit by another method ("9.5 hours in the manufacturer's test", "7.8 hours in the independent test"):
-    then leaving the method out adopts one of them silently (G-5)."""
-    own = {(q.unit, q.value) for q in fact.analysis.quantities if q.unit is not None}
-    stated = own & {(q.unit, q.value) for q in claim.quantities}
-    method = {_value(fact, "method")}
-    return any(other is not fact and any(category(k) == "method" for k in other.qualifiers)
-               and _value(other, "method") not in method
-               and any(q.unit == unit and q.value != value for q in other.analysis.quantities for unit, value in stated)
-               for other in facts)
+def _method_tells_apart(claim: Analysis, fact: AtomicFact, facts: Sequence[AtomicFact]) -> tuple[str | bool, ...]:
+    """When the fact's method is what tells the value the sentence states from another allowed fact's value of
+    the same measure by another method ("9.5 hours in the manufacturer's test", "7.8 hours in the independent test";
+    "maximum stress level 0.75" beside 0.85), the parts of it the other's method does not share (True when it shares
+    them all): leaving them out adopts one of them silently (G-5). Empty when the method tells nothing apart."""
+    said = {(q.unit, q.value) for q in claim.quantities}
+    stated = {(unit, value) for unit, value in _measured(fact)
+              if (None if unit is None or unit[:1] == "=" else unit, value) in said}
+    method = _value(fact, "method")
+    out: list[str | bool] = []
+    for other in facts:
+        if other is not fact and any(category(k) == "method" for k in other.qualifiers) \
+                and _value(other, "method") != method \
+                and any(u == unit and v != value for u, v in _measured(other) for unit, value in stated):
+            # methods sharing some conditions ("5 Hz") are told apart by the others; wholly other methods as wholes
+            theirs, own = set(_value(other, "method").split(", ")), method.split(", ")
+            out += [part for part in own if part not in theirs] if theirs.intersection(own) else [True]
+    return tuple(out)
+
+
+def _measured(fact: AtomicFact) -> set[tuple[str | None, Decimal]]:
+    """A fact's numbers with their units; one without a unit in what its `units` qualifier names ("= cycles to
+    failure"), so that two facts counting the same thing compare."""
+    named = next((f"= {_value(fact, 'units')}" for k in fact.qualifiers if category(k) == "units"), None)
+    return {(q.unit or named, q.value) for q in fact.analysis.quantities if (q.unit or named) is not None}
 
 
 _BACK = re.compile(r"\b(?:that|the same|this|those|these)\s+(year|years|month|months|week|weeks|day|days|decade|period|"

@@ -180,7 +180,7 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
                 or breakdown_moved(claim_text, facts) or before_after_moved(claim_text, facts)
     elif coverage.polarity_failure is not None:
         failures.append(coverage.polarity_failure)
-    failures += qualifier_integrity(claim, facts, established)
+    failures += qualifier_integrity(claim, facts, established, tuple(allowed_facts.values()))
     failures += scope_and_strength_fidelity(claim, facts)
     if not any(f.code == CLAIM_STRENGTHENED for f in failures):
         failures += change_attributed(claim_text, facts)

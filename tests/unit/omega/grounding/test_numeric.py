@@ -336,3 +336,11 @@ def test_a_difference_computed_beside_the_difference_the_fact_names_is_refused()
     assert codes(computed) == {NUMERIC_MISMATCH}
     assert judge("At 12 weeks, mean gait speed was 0.13 m/s higher in the training arm than in the usual-care arm. "
                  "[C3]", gait).passed
+
+
+def test_counts_without_a_unit_on_each_side_of_a_comparison_show_its_direction() -> None:
+    cycles = fact("C4", "Median cycles to failure were 186,000 for SFRC and 54,000 for PC.")
+    assert judge("The median number of cycles to failure was lower for PC (54,000) than for SFRC (186,000). [C4]",
+                 cycles).passed
+    assert not judge("The median number of cycles to failure was higher for PC (54,000) than for SFRC (186,000). "
+                     "[C4]", cycles).passed

@@ -256,3 +256,20 @@ def test_a_population_is_carried_without_its_other_name_or_breakdown_in_brackets
                   {"population": "households in Valdoria Province (2,900 urban, 1,900 rural)"})
     assert judge("Between March and June 2021, the survey interviewed 4,800 households in Valdoria Province. [Q46]",
                  sample).passed
+
+
+def test_a_test_condition_that_tells_two_allowed_facts_values_apart_may_not_be_left_out() -> None:
+    # the method is provenance, but "maximum stress level 0.75" is the condition that gives 186,000 rather than
+    # the allowed fact's 12,400 at 0.85 (G-5): the sentence must keep it
+    low = fact("Q47", "At 20 °C and 5 Hz with a maximum stress level of 0.75, median cycles to failure were 186,000 "
+                      "for SFRC and 54,000 for PC.", {"method": "cyclic compression, 5 Hz, maximum stress level 0.75",
+                                                   "units": "cycles to failure"})
+    high = fact("Q48", "At 20 °C and 5 Hz with a maximum stress level of 0.85, median cycles to failure were 12,400 "
+                       "for SFRC and 3,100 for PC.", {"method": "cyclic compression, 5 Hz, maximum stress level 0.85",
+                                                  "units": "cycles to failure"})
+    dropped = judge("At 20 °C and 5 Hz, median cycles to failure were 186,000 for SFRC and 54,000 for PC. [Q47]",
+                    low, high)
+    assert codes(dropped) == {QUALIFIER_DROPPED}
+    assert "maximum stress level 0.75" in dropped.rationale
+    assert judge("At 20 °C and 5 Hz with a maximum stress level of 0.75, median cycles to failure were 186,000 for "
+                 "SFRC and 54,000 for PC. [Q47]", low, high).passed
