@@ -2,8 +2,11 @@
 of its cited facts, with the same unit, not rounded, not computed.
 
 The one documented derivation: the absolute difference of two quantities of the cited facts with the same
-unit (a fall from 148 to 136 mmHg may be stated as "12 mmHg"; two percentages differ by percentage points: 6.4%
-and 5.1% by "1.3 percentage points", not by "1.3%", which is a relative change). A sentence that uses it may
+unit, stated beside both of them (a fall "from 148 to 136 mmHg" may be stated as "by 12 mmHg"; two percentages
+differ by percentage points: "from 6.4% to 5.1%" by "1.3 percentage points", not by "1.3%", which is a relative
+change). A difference in place of its two numbers ("rose by 9 °C", "2.7 °C larger") is a number no fact states:
+§5.2 forbids numerical modification, and every blind half written from the contract alone labels it so (and the
+difference shown with its numbers as supported). A sentence that uses it may
 name it with the neutral words of `DERIVATION_WORDS` ("the difference ... was 170 mAh/g"); a direction word
 ("higher") must be stated by the facts or shown by the sentence's own two numbers (`directions_shown`).
 
@@ -72,7 +75,7 @@ def numerical_accuracy(claim: Analysis, facts: Sequence[AtomicFact]) -> NumericR
         if any(text == quantity.text for _words, _shown, text in decades.values()):
             continue
         derived = None if "difference" in claim.lowered and _named_differences(quantity, facts) else \
-            _difference(quantity, stated)
+            _difference(quantity, stated, claim.quantities)
         word = bounds.get((quantity.text, quantity.value))
         if derived is None and word is not None:
             derived = _bound_met(word, quantity, claim, facts)
@@ -167,8 +170,11 @@ def _named_differences(quantity: Quantity, facts: Sequence[AtomicFact]) -> bool:
                for f in facts for start, _end, q in quantity_spans(f.content.lower()))
 
 
-def _difference(quantity: Quantity, stated: list[Quantity]) -> str | None:
-    for a, b in combinations(stated, 2):
+def _difference(quantity: Quantity, stated: list[Quantity], said: Sequence[Quantity]) -> str | None:
+    # shown, not substituted: the sentence states both numbers it is the difference of ("fell by 1.3 percentage
+    # points, from 6.4% to 5.1%"); a difference in their place ("rose by 9 °C") is a number no fact states
+    values = {q.value for q in said}
+    for a, b in combinations((q for q in stated if q.value in values), 2):
         # two percentages differ by percentage points: "from 6.4% to 5.1%" is "by 1.3 percentage points", never
         # "by 1.3%" (that is a relative change, about 20%)
         unit = "pp" if a.unit == "%" else a.unit
