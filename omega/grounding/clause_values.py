@@ -3,7 +3,10 @@ modification"): a fact whose clauses give one measure different values is read c
 the name another clause gives its value ("emissions fell by 12% in the EU, while they rose by 5% in the US": "12% in
 the US"), or with that clause's direction ("rose by 12%"), moved. `omega.grounding.groups` reads the groups within
 one clause. A breakdown in brackets ("4,800 households (2,900 urban and 1,900 rural)") gives each count to the word
-after it: a sentence giving one of its counts to another of its words moved it (`breakdown_moved`).
+after it: a sentence giving one of its counts to another of its words moved it (`breakdown_moved`). So does a list
+of numbers with or without units, each followed by what it is for ("164 were fitted with Norvik gearboxes and 144
+with Teramec gearboxes", "61 on the ICU, 18 on the medical ward and 12 on the surgical ward"): a sentence that lists
+two of them again, each with the words that follow the other and none of its own, exchanged them (`listed_moved`).
 """
 
 from __future__ import annotations
@@ -12,13 +15,14 @@ import re
 from collections.abc import Sequence
 from decimal import Decimal
 from functools import lru_cache
+from itertools import combinations
 
 from omega.grounding.facts import AtomicFact
 from omega.grounding.memo import ByObject
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
 from omega.grounding.numeric import DOWN, UP
 from omega.grounding.quantities import quantity_spans
-from omega.grounding.tokens import marked_text, normal
+from omega.grounding.tokens import FUNCTION_WORDS, marked_text, normal
 from omega.grounding.words import clauses, words
 
 
@@ -108,4 +112,49 @@ def breakdown_moved(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failur
                     return [Failure(NOT_ENTAILED, f"value moved to another group: {value:,} is stated for '{label}', "
                                     f"but {fact.id} gives {value:,} for '{own}' and {breakdown[label]:,} for '{label}'",
                                     f"an Atomic Fact stating {value:,} for '{label}', cited inline", (fact.id,))]
+    return []
+
+
+def _listed(text: str) -> dict[Decimal, tuple[str, frozenset[str]]]:
+    """Each number of a text (not a year, not in brackets, not part of a name such as "GX-3") with the word before it
+    and the words after it up to the next number."""
+    lowered = _BRACKETED.sub(lambda m: " " * len(m.group(0)), text.lower())
+    spans = [(a, b, q.value) for a, b, q in quantity_spans(lowered)
+             if (a == 0 or not (lowered[a - 1].isalnum() or lowered[a - 1] == "-"))
+             and not (q.places == 0 and "," not in q.text and 1800 <= q.value <= 2100)]
+    out: dict[Decimal, tuple[str, frozenset[str]]] = {}
+    for i, (a, b, value) in enumerate(spans):
+        after = lowered[b:spans[i + 1][0] if i + 1 < len(spans) else len(lowered)]
+        before = words(lowered[max(0, a - 30):a])
+        out.setdefault(value, (before[-1].lower if before else "", frozenset(
+            normal(w.lower) for w in words(after) if w.lower not in FUNCTION_WORDS)))
+    return out
+
+
+def _listed_of(fact: AtomicFact) -> dict[Decimal, tuple[str, frozenset[str]]]:
+    return _listed(marked_text(fact.content))
+
+
+_fact_lists = ByObject(_listed_of)
+
+
+def listed_moved(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:
+    """Two numbers of a fact's list restated each with the words that follow the other and none of its own (the
+    values exchanged: one number read with the wrong words is often only another word order, two crossed are not)."""
+    said = _listed(marked_text(claim_text))
+    claim = {v: words_after for v, (_before, words_after) in said.items()}
+    for fact in facts:
+        stated = _fact_lists(fact)
+        listed = {v: words_after for v, (_before, words_after) in stated.items()}
+        # a number after the same word in both ("release 4") is a name, which any word order keeps
+        shared = [v for v in claim if v in listed and not (said[v][0] == stated[v][0] and said[v][0].isalpha()
+                                                           and said[v][0] not in FUNCTION_WORDS)]
+        for a, b in combinations(shared, 2):
+            own_a, own_b = listed[a] - listed[b], listed[b] - listed[a]
+            if claim[a] & own_b and claim[b] & own_a and not claim[a] & own_a and not claim[b] & own_b:
+                return [Failure(NOT_ENTAILED, f"values exchanged: the sentence gives {a:,} for "
+                                f"{quoted(sorted(claim[a] & own_b))} and {b:,} for {quoted(sorted(claim[b] & own_a))}; "
+                                f"{fact.id} gives {b:,} and {a:,} for them",
+                                f"an Atomic Fact stating {a:,} for {quoted(sorted(claim[a] & own_b))}, cited inline",
+                                (fact.id,))]
     return []

@@ -27,7 +27,7 @@ from dataclasses import dataclass, replace
 from omega.grounding.agency import change_attributed
 from omega.grounding.binding import clause_local_binding, copula_binding
 from omega.grounding.citations import citation_presence, split_citations, uncited_fact_use
-from omega.grounding.clause_values import breakdown_moved, moved_between_clauses
+from omega.grounding.clause_values import breakdown_moved, listed_moved, moved_between_clauses
 from omega.grounding.conflicts import (
     ATTRIBUTION,
     ATTRIBUTION_WORDS,
@@ -177,7 +177,8 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
             bound = clause_local_binding(claim, facts, owned, partners) or copula_binding(claim, facts, owned)
             failures += [bound] if bound is not None else framed.failures or from_to_reversed(claim_text, facts) \
                 or values_in_their_groups(claim_text, facts) or moved_between_clauses(claim_text, facts) \
-                or breakdown_moved(claim_text, facts) or before_after_moved(claim_text, facts)
+                or breakdown_moved(claim_text, facts) or before_after_moved(claim_text, facts) \
+                or listed_moved(claim_text, facts)
     elif coverage.polarity_failure is not None:
         failures.append(coverage.polarity_failure)
     failures += qualifier_integrity(claim, facts, established, tuple(allowed_facts.values()))

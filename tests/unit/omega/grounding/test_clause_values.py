@@ -32,3 +32,18 @@ def test_a_count_of_a_bracketed_breakdown_given_to_its_other_word_is_refused() -
     assert "2,900 is stated for 'rural', but M9 gives 2,900 for 'urban'" in swapped.rationale
     assert judge("Between March and June 2021, the survey interviewed 4,800 households in the province, 1,900 rural "
                  "and 2,900 urban. [M9]", sample).passed
+
+
+def test_two_values_of_a_list_exchanged_are_refused_with_or_without_units() -> None:
+    fleet = fact("M10", "Of the 308 turbines, 164 were fitted with Norvik GX-3 gearboxes and 144 with Teramec T500 "
+                        "gearboxes.")
+    exchanged = judge("Of the 308 turbines, 144 were fitted with Norvik GX-3 gearboxes and 164 with Teramec T500 "
+                      "gearboxes. [M10]", fleet)
+    assert codes(exchanged) == {NOT_ENTAILED}
+    assert "values exchanged: the sentence gives 144 for" in exchanged.rationale
+    assert judge("Of the 308 turbines, 144 had Teramec T500 gearboxes and 164 had Norvik GX-3 gearboxes. [M10]",
+                 fleet).passed
+    wards = fact("M11", "Carbapenem consumption was 61 DDD per 1,000 patient-days on the intensive care ward, 18 on "
+                        "the medical ward and 12 on the surgical ward.")
+    assert not judge("Carbapenem consumption was 61 DDD per 1,000 patient-days on the intensive care ward, 12 on the "
+                     "medical ward and 18 on the surgical ward. [M11]", wards).passed
