@@ -141,6 +141,8 @@ _fact_lists = ByObject(_listed_of)
 def listed_moved(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:
     """Two numbers of a fact's list restated each with the words that follow the other and none of its own (the
     values exchanged: one number read with the wrong words is often only another word order, two crossed are not)."""
+    if len(quantity_spans(claim_text.lower())) < 2:
+        return []
     said = _listed(marked_text(claim_text))
     claim = {v: words_after for v, (_before, words_after) in said.items()}
     for fact in facts:

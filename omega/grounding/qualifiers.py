@@ -46,6 +46,7 @@ from decimal import Decimal
 from functools import lru_cache
 
 from omega.grounding.facts import AtomicFact, qualifier_text
+from omega.grounding.memo import ByObject
 from omega.grounding.model import QUALIFIER_ADDED, QUALIFIER_DRIFT, QUALIFIER_DROPPED, Failure
 from omega.grounding.quantities import as_rates, unit_named
 from omega.grounding.rephrasing import related
@@ -141,11 +142,14 @@ def _method_tells_apart(claim: Analysis, fact: AtomicFact, facts: Sequence[Atomi
     return tuple(out)
 
 
-def _measured(fact: AtomicFact) -> set[tuple[str | None, Decimal]]:
+def _measured_of(fact: AtomicFact) -> frozenset[tuple[str | None, Decimal]]:
     """A fact's numbers with their units; one without a unit in what its `units` qualifier names ("= cycles to
     failure"), so that two facts counting the same thing compare."""
     named = next((f"= {_value(fact, 'units')}" for k in fact.qualifiers if category(k) == "units"), None)
-    return {(q.unit or named, q.value) for q in fact.analysis.quantities if (q.unit or named) is not None}
+    return frozenset((q.unit or named, q.value) for q in fact.analysis.quantities if (q.unit or named) is not None)
+
+
+_measured = ByObject(_measured_of)  # once per fact: every allowed fact is read for every sentence of its paragraph
 
 
 _BACK = re.compile(r"\b(?:that|the same|this|those|these)\s+(year|years|month|months|week|weeks|day|days|decade|period|"
