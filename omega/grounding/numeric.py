@@ -5,9 +5,9 @@ The one documented derivation: the absolute difference of two quantities of the 
 unit, stated beside both of them (a fall "from 148 to 136 mmHg" may be stated as "by 12 mmHg"; two percentages
 differ by percentage points: "from 6.4% to 5.1%" by "1.3 percentage points", not by "1.3%", which is a relative
 change). A difference in place of its two numbers ("rose by 9 °C", "2.7 °C larger") is a number no fact states:
-§5.2 forbids numerical modification, and every blind half written from the contract alone labels it so (and the
-difference shown with its numbers as supported). A sentence that uses it may
-name it with the neutral words of `DERIVATION_WORDS` ("the difference ... was 170 mAh/g"); a direction word
+§5.2 forbids numerical modification, and the blind halves written from the contract alone label it so (the fourth;
+the first labels the difference shown with its numbers supported). A sentence that uses it may name it with the
+neutral words of `DERIVATION_WORDS` ("the difference (520 and 350 mAh/g) was 170 mAh/g"); a direction word
 ("higher") must be stated by the facts or shown by the sentence's own two numbers (`directions_shown`).
 
 An amount keeps its direction in other words: "6.2 minutes less sleep" for "6.2 minutes (95% CI ...) shorter
@@ -237,8 +237,6 @@ def _directed_after(text: str, end: int) -> list[str]:
 _NUMBER = r"\d{1,3}(?:,\d{3})+(?:\.\d+)?%?|[^\s,;]+"
 _GAP = r"(?:[^;,]|(?<=\d),(?=\d{3}))*?"
 _FROM_TO = re.compile(rf"\bfrom\s+(?P<a>{_NUMBER}){_GAP}\bto\s+(?P<b>{_NUMBER})")
-
-
 _TO_FROM = re.compile(rf"\bto\s+(?P<b>{_NUMBER}){_GAP}\bfrom\s+(?P<a>{_NUMBER})")
 
 
