@@ -11,7 +11,9 @@ Qualifier terms are recognised with the lexicon `QUALIFIER_TERMS` (population, s
   parts, "previous four weeks; 2023 survey", all hold), and a timeframe's period is not carried by its unit with
   another number or none ("the preceding month" for "12 months preceding the survey"); each part of a population
   written in parts restricts it ("grid-connected households, urban and rural"; a breakdown in brackets is no part);
-  a name in brackets is another name for what the qualifier names ("whiting (Merlangius merlangus)"). Every key of
+  a name in brackets is another name for what the qualifier names ("whiting (Merlangius merlangus)"); a restricting
+  word (a season, "adjusted", "crude") is kept whatever else is, or the words its brackets define it by ("June to
+  August" for "summer (June-August)"). Every key of
   `qualifiers` counts (a "dose" key is a qualifier too: §5.2 "dosage"), with two exceptions (issue 42):
   - a `units` qualifier is dropped only when the sentence states one of the fact's numbers in that unit without
     the unit ("71.6" for "71.6%"); a sentence stating only the fact's other numbers (its sample size) keeps it,
@@ -225,11 +227,11 @@ def _carried(claim: Analysis, kind: str, value: str, fact: AtomicFact) -> bool:
             return True  # a unit the table does not know ("points") is the fact's bare numbers', none stated
         return written in claim.lowered or any(q.unit == unit for q in claim.quantities if unit) \
             or _half_stated(claim, written)
-    if kind == "timeframe" and _period_changed(claim, value):
-        return False
     # "arm means; adjusted mean difference with 95% CI": each statistic names some of the fact's numbers
     if kind == "statistic":
-        return any(_half_stated(claim, part) for part in value.split(";"))
+        return any(_half_stated(claim, part) and _restriction_kept(claim, part) for part in value.split(";"))
+    if (kind == "timeframe" and _period_changed(claim, value)) or not _restriction_kept(claim, value):
+        return False
     # "grid-connected households, urban and rural": each part of a population restricts it
     return all(_half_stated(claim, part) for part in _BRACKETED.sub("", value).split(", ")) \
         if kind == "population" else _half_stated(claim, value)
@@ -237,6 +239,21 @@ def _carried(claim: Analysis, kind: str, value: str, fact: AtomicFact) -> bool:
 
 _BRACKETED = re.compile(r"\s*\([^()]*\)")
 _ALIAS = re.compile(r"\s*\([^()\d]*\)")
+
+
+# Words that take a part of what a qualifier names, which no half of its other words carries: a season of a
+# timeframe ("summer (June-August) daytime, 2015-2022"), an estimate's adjustment ("adjusted incidence rate ratio")
+RESTRICTING = lexicon("summer winter spring autumn adjusted unadjusted crude")
+_RESTRICTION = re.compile(r"\b(summer|winter|spring|autumn|adjusted|unadjusted|crude)\b(?:\s*\(([^()]*)\))?",
+                          re.IGNORECASE)
+
+
+def _restriction_kept(claim: Analysis, value: str) -> bool:
+    """Whether the sentence keeps one of the qualifier's restricting words, or the words its brackets define it by
+    ("June to August" for "summer (June-August)"); "after adjustment" keeps "adjusted"."""
+    found = _RESTRICTION.findall(value)
+    said = claim.tokens | (lexicon("adjusted") if "adjustment" in claim.tokens else frozenset())
+    return not found or any(normal(word) in said or (alias and _tokens_of(alias) <= said) for word, alias in found)
 
 
 _PERIOD = re.compile(r"(\d[\d.,]*)\s+(hours?|days?|weeks?|months?|years?)\b", re.IGNORECASE)

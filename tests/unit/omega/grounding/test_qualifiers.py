@@ -273,3 +273,21 @@ def test_a_test_condition_that_tells_two_allowed_facts_values_apart_may_not_be_l
     assert "maximum stress level 0.75" in dropped.rationale
     assert judge("At 20 °C and 5 Hz with a maximum stress level of 0.75, median cycles to failure were 186,000 for "
                  "SFRC and 54,000 for PC. [Q47]", low, high).passed
+
+
+def test_a_restricting_word_of_a_qualifier_is_kept_whatever_else_is() -> None:
+    # "daytime" and "2015-2022" carry half the timeframe's words; the season is what the means are of (G-4)
+    heat = fact("Q49", "Over 2015-2022, mean summer (June-August) daytime land surface temperature in the urban core "
+                       "was 44.7 °C in Seville and 31.5 °C in Rotterdam.",
+                {"timeframe": "summer (June-August) daytime, 2015-2022", "units": "°C"})
+    dropped = judge("Over 2015-2022, mean daytime land surface temperature in the urban core was 44.7 °C in Seville "
+                    "and 31.5 °C in Rotterdam. [Q49]", heat)
+    assert codes(dropped) == {QUALIFIER_DROPPED}
+    assert judge("Over 2015-2022, mean daytime land surface temperature from June to August in the urban core was "
+                 "44.7 °C in Seville and 31.5 °C in Rotterdam. [Q49]", heat).passed
+    ratio = fact("Q50", "The post-intervention period was associated with a lower infection incidence (adjusted "
+                        "incidence rate ratio 0.71).", {"statistic": "adjusted incidence rate ratio"})
+    assert QUALIFIER_DROPPED in codes(judge("The post-intervention period was associated with a lower infection "
+                                            "incidence (incidence rate ratio 0.71). [Q50]", ratio))
+    assert judge("After adjustment, the post-intervention period was associated with a lower infection incidence "
+                 "(incidence rate ratio 0.71). [Q50]", ratio).passed
