@@ -21,7 +21,7 @@ from omega.grounding.facts import AtomicFact
 from omega.grounding.memo import ByObject
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
 from omega.grounding.numeric import DOWN, UP
-from omega.grounding.quantities import quantity_spans
+from omega.grounding.quantities import plain_year, quantity_spans
 from omega.grounding.tokens import FUNCTION_WORDS, marked_text, normal
 from omega.grounding.words import clauses, words
 
@@ -121,7 +121,7 @@ def _listed(text: str) -> dict[Decimal, tuple[str, frozenset[str]]]:
     lowered = _BRACKETED.sub(lambda m: " " * len(m.group(0)), text.lower())
     spans = [(a, b, q.value) for a, b, q in quantity_spans(lowered)
              if (a == 0 or not (lowered[a - 1].isalnum() or lowered[a - 1] == "-"))
-             and not (q.places == 0 and "," not in q.text and 1800 <= q.value <= 2100)]
+             and not plain_year(q)]
     out: dict[Decimal, tuple[str, frozenset[str]]] = {}
     for i, (a, b, value) in enumerate(spans):
         after = lowered[b:spans[i + 1][0] if i + 1 < len(spans) else len(lowered)]

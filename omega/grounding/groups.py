@@ -61,7 +61,7 @@ from omega.grounding.group_names import (
 )
 from omega.grounding.memo import ByObject
 from omega.grounding.model import NOT_ENTAILED, Failure, quoted
-from omega.grounding.quantities import UNITS, Quantity, quantity_spans, unit_named, without_intervals
+from omega.grounding.quantities import UNITS, Quantity, plain_year, quantity_spans, unit_named, without_intervals
 from omega.grounding.tokens import marked_text
 from omega.grounding.words import clauses, words
 
@@ -180,7 +180,7 @@ def _elided_units(spans: list[tuple[int, int, tuple[Quantity, str | None]]], low
     out = []
     last: str | None = None
     for i, (start, end, (quantity, written)) in enumerate(spans):
-        year = quantity.places == 0 and "," not in quantity.text and 1800 <= quantity.value <= 2100
+        year = plain_year(quantity)
         # a count given with its own measured share ("compared with 9 of 198 (4.5%)") is no elided value
         counted = any(m not in (None, "decimal") and a - end < 24 for a, _b, (_q, m) in spans[i + 1:i + 3])
         elided = written in (None, "decimal") and last is not None and not year and not counted \

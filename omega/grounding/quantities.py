@@ -261,5 +261,10 @@ def sample_size(found: tuple[Quantity, ...]) -> Decimal | None:
     return max(counts) if counts else None
 
 
+def plain_year(quantity: Quantity) -> bool:
+    """A whole number without separators that reads as a year (1800-2100): a name of a time, not a value."""
+    return quantity.places == 0 and "," not in quantity.text and 1800 <= quantity.value <= 2100
+
+
 def _year(quantity: Quantity) -> bool:
     return "," not in quantity.text and quantity.text.isdigit() and 1900 <= quantity.value <= 2100
