@@ -45,7 +45,8 @@ from tests.integration.test_under_fire import (
 )
 from tests.integration.worker import REPO, WorkerProcess
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(UNDER_FIRE_TIMEOUT_S)]
+# the coordinator wait (up to 900 s) comes on top of the under-fire budget
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(UNDER_FIRE_TIMEOUT_S + 900)]
 
 BROKERS = 3
 REPLICATED = {"OMEGA_REPLICATION_FACTOR": "3", "OMEGA_MIN_INSYNC_REPLICAS": "2"}
@@ -117,6 +118,33 @@ async def _min_isr(bootstrap: str, topic: str) -> str:
         await admin.close()
 
 
+async def _coordinator_error(bootstrap: str, group: str) -> int:
+    """The error code the group's coordinator answers DescribeGroups with (0: it serves the group), -1 if the
+    lookup itself failed."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=5_000)
+    try:
+        await admin.start()
+        [response] = await admin.describe_consumer_groups([group])
+        return int(response.groups[0][0])
+    except Exception:  # noqa: BLE001 - no coordinator yet: the answer is "not yet"
+        return -1
+    finally:
+        await admin.close()
+
+
+def wait_for_coordinator(cluster: Cluster, group: str, timeout: float) -> dict[str, Any]:
+    """Wait until the group's coordinator serves it again; how long that took and the errors seen on the way.
+    After a restart the brokers can name a coordinator that answers NOT_COORDINATOR for minutes, and no
+    member can commit, fetch its offsets or finish a rebalance until then."""
+    begun = time.monotonic()
+    errors: set[int] = set()
+    while (code := asyncio.run(_coordinator_error(cluster.bootstrap, group))) != 0:
+        errors.add(code)
+        assert time.monotonic() - begun < timeout, f"group {group}: no coordinator serving it in {timeout}s ({errors})"
+        time.sleep(1.0)
+    return {"seconds": round(time.monotonic() - begun, 1), "errors_seen": sorted(errors)}
+
+
 def leaders(cluster: Cluster, topic: str) -> dict[int, int]:
     """partition -> leader node of `topic` now."""
     return {p: leader for p, (leader, _) in asyncio.run(_describe(cluster.bootstrap, [topic]))[topic].items()}
@@ -169,6 +197,7 @@ def test_a_broker_lost_mid_run_and_during_recovery_gives_the_outputs_of_replay(c
         starter.join(timeout=200)
         recovered = wait_for_log(worker, "Done reading from changelog topics", timeout=300)
         run.note("worker 1 recovered", recovered=recovered, seconds=cluster("up"))
+        run.note("group coordinator serving", **wait_for_coordinator(cluster, f"{worker.prefix}app", timeout=900))
         return {"brokers": BROKERS, "first_broker_lost": victim, "changelog_leader_lost": second,
                 "changelog_leader_killed_mid_restore": restoring and not done_before}
 
