@@ -1,8 +1,11 @@
 """§3.3 inline attribution and the §6.1 item "citation presence".
 
 A citation is `[ID]` anywhere in the sentence (ids: letters, digits, `_ - . :`); the claim is the text with
-the citations removed. Each sentence must cite at least one fact (G-2), every cited fact must be among the
-paragraph's allowed facts, and known (its content available): a citation that cannot be read is no support.
+the citations removed. §3.3's example writes one bracket per fact (`[FACT_012][FACT_018]`); a list in one bracket
+(`[KSN_03, KSN_04]`, or with `;`), the way writers of blind half 6 cite, is read as the same citations
+(normalised: the sentence text is kept as written, the ids it cites are listed in `cited_fact_ids`). Each
+sentence must cite at least one fact (G-2), every cited fact must be among the paragraph's allowed facts, and
+known (its content available): a citation that cannot be read is no support.
 """
 
 from __future__ import annotations
@@ -14,12 +17,13 @@ from omega.grounding.facts import AtomicFact
 from omega.grounding.model import CITATION_NOT_ALLOWED, MISSING_CITATION, UNCITED_FACT_USED, UNKNOWN_FACT, Failure
 from omega.grounding.quantities import Quantity
 
-CITATION = re.compile(r"\[\s*([A-Za-z0-9][A-Za-z0-9_.:\-]*)\s*\]")
+_ID = r"[A-Za-z0-9][A-Za-z0-9_.:\-]*"
+CITATION = re.compile(rf"\[\s*({_ID}(?:\s*[,;]\s*{_ID})*)\s*\]")
 
 
 def split_citations(text: str) -> tuple[str, tuple[str, ...]]:
     """(claim text without citations, cited ids in order of first appearance)."""
-    ids = tuple(dict.fromkeys(m.group(1) for m in CITATION.finditer(text)))
+    ids = tuple(dict.fromkeys(i for m in CITATION.finditer(text) for i in re.split(r"\s*[,;]\s*", m.group(1))))
     claim = re.sub(r"\s+", " ", CITATION.sub(" ", text)).strip()
     claim = re.sub(r"\s+([.,;:!?])", r"\1", claim)
     return claim, ids

@@ -2,7 +2,10 @@
 
 A sentence is entailed by its cited facts when every claim-bearing token of its claim is covered by the
 union of those facts' tokens (content and qualifier text, after `tokens.normal`), and its polarity matches:
-a negation in the sentence needs a negated cited fact, and a negated cited fact needs a negated sentence.
+a negation in the sentence needs a negated cited fact, and a cited fact whose content is negated needs a negated
+sentence. A negation only in a fact's qualifiers ("hedge: authors 'associated' (no causal test)", "population:
+baseline (no mesh)") says how the claim was obtained or what a group is called, not that the claim is denied: a
+sentence need not repeat it (blind half 6), though a negated sentence may rest on it.
 
 Tokens owned by another check (qualifier terms, scope and strength words, units, numbers) are left to that
 check, so each defect is reported once, under its own code. A sentence whose only defect is one or two
@@ -56,7 +59,8 @@ def semantic_entailment(claim: Analysis, facts: Sequence[AtomicFact], owned: fro
         token_failure = Failure(
             NOT_ENTAILED, f"claim tokens not stated by the cited facts: {quoted(claim.spoken(uncovered))}",
             f"an Atomic Fact stating {quoted(claim.spoken(uncovered))} in this context, cited inline", ids)
-    polarity_ok = claim.negated == any(f.analysis.negated for f in facts)
+    polarity_ok = any(f.analysis.negated for f in facts) if claim.negated \
+        else not any(c.negated for f in facts for c in f.analysis.clauses)
     polarity_failure = None
     if facts and not polarity_ok:
         what = "negates a claim the cited facts affirm" if claim.negated else "drops the negation of a cited fact"

@@ -253,7 +253,8 @@ def _restriction_kept(claim: Analysis, value: str) -> bool:
     ("June to August" for "summer (June-August)"); "after adjustment" keeps "adjusted"."""
     found = _RESTRICTION.findall(value)
     said = claim.tokens | (lexicon("adjusted") if "adjustment" in claim.tokens else frozenset())
-    return not found or any(normal(word) in said or (alias and _tokens_of(alias) <= said) for word, alias in found)
+    return not found or any(normal(word.lower()) in said or (alias and _tokens_of(alias) <= said)
+                            for word, alias in found)
 
 
 _PERIOD = re.compile(r"(\d[\d.,]*)\s+(hours?|days?|weeks?|months?|years?)\b", re.IGNORECASE)

@@ -9,7 +9,9 @@ Strength (CLAIM_STRENGTHENED):
   as causation (§5.2) without a causal word (issue 42); "had a lower incidence" describes, and passes;
 - an intensifier the facts do not use ("proves", "significantly", "dramatically", "cures", ...).
 Scope (SCOPE_EXPANSION):
-- a universal quantifier the facts do not use ("all", "always", "never", "every", ...);
+- a universal quantifier the facts do not use ("all", "always", "never", "every", ...); "every" before a time unit
+  ("sampled every month", "logged every 15 minutes") is a frequency, not a quantifier: it widens no scope, and the
+  time unit itself is checked as the sentence's other words are (blind half 6: "monthly" written "every month");
 - an exclusive word the facts do not use ("only", "solely", "exclusively", ...);
 - a generic population the facts do not name ("people", "humans", "the general population", ...);
 - a sample generalised to a population: a cited fact speaks of its sample ("participants", "respondents",
@@ -32,6 +34,17 @@ from omega.grounding.memo import ByObject
 from omega.grounding.model import CLAIM_STRENGTHENED, SCOPE_EXPANSION, Failure, quoted
 from omega.grounding.quantities import sample_size
 from omega.grounding.tokens import Analysis, lexicon
+
+_EVERY = re.compile(r"\bevery\b")
+_EVERY_PERIOD = re.compile(r"\bevery\s+(?:(?:\d[\d.,]*|other|two|three|four|five|six|seven|eight|nine|ten|twelve|"
+                           r"fifteen|twenty|thirty)[\s-]+)?(?:second|minute|hour|day|week|fortnight|month|quarter|"
+                           r"year)s?\b")
+
+
+def _frequency(lowered: str) -> frozenset[str]:
+    """{"every"} when each "every" of the sentence is a frequency ("every month", "every 15 minutes")."""
+    count = len(_EVERY.findall(lowered))
+    return lexicon("every") if count and count == len(_EVERY_PERIOD.findall(lowered)) else frozenset()
 
 UNIVERSAL = lexicon("""all always never every everyone everybody any universally invariably entire entirely whole
     completely""")
@@ -107,7 +120,7 @@ def scope_and_strength_fidelity(claim: Analysis, facts: Sequence[AtomicFact]) ->
         words = quoted(claim.spoken(stronger))
         failures.append(Failure(CLAIM_STRENGTHENED, f"strengthened beyond the cited facts: {words}",
                                 f"a cited fact stating the claim as {words}", ids))
-    universal = sorted((claim.tokens & UNIVERSAL) - stated)
+    universal = sorted((claim.tokens & UNIVERSAL) - stated - _frequency(claim.lowered))
     if universal:
         words = quoted(claim.spoken(universal))
         failures.append(Failure(SCOPE_EXPANSION, f"universal quantifier added: {words}",

@@ -18,6 +18,13 @@ def test_ids_may_hold_uuids_dots_and_colons_but_parentheses_are_no_citation() ->
     assert split_citations("A claim (FACT_1).")[1] == ()
 
 
+def test_a_list_of_ids_in_one_bracket_cites_each_of_them() -> None:
+    claim, ids = split_citations("A median below the limit, though 7 of 36 exceeded it. [KSN_03, KSN_04; KSN_09]")
+    assert ids == ("KSN_03", "KSN_04", "KSN_09")
+    assert claim == "A median below the limit, though 7 of 36 exceeded it."
+    assert split_citations("The ratio was 2 [a ratio, not a rate]. [F1]")[1] == ("F1",)
+
+
 def test_citation_presence_passes_an_allowed_known_fact() -> None:
     assert citation_presence(("F1",), {"F1"}, {"F1": TRIAL}) == []
     assert citation_presence(("F1", "F3"), {"F1", "F3"}, {"F1": TRIAL, "F3": DIZZY}) == []

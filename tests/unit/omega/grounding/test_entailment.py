@@ -45,6 +45,17 @@ def test_dropping_or_adding_a_negation_is_not_entailed() -> None:
     assert "negates" in added.polarity_failure.reason
 
 
+def test_a_negation_only_in_a_qualifier_need_not_be_repeated_but_may_be_rested_on() -> None:
+    peaks = fact("K5", "At Spring A, nitrate peaked each year in February or March, and the authors associated the "
+                       "peaks with winter recharge.", {"hedge": "authors 'associated' (no causal test)"})
+    kept = semantic_entailment(analyse("At Spring A, nitrate peaked each year in February or March, and the authors "
+                                       "associated the peaks with winter recharge.", claim=True), [peaks], frozenset())
+    assert kept.polarity_failure is None
+    denied = semantic_entailment(analyse("The authors ran no causal test of the peaks.", claim=True), [peaks],
+                                 frozenset())
+    assert denied.polarity_failure is None
+
+
 def test_one_or_two_uncovered_tokens_make_a_sentence_paraphrase_uncertain_but_many_do_not() -> None:
     near = semantic_entailment(analyse("Drug A knocked systolic blood pressure back by 12 mmHg in adults."),
                                [TRIAL], frozenset())

@@ -291,3 +291,13 @@ def test_a_restricting_word_of_a_qualifier_is_kept_whatever_else_is() -> None:
                                             "incidence (incidence rate ratio 0.71). [Q50]", ratio))
     assert judge("After adjustment, the post-intervention period was associated with a lower infection incidence "
                  "(incidence rate ratio 0.71). [Q50]", ratio).passed
+
+
+def test_a_restricting_word_written_with_a_capital_is_kept_by_the_same_word() -> None:
+    # a site named "Spring B" carries its name: the capital is no other word
+    sensor = fact("Q51", "At Spring B, sensor-measured nitrate fell by a median of 31% within 24 hours of peak "
+                         "discharge.", {"setting": "Spring B"})
+    assert judge("At Spring B, sensor-measured nitrate fell by a median of 31% within 24 hours of peak discharge. "
+                 "[Q51]", sensor).passed
+    assert QUALIFIER_DROPPED in codes(judge("Sensor-measured nitrate fell by a median of 31% within 24 hours of peak "
+                                            "discharge. [Q51]", sensor))

@@ -55,6 +55,21 @@ def test_a_universal_quantifier_is_scope_expansion() -> None:
     assert _codes("Drug A lowered systolic blood pressure in all adults.", TRIAL) == [SCOPE_EXPANSION]
 
 
+SAMPLED = fact("K", "Three karst springs were sampled monthly from January 2019 to December 2021.")
+
+
+@pytest.mark.parametrize("sentence", [
+    "The three karst springs were sampled every month from January 2019 to December 2021.",
+    "The springs were sampled every 4 weeks and every other day in winter.",
+])
+def test_every_before_a_time_unit_is_a_frequency_not_a_universal_quantifier(sentence: str) -> None:
+    assert _codes(sentence, SAMPLED) == []
+
+
+def test_every_before_anything_else_still_widens_the_scope() -> None:
+    assert _codes("Every karst spring in Germany was sampled every month.", SAMPLED) == [SCOPE_EXPANSION]
+
+
 def test_a_generic_population_is_scope_expansion() -> None:
     assert SCOPE_EXPANSION in _codes("Dizziness was reported by 8.4% of people receiving drug A.", DIZZY)
 
