@@ -3,7 +3,10 @@
 - Citing two conflicting facts: refused, the user asked to choose an authoritative fact, unless the sentence
   presents both with explicit attribution (§9 "MAY present both with explicit attribution"): it states each
   fact's own value and says they come from different sources ("in one source ... in another", "according to",
-  "estimates differ") or puts each fact's citation beside its value ("19 [A] and 17 [B]").
+  "estimates differ") or puts each fact's citation beside its value ("19 [A] and 17 [B]"), or names each fact's
+  source by a word of its document id the other's lacks, in the order of their values ("85 L/s in the monitoring
+  report and 112 L/s in the state hydrological yearbook" for `pdf:karst-spring-nitrate-monitoring-report` and
+  `pdf:state-hydrological-yearbook-2021`; blind half 6): sources named the other way round are no attribution.
 - Citing one of two conflicting facts that the paragraph allows, and stating its value: refused too (issue 42,
   item 2). G-5 "If required evidence is ... conflicting, the system SHALL refuse"; §9 "SHALL NOT resolve the
   conflict automatically": adopting one side silently resolves it. The failure names both facts.
@@ -100,7 +103,8 @@ ATTRIBUTION = re.compile(
     r"|\b(?:in |with )?(?:one|the other|another)\s*(?=[.,;]|$)", re.IGNORECASE)
 ATTRIBUTION_WORDS = lexicon("""source sources estimate estimates estimated differ differs differed disagree disagrees
     vary varies conflict conflicting inconsistent publish published give given giving put putting record recorded
-    report reported reporting respectively different value values state stating""")
+    report reported reporting respectively different value values state stating paper papers notebook notes
+    spreadsheet yearbook document dataset database register registry logbook article""")
 
 
 def conflicting_facts(facts: Sequence[AtomicFact], presented: frozenset[tuple[str, str]] = frozenset()
@@ -131,9 +135,46 @@ def presented_with_attribution(text: str, claim: Analysis, facts: Sequence[Atomi
         # a marker's own digits ("[A9]") are not values: only a citation before a value stated after it is beside one
         numbers = [m.start() for m in re.finditer(r"\d", CITATION.sub(_blank, text))]
         beside = bool(citations and numbers) and min(citations) < max(numbers)
-        if beside or ATTRIBUTION.search(text):
+        if beside or ATTRIBUTION.search(text) or _sources_named_in_order(CITATION.sub(_blank, text).lower(), a, b):
             out.add((a.id, b.id))
     return frozenset(out)
+
+
+def source_words(fact: AtomicFact) -> frozenset[str]:
+    """The words naming a fact's source document: its document id after the scheme, split at its separators
+    ("pdf:state-hydrological-yearbook-2021" -> state, hydrological, yearbook); letters only, three or more."""
+    name = fact.source_span.document_id.rpartition(":")[2].lower()
+    return frozenset(w for w in re.split(r"[^a-z]+", name) if len(w) > 2)
+
+
+def named_sources(facts: Sequence[AtomicFact]) -> frozenset[str]:
+    """The tokens of the cited facts' source names: what names a source is attribution, not a claim."""
+    return lexicon(" ".join(sorted(frozenset().union(*(source_words(f) for f in facts)))))
+
+
+def _sources_named_in_order(lowered: str, a: AtomicFact, b: AtomicFact) -> bool:
+    """Each fact's source named by a word the other's lacks (and neither fact states), the first-stated value's
+    source first."""
+    values = (_first_at(lowered, _own_values(a, b)), _first_at(lowered, _own_values(b, a)))
+    # a document word the facts themselves say ("karst-spring-..." for a fact about Spring C) names no source
+    said = frozenset(re.findall(r"[a-z]+", f"{a.statement} {b.statement}".lower()))
+    names = (_first_word_at(lowered, source_words(a) - source_words(b) - said),
+             _first_word_at(lowered, source_words(b) - source_words(a) - said))
+    if values[0] is None or values[1] is None or names[0] is None or names[1] is None:
+        return False
+    return (values[0] < values[1]) == (names[0] < names[1])
+
+
+def _first_at(lowered: str, values: set[Decimal]) -> int | None:
+    """Where the first of `values` is written in the text (thousands separators read), None if none is."""
+    spots = [m.start() for m in re.finditer(r"\d[\d,]*(?:\.\d+)?", lowered)
+             if Decimal(m.group(0).replace(",", "")) in values]
+    return min(spots, default=None)
+
+
+def _first_word_at(lowered: str, words: frozenset[str]) -> int | None:
+    spots = [m.start() for w in words for m in re.finditer(rf"\b{re.escape(w)}\b", lowered)]
+    return min(spots, default=None)
 
 
 def _blank(marker: re.Match[str]) -> str:

@@ -33,6 +33,7 @@ from omega.grounding.conflicts import (
     ATTRIBUTION_WORDS,
     adopted_conflicts,
     conflicting_facts,
+    named_sources,
     presented_with_attribution,
 )
 from omega.grounding.entailment import semantic_entailment
@@ -159,7 +160,7 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
     owned = OWNED_ELSEWHERE | (claim.units | referring_back(claim) | numbers.bound_words
                                | amount_directions(claim, facts)
                                | (DERIVATION_WORDS if differences else frozenset())
-                               | (ATTRIBUTION_WORDS if presented else frozenset())
+                               | (ATTRIBUTION_WORDS | named_sources(facts) if presented else frozenset())
                                | (QUANTITY_NOUNS if claim.quantities else frozenset())
                                | directions_shown(claim, claim_text, numeric_sides(claim_text)) | by_the_facts
                                | presented_side_by_side(claim_text))
