@@ -19,7 +19,9 @@ refuses the bound, since the verifier cannot tell which one the sentence means).
 "about 40%") is no bound and stays refused. A decade is such a bound on a year ("born in the fifties", "in the
 1950s", "in the '50s" from "born July 20, 1957"): met when a cited fact states a year within it, the century too
 when the sentence writes it. Nothing else is computed: no ratios, no percent changes, no sums, no
-rounding ("12.4" is not "12"; "about 12" is not "12.4").
+rounding ("12.4" is not "12"; "about 12" is not "12.4"), except counting what the facts name by label: "the three
+springs" for "Springs A, B and C" (or "Spring A ... Spring B ... Spring C"), the number of distinct letters the cited
+facts give the noun after it (blind half 6; §5.1 restating in academic prose).
 
 A change keeps its ends in their places: "from A to B" (or "to B from A") stated the other way round is reversed
 (`from_to_reversed`), and a change set after an event gives A for the time before it and B for the time after
@@ -77,6 +79,8 @@ def numerical_accuracy(claim: Analysis, facts: Sequence[AtomicFact]) -> NumericR
         derived = None if "difference" in claim.lowered and _named_differences(quantity, facts) else \
             _difference(quantity, stated, claim.quantities)
         word = bounds.get((quantity.text, quantity.value))
+        if derived is None and word is None:
+            derived = _named_count(quantity, claim.lowered, facts)
         if derived is None and word is not None:
             derived = _bound_met(word, quantity, claim, facts)
             bound_words.update({normal(word)} if derived else ())
@@ -87,6 +91,27 @@ def numerical_accuracy(claim: Analysis, facts: Sequence[AtomicFact]) -> NumericR
         failures.append(Failure(NUMERIC_MISMATCH, f"'{quantity.show()}' is {_how(quantity, stated)}",
                                 f"a cited fact stating '{quantity.show()}' exactly", ids))
     return NumericResult(tuple(failures), tuple(unmatched), tuple(derivations), frozenset(bound_words))
+
+
+_LABEL = r"[A-Z](?![\w.])"
+
+
+def _named_count(quantity: Quantity, lowered: str, facts: Sequence[AtomicFact]) -> str | None:
+    """A count of two to nine, followed by a noun the cited facts label by letter ("Springs A, B and C"), that
+    counts the distinct letters they give it; None otherwise."""
+    if quantity.unit is not None or quantity.value % 1 or not 2 <= quantity.value <= 9:
+        return None
+    for _start, end, spanned in quantity_spans(lowered):
+        noun = re.match(r"\s+([a-z]{3,})", lowered[end:]) if spanned.text == quantity.text else None
+        if noun is None:
+            continue
+        named = re.compile(rf"\b(?i:{re.escape(noun.group(1).removesuffix('s'))})s?\s+({_LABEL}(?:\s*,\s*{_LABEL})*"
+                           rf"(?:,?\s+(?:and|or)\s+{_LABEL})?)")
+        labels = sorted({label for f in facts for m in named.finditer(f.statement)
+                         for label in re.findall(r"[A-Z]", m.group(1))})
+        if len(labels) == quantity.value:
+            return f"{quantity.text} {noun.group(1)}: {', '.join(labels)}"
+    return None
 
 
 _BOUND = re.compile(r"\b(more|fewer|less|greater)\s+than\s+$")

@@ -350,3 +350,17 @@ def test_counts_without_a_unit_on_each_side_of_a_comparison_show_its_direction()
                  cycles).passed
     assert not judge("The median number of cycles to failure was higher for PC (54,000) than for SFRC (186,000). "
                      "[C4]", cycles).passed
+
+
+SPRINGS = fact("K3", "Over 2019-2021, the median nitrate concentration was 38.5 mg/L at Spring A, 24.1 mg/L at "
+                     "Spring B and 12.7 mg/L at Spring C.", {"population": "Springs A, B and C"})
+
+
+def test_a_count_of_what_the_facts_label_by_letter_is_the_number_of_its_labels() -> None:
+    counted = numerical_accuracy(analyse("Of the three springs, Spring C had the median of 12.7 mg/L over 2019-2021.",
+                                         claim=True), [SPRINGS])
+    assert counted.failures == ()
+    assert counted.derivations == ("three springs: A, B, C",)
+    wrong = numerical_accuracy(analyse("Of the four springs, Spring C had the median of 12.7 mg/L over 2019-2021.",
+                                       claim=True), [SPRINGS])
+    assert [f.code for f in wrong.failures] == [NUMERIC_MISMATCH]
