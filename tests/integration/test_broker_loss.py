@@ -14,8 +14,8 @@ OMEGA_LOSS_EPISODES), sent at once, disturbed twice:
 
 Before the outputs are collected, the test waits (up to 900 s, noted in its events) until the group's coordinator
 serves the group again (`wait_for_coordinator`): on the slower CI machine the restarted brokers have named a
-coordinator that answered NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE to every heartbeat for minutes (2026-11-29,
-twice), a wait in Kafka during which no member can commit, read its committed offsets or finish a rebalance, and
+coordinator that answered NOT_COORDINATOR or COORDINATOR_NOT_AVAILABLE to every heartbeat for minutes (CI of
+7b1e403), a wait in Kafka during which no member can commit, read its committed offsets or finish a rebalance, and
 which the outputs' settle timeout is not meant to measure.
 
 Then, as in the under-fire tests, the deduplicated verdicts, alerts and escalations must equal `omega check packets`
