@@ -46,6 +46,7 @@ def _frequency(lowered: str) -> frozenset[str]:
     count = len(_EVERY.findall(lowered))
     return lexicon("every") if count and count == len(_EVERY_PERIOD.findall(lowered)) else frozenset()
 
+
 UNIVERSAL = lexicon("""all always never every everyone everybody any universally invariably entire entirely whole
     completely""")
 # Exclusive words narrow the claim to one thing and deny every other: a scope the facts must state (issue 19).
