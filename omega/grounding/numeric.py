@@ -8,7 +8,9 @@ change). A difference in place of its two numbers ("rose by 9 °C", "2.7 °C lar
 §5.2 forbids numerical modification, and the blind halves written from the contract alone label it so (the fourth;
 the first labels the difference shown with its numbers supported). A sentence that uses it may name it with the
 neutral words of `DERIVATION_WORDS` ("the difference (520 and 350 mAh/g) was 170 mAh/g"); a direction word
-("higher") must be stated by the facts or shown by the sentence's own two numbers (`directions_shown`).
+("higher") must be stated by the facts or shown by the sentence's own two numbers (`directions_shown`); a
+superlative ("highest", "lowest") by the number it is said of being the largest or smallest of the two or more values
+its fact states in that unit (`superlatives_shown`).
 
 An amount keeps its direction in other words: "6.2 minutes less sleep" for "6.2 minutes (95% CI ...) shorter
 sleep", "each 10 dB higher" for "each 10 dB increase" (`amount_directions`: the same number, the same way).
@@ -302,6 +304,28 @@ def directions_shown(claim: Analysis, claim_text: str, sides: Sequence[tuple[str
         if a != b and directed and directed[-1] in (UP if a > b else DOWN):
             paired.add(directed[-1])
     return (frozenset(shown) if not (shown & UP and shown & DOWN) else frozenset()) | paired
+
+
+_SUPERLATIVE = re.compile(r"\b(?:(?P<up>highest|largest|greatest|longest|biggest)|(?P<down>lowest|smallest|"
+                          r"shortest|fewest))\b")
+
+
+def superlatives_shown(claim: Analysis, facts: Sequence[AtomicFact]) -> frozenset[str]:
+    """Superlatives the cited facts' numbers show (blind half 6): "highest at Spring A (38.5 mg/L)" when 38.5 mg/L is
+    the largest of the two or more values in mg/L of the one cited fact that states it; the first number with a unit
+    after the word is the one it is said of. Like `directions_shown`, a comparison of stated numbers, not a claim."""
+    shown: set[str] = set()
+    spans = [(start, q) for start, _end, q in quantity_spans(claim.lowered) if q.unit is not None]
+    for m in _SUPERLATIVE.finditer(claim.lowered):
+        said = next((q for start, q in spans if start > m.end()), None)
+        if said is None:
+            continue
+        for fact in facts:
+            values = {q.value for q in fact.analysis.quantities if q.unit == said.unit}
+            if said.value in values and len(values) >= 2 \
+                    and said.value == (max(values) if m.group("up") else min(values)):
+                shown.add(normal(m.group(0)))
+    return frozenset(shown)
 
 
 def from_to_reversed(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:

@@ -68,6 +68,7 @@ from omega.grounding.numeric import (
     from_to_reversed,
     numerical_accuracy,
     presented_side_by_side,
+    superlatives_shown,
 )
 from omega.grounding.qualifiers import OWNED as QUALIFIER_OWNED
 from omega.grounding.qualifiers import Established, from_the_paragraph, qualifier_integrity, referring_back
@@ -163,6 +164,7 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
                                | (ATTRIBUTION_WORDS | named_sources(facts) if presented else frozenset())
                                | (QUANTITY_NOUNS if claim.quantities else frozenset())
                                | directions_shown(claim, claim_text, numeric_sides(claim_text)) | by_the_facts
+                               | superlatives_shown(claim, facts)
                                | presented_side_by_side(claim_text))
     said, said_read = _said_otherwise(claim, facts, owned)
     if said:  # rare: the large set is copied only then

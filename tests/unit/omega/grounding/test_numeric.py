@@ -9,9 +9,9 @@ import pytest
 
 from omega.grounding.frames import numeric_sides
 from omega.grounding.model import NOT_ENTAILED, NUMERIC_MISMATCH, QUALIFIER_DROPPED
-from omega.grounding.numeric import directions_shown, from_to, numerical_accuracy
+from omega.grounding.numeric import directions_shown, from_to, numerical_accuracy, superlatives_shown
 from omega.grounding.quantities import quantities, quantity_spans, sample_size
-from omega.grounding.tokens import analyse
+from omega.grounding.tokens import analyse, normal
 from tests.unit.omega.grounding.support import BASELINE, DIZZY, TRIAL, codes, fact, judge
 
 
@@ -364,3 +364,19 @@ def test_a_count_of_what_the_facts_label_by_letter_is_the_number_of_its_labels()
     wrong = numerical_accuracy(analyse("Of the four springs, Spring C had the median of 12.7 mg/L over 2019-2021.",
                                        claim=True), [SPRINGS])
     assert [f.code for f in wrong.failures] == [NUMERIC_MISMATCH]
+
+
+def test_a_superlative_is_shown_by_the_largest_or_smallest_value_of_the_fact_that_states_it() -> None:
+    def shown(sentence: str) -> frozenset[str]:
+        return superlatives_shown(analyse(sentence, claim=True), [SPRINGS])
+
+    assert shown("Median nitrate was highest at Spring A (38.5 mg/L) and lowest at Spring C (12.7 mg/L).") \
+        == {normal("highest"), normal("lowest")}
+    assert shown("Median nitrate was lowest at Spring B (24.1 mg/L).") == frozenset()
+    assert shown("Median nitrate was highest at Spring C (12.7 mg/L).") == frozenset()
+    gains = fact("W1", "In the trial, mean weight gain was 2.1 kg in the monepantel group, 1.4 kg in the control group "
+                       "and 1.7 kg in the ivermectin group.")
+    assert judge("In the trial, mean weight gain was highest in the monepantel group, at 2.1 kg. [W1]", gains).passed
+    assert judge("In the trial, mean weight gain was lowest in the control group, at 1.4 kg. [W1]", gains).passed
+    assert NOT_ENTAILED in codes(judge("In the trial, mean weight gain was highest in the ivermectin group, at 1.7 kg. "
+                                       "[W1]", gains))
