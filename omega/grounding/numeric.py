@@ -10,7 +10,8 @@ the first labels the difference shown with its numbers supported). A sentence th
 neutral words of `DERIVATION_WORDS` ("the difference (520 and 350 mAh/g) was 170 mAh/g"); a direction word
 ("higher") must be stated by the facts or shown by the sentence's own two numbers (`directions_shown`); a
 superlative ("highest", "lowest") by the number it is said of being the largest or smallest of the two or more values
-its fact states in that unit (`superlatives_shown`).
+its fact states in that unit (`superlatives_shown`). "Based on 14 events" says the sample size "(n = 14
+events)" says: "based" is the number's word then (`sample_size_phrase`), and the number is checked as any other.
 
 An amount keeps its direction in other words: "6.2 minutes less sleep" for "6.2 minutes (95% CI ...) shorter
 sleep", "each 10 dB higher" for "each 10 dB increase" (`amount_directions`: the same number, the same way).
@@ -48,6 +49,14 @@ DERIVATION_WORDS = lexicon("difference differences differ differed differs gap")
 # The nouns that name a stated number ("the number of ponds was 19", "the proportion was 25%"): owned by this check
 # when the sentence states a number (issue 42, §5.1 restating in academic prose).
 QUANTITY_NOUNS = lexicon("number count total proportion percentage share fraction value values figure figures")
+# "based on 14 events", "based on 36 monthly samples": a sample size said in words ("n = 14 events"), not a claim
+_BASED_ON = re.compile(r"\bbased\s+on\s+(?:the\s+|a\s+total\s+of\s+)?\d")
+_BASED = lexicon("based")
+
+
+def sample_size_phrase(claim: Analysis) -> frozenset[str]:
+    """"based" when the sentence says "based on" a number (its sample size, which the number check checks)."""
+    return _BASED if _BASED_ON.search(claim.lowered) else frozenset()
 
 
 @dataclass(frozen=True, slots=True)

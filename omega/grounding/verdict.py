@@ -68,6 +68,7 @@ from omega.grounding.numeric import (
     from_to_reversed,
     numerical_accuracy,
     presented_side_by_side,
+    sample_size_phrase,
     superlatives_shown,
 )
 from omega.grounding.qualifiers import OWNED as QUALIFIER_OWNED
@@ -162,7 +163,7 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
                                | amount_directions(claim, facts)
                                | (DERIVATION_WORDS if differences else frozenset())
                                | (ATTRIBUTION_WORDS | named_sources(facts) if presented else frozenset())
-                               | (QUANTITY_NOUNS if claim.quantities else frozenset())
+                               | (QUANTITY_NOUNS if claim.quantities else frozenset()) | sample_size_phrase(claim)
                                | directions_shown(claim, claim_text, numeric_sides(claim_text)) | by_the_facts
                                | superlatives_shown(claim, facts)
                                | presented_side_by_side(claim_text))

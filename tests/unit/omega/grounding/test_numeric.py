@@ -380,3 +380,13 @@ def test_a_superlative_is_shown_by_the_largest_or_smallest_value_of_the_fact_tha
     assert judge("In the trial, mean weight gain was lowest in the control group, at 1.4 kg. [W1]", gains).passed
     assert NOT_ENTAILED in codes(judge("In the trial, mean weight gain was highest in the ivermectin group, at 1.7 kg. "
                                        "[W1]", gains))
+
+
+def test_based_on_a_number_says_a_sample_size_and_nothing_else_based_is_read_so() -> None:
+    storms = fact("K8", "During storm events at Spring B in 2020-2021, sensor-measured nitrate fell by a median of 31% "
+                        "within 24 hours of peak discharge (n = 14 events).")
+    assert judge("During storm events at Spring B in 2020-2021, sensor-measured nitrate fell by a median of 31% within "
+                 "24 hours of peak discharge, based on 14 events. [K8]", storms).passed
+    unsaid = judge("During storm events at Spring B in 2020-2021, sensor-measured nitrate fell by a median of 31% "
+                   "within 24 hours of peak discharge, based on sensor readings. [K8]", storms)
+    assert NOT_ENTAILED in codes(unsaid)
