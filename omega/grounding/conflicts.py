@@ -34,6 +34,7 @@ from omega.grounding.citations import CITATION
 from omega.grounding.facts import AtomicFact, qualifier_text
 from omega.grounding.memo import ByObject
 from omega.grounding.model import CONFLICTING_FACTS, Failure
+from omega.grounding.quantities import quantity_spans
 from omega.grounding.tokens import Analysis, analyse, lexicon
 
 DIRECTIONS = (lexicon("increase higher more greater rise"), lexicon("decrease lower less fewer fall"))
@@ -133,9 +134,10 @@ def presented_with_attribution(text: str, claim: Analysis, facts: Sequence[Atomi
             continue
         citations = [m.start() for i in (a.id, b.id) for m in re.finditer(re.escape(f"[{i}]"), text)]
         # a marker's own digits ("[A9]") are not values: only a citation before a value stated after it is beside one
-        numbers = [m.start() for m in re.finditer(r"\d", CITATION.sub(_blank, text))]
+        blanked = CITATION.sub(_blank, text)
+        numbers = [m.start() for m in re.finditer(r"\d", blanked)]
         beside = bool(citations and numbers) and min(citations) < max(numbers)
-        if beside or ATTRIBUTION.search(text) or _sources_named_in_order(CITATION.sub(_blank, text).lower(), a, b):
+        if beside or ATTRIBUTION.search(text) or _sources_named_in_order(blanked.lower(), a, b):
             out.add((a.id, b.id))
     return frozenset(out)
 
@@ -166,10 +168,8 @@ def _sources_named_in_order(lowered: str, a: AtomicFact, b: AtomicFact) -> bool:
 
 
 def _first_at(lowered: str, values: set[Decimal]) -> int | None:
-    """Where the first of `values` is written in the text (thousands separators read), None if none is."""
-    spots = [m.start() for m in re.finditer(r"\d[\d,]*(?:\.\d+)?", lowered)
-             if Decimal(m.group(0).replace(",", "")) in values]
-    return min(spots, default=None)
+    """Where the first of `values` is written in the text (read as the facts' numbers are), None if none is."""
+    return min((start for start, _end, q in quantity_spans(lowered) if q.value in values), default=None)
 
 
 def _first_word_at(lowered: str, words: frozenset[str]) -> int | None:

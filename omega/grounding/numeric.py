@@ -324,8 +324,11 @@ def superlatives_shown(claim: Analysis, facts: Sequence[AtomicFact]) -> frozense
     the largest of the two or more values in mg/L of the one cited fact that states it; the first number with a unit
     after the word is the one it is said of. Like `directions_shown`, a comparison of stated numbers, not a claim."""
     shown: set[str] = set()
+    found = list(_SUPERLATIVE.finditer(claim.lowered))
+    if not found:  # every sentence asks: most have no superlative, and then no number is read again
+        return frozenset()
     spans = [(start, q) for start, _end, q in quantity_spans(claim.lowered) if q.unit is not None]
-    for m in _SUPERLATIVE.finditer(claim.lowered):
+    for m in found:
         said = next((q for start, q in spans if start > m.end()), None)
         if said is None:
             continue

@@ -36,6 +36,7 @@ from omega.grounding.quantities import sample_size
 from omega.grounding.tokens import Analysis, lexicon
 
 _EVERY = re.compile(r"\bevery\b")
+_EVERY_TOKEN = lexicon("every")
 _EVERY_PERIOD = re.compile(r"\bevery\s+(?:(?:\d[\d.,]*|other|two|three|four|five|six|seven|eight|nine|ten|twelve|"
                            r"fifteen|twenty|thirty)[\s-]+)?(?:second|minute|hour|day|week|fortnight|month|quarter|"
                            r"year)s?\b")
@@ -44,7 +45,7 @@ _EVERY_PERIOD = re.compile(r"\bevery\s+(?:(?:\d[\d.,]*|other|two|three|four|five
 def _frequency(lowered: str) -> frozenset[str]:
     """{"every"} when each "every" of the sentence is a frequency ("every month", "every 15 minutes")."""
     count = len(_EVERY.findall(lowered))
-    return lexicon("every") if count and count == len(_EVERY_PERIOD.findall(lowered)) else frozenset()
+    return _EVERY_TOKEN if count and count == len(_EVERY_PERIOD.findall(lowered)) else frozenset()
 
 
 UNIVERSAL = lexicon("""all always never every everyone everybody any universally invariably entire entirely whole
@@ -121,7 +122,8 @@ def scope_and_strength_fidelity(claim: Analysis, facts: Sequence[AtomicFact]) ->
         words = quoted(claim.spoken(stronger))
         failures.append(Failure(CLAIM_STRENGTHENED, f"strengthened beyond the cited facts: {words}",
                                 f"a cited fact stating the claim as {words}", ids))
-    universal = sorted((claim.tokens & UNIVERSAL) - stated - _frequency(claim.lowered))
+    universal = sorted((claim.tokens & UNIVERSAL) - stated
+                       - (_frequency(claim.lowered) if claim.tokens >= _EVERY_TOKEN else frozenset()))
     if universal:
         words = quoted(claim.spoken(universal))
         failures.append(Failure(SCOPE_EXPANSION, f"universal quantifier added: {words}",
