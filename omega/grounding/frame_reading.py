@@ -11,7 +11,8 @@
   clause's first verb is the head of its subject phrase, read back through the modifiers it carries ("younger pupils
   | from neighbouring schools | tutored": "schools" may end both sides), a later verb form's the noun right before
   it (a reduced relative: "in people | aged 40"); and its baseline (the words after a comparison marker: "reduced
-  corrosion by 30% relative to uncoated steel").
+  corrosion by 30% relative to uncoated steel"). A passive may carry an adverb after its auxiliary ("was first
+  flagged by"), and a hyphenated word ("in-situ") is one word, not a preposition ending a side (§3.2, roles).
 The first side, when it is the subject, is the words before the clause's verb after any fronted scene ("Under
 workload W, | A | sustained a higher throughput than B"); "X of A ... than that of B" compares A and B; a second side
 ends at the respect the sides share ("than B | under workload W"); a comparative inside brackets measures a side,
@@ -28,7 +29,7 @@ from functools import lru_cache
 from omega.grounding.quantities import SPELLED
 from omega.grounding.rephrasing import lemmas
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, marked_text, normal
-from omega.grounding.words import AUXILIARIES, Word, clauses, predicate_verb, verb_form, words
+from omega.grounding.words import AUXILIARIES, Word, adverb, clauses, in_compound, predicate_verb, verb_form, words
 
 MARKERS = frozenset({"than", "versus", "vs"})
 
@@ -316,11 +317,13 @@ def _roles(found: Sequence[Word], text: str) -> list[Frame]:
         if word.lower[:1].isdigit() or not predicate_verb(found, at) or _count_before(found, at, text):  # "the tiered
             # compiler", "1,150 registered nurses": an adjective, not a predicate
             continue
-        passive = found[at - 1].lower in _BE
+        # an adverb may stand between the auxiliary and the participle ("was first flagged by", "were then sent")
+        be = at - 2 if at > 1 and adverb(found[at - 1]) else at - 1
+        passive = found[be].lower in _BE
         # the clause's main verb has the whole subject phrase before it; a later verb form is a reduced relative
         # ("in people | aged 40"), whose side is the noun right before it
-        first_verb = not any(verb_form(w) for w in found[:at - (1 if passive else 0)])
-        before = (_head_before if first_verb else _nearest_before)(found, text, at - (2 if passive else 1))
+        first_verb = not any(verb_form(w) for w in found[:be if passive else at])
+        before = (_head_before if first_verb else _nearest_before)(found, text, be - 1 if passive else at - 1)
         if passive:
             by = next((i for i in range(at + 1, len(found) - 1) if found[i].lower == "by"
                        and not found[i + 1].lower[:1].isdigit()), None)  # "reduced by 12 mmHg" is a measure
@@ -382,7 +385,8 @@ def _phrase(found: Sequence[Word], text: str, start: int, step: int) -> list[Wor
     """The words from `start` walking by `step` up to a boundary word (a preposition, a conjunction) or a comma."""
     out: list[Word] = []
     at = start
-    while 0 <= at < len(found) and found[at].lower not in _BOUNDARY and found[at].lower not in AUXILIARIES:
+    while 0 <= at < len(found) and (in_compound(found, text, at) or (
+            found[at].lower not in _BOUNDARY and found[at].lower not in AUXILIARIES)):
         last = out[-1] if out else (found[at - step] if 0 <= at - step < len(found) else None)
         if last is not None:
             a, b = sorted((last, found[at]), key=lambda w: w.start)

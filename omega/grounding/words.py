@@ -281,6 +281,25 @@ def predicate_verb(found: Sequence[Word], i: int) -> bool:
     return i > 0 and verb_form(word) and word.lower not in AUXILIARIES and found[i - 1].lower not in DETERMINERS
 
 
+_TIME_ADVERBS = frozenset({"first", "then", "later", "also", "subsequently", "initially", "previously", "since",
+                           "still", "further", "only", "jointly", "independently", "again", "finally", "each"})
+
+
+def adverb(word: Word) -> bool:
+    """A word that may stand between an auxiliary and its participle: an -ly adverb or a word of time or manner."""
+    return word.lower in _TIME_ADVERBS or (len(word.lower) > 4 and word.lower.endswith("ly"))
+
+
+def in_compound(found: Sequence[Word], text: str, at: int) -> bool:
+    """A word joined to its neighbour by a hyphen ("in-situ", "follow-up"): part of one compound word, never a
+    preposition that ends a phrase."""
+    word = found[at]
+    end = word.start + len(word.surface)
+    after = at + 1 < len(found) and text[end:found[at + 1].start] == "-"
+    before = at > 0 and text[found[at - 1].start + len(found[at - 1].surface):word.start] == "-"
+    return after or before
+
+
 def predicate_start(found: Sequence[Word]) -> int | None:
     """The index of a clause's first predicate word, None when it has none (a fronted phrase)."""
     for i, word in enumerate(found):

@@ -425,3 +425,29 @@ def test_a_subject_with_a_modifier_is_read_by_its_head_not_by_the_modifier_next_
                      mentoring).passed
     assert judge("During the transition, technicians at the southern plant were mentored by engineers at the "
                  "northern plant. [R11]", mentoring).passed
+
+
+def test_a_hyphenated_word_opening_the_patient_is_part_of_it_not_a_preposition() -> None:
+    # "in-situ", "on-site": the "in"/"on" of a compound does not end the phrase after the verb, so the agent is read
+    samples = fact("H1", "The regional water board supplied on-site flow readings from 9 gauges to the university "
+                         "hydrology group.")
+    replaced = judge("The university hydrology group supplied on-site flow readings from 9 gauges to the regional "
+                     "water board. [H1]", samples)
+    assert codes(replaced) == {NOT_ENTAILED}
+    assert "agent replaced" in replaced.rationale
+    assert judge("The regional water board supplied on-site flow readings from 9 gauges to the university hydrology "
+                 "group. [H1]", samples).passed
+
+
+def test_an_adverb_between_the_auxiliary_and_the_participle_keeps_the_passive_and_its_agent() -> None:
+    audit = fact("H2", "Each invoice was first checked by the finance office and then approved by the site manager.")
+    swapped = judge("Each invoice was first checked by the site manager and then approved by the finance office. [H2]",
+                    audit)
+    assert codes(swapped) == {NOT_ENTAILED}
+    assert "agent replaced" in swapped.rationale
+    assert judge("Each invoice was first checked by the finance office and then approved by the site manager. [H2]",
+                 audit).passed
+    (scored,) = frames("The samples were independently scored by two pathologists.")
+    assert scored.predicate == "scored"
+    assert "two" in scored.first
+    assert "sampl" not in scored.first
