@@ -35,7 +35,10 @@ prose" (§5.1), which names a study's setting and period once; the displayed par
 states the qualifier before the sentence, so its scope is not altered nor its population generalised (G-4). Only
 dropping is read from the paragraph: each sentence is still verified against its own cited facts (G-2), an added or
 altered qualifier fails as before, a failed sentence establishes nothing, and a later sentence establishes nothing
-for an earlier one. The verdict says so in its rationale (`from_the_paragraph`).
+for an earlier one. A sentence that restates the qualifier itself without its restricting word ("over 2015-2022 ...
+daytime" after "summer (June-August) daytime, 2015-2022") states a wider one of its own: the paragraph does not
+narrow it (blind half 4: summer means read as year-round means). The verdict says so in its rationale
+(`from_the_paragraph`).
 A timeframe word that refers back to a time the sentence states ("in 2022 ... that year", "the same year") is
 anaphora, not a timeframe of its own (§5.1 "Restating facts in academic prose"): it is neither added nor drift.
 """
@@ -114,7 +117,8 @@ def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact], establishe
         for key, value in fact.qualifiers.items():
             kind = category(key)
             apart = _method_tells_apart(claim, fact, [*facts, *allowed]) if kind == "method" else ()
-            if (kind == "method" and not apart) or (fact.id, kind) in drifted or _key(kind, value) in established:
+            if (kind == "method" and not apart) or (fact.id, kind) in drifted or (
+                    _key(kind, value) in established and not _restated_wider(claim, qualifier_text(value))):
                 continue
             if not _carried(claim, kind, qualifier_text(value), fact) \
                     or not all(_half_stated(claim, part) for part in apart if isinstance(part, str)):
@@ -255,6 +259,12 @@ def _restriction_kept(claim: Analysis, value: str) -> bool:
     said = claim.tokens | (lexicon("adjusted") if "adjustment" in claim.tokens else frozenset())
     return not found or any(normal(word.lower()) in said or (alias and _tokens_of(alias) <= said)
                             for word, alias in found)
+
+
+def _restated_wider(claim: Analysis, value: str) -> bool:
+    """The sentence restates the qualifier (half its words) without its restricting word ("daytime, 2015-2022" for
+    "summer (June-August) daytime, 2015-2022"): a wider qualifier of its own, which the paragraph does not narrow."""
+    return _half_stated(claim, value) and not _restriction_kept(claim, value)
 
 
 _PERIOD = re.compile(r"(\d[\d.,]*)\s+(hours?|days?|weeks?|months?|years?)\b", re.IGNORECASE)

@@ -201,3 +201,23 @@ def test_a_qualifier_no_earlier_passing_sentence_stated_is_still_dropped() -> No
 def test_an_established_qualifier_does_not_excuse_an_altered_one() -> None:
     drifted = _qualified(STATED, "Drug A lowered diastolic blood pressure by 5 mmHg in children. [F7]")[1]
     assert "QUALIFIER_DRIFT" in codes(drifted)
+
+
+def test_an_established_qualifier_restated_without_its_restricting_word_is_a_wider_one() -> None:
+    # the first sentence states the season; the second restates the timeframe itself ("daytime, 2010-2019") without
+    # it: that is a year-round timeframe of its own, which the paragraph does not narrow
+    heat = {"H1": fact("H1", "Mean summer (June-August) daytime air temperature in the city centre was 31.2 °C.",
+                       {"timeframe": "summer (June-August) daytime, 2010-2019"}),
+            "H2": fact("H2", "Mean summer (June-August) daytime air temperature in the suburbs was 28.9 °C.",
+                       {"timeframe": "summer (June-August) daytime, 2010-2019"})}
+
+    def paragraph(*texts: str) -> tuple[SentenceVerdict, ...]:
+        sentences = [{"order": i, "text": t} for i, t in enumerate(texts, start=1)]
+        return verify_paragraph(parse_request({"paragraph_id": "p3", "sentences": sentences}, heat)).sentences
+
+    first = "Over 2010-2019, mean summer daytime air temperature in the city centre was 31.2 °C. [H1]"
+    wider = paragraph(first, "Over 2010-2019, mean daytime air temperature in the suburbs was 28.9 °C. [H2]")
+    assert wider[0].passed
+    assert codes(wider[1]) == {"QUALIFIER_DROPPED"}
+    left = paragraph(first, "Mean air temperature in the suburbs was 28.9 °C. [H2]")
+    assert left[1].passed  # left to the paragraph entirely: the established timeframe holds
