@@ -1,6 +1,8 @@
 """The words that name a value's group (issue 42, `omega.grounding.groups`): where a group named after or before
 its number starts and ends (after it: a preposition, "without", or a locative adverb such as "downstream"; before
-it: from its preposition, or a label set off by a comma, "rural, 31 species"), and the tokens it is compared by. A
+it: from its preposition, or a label set off by a comma, "rural, 31 species"; a phrase that only dates what comes
+before it, "among cohort members still teaching | in November 2020, | 14%", starts at the preposition before it: a
+date dates a group, it is not one, §5.2 "alter scope"), and the tokens it is compared by. A
 group names its words, its plain numbers (a year), its numbers with a unit ("10 mg", "24 week": a dose or a time
 point) and, when negated, "not" ("without caching" is the other group of "with caching"); "one" standing for a
 noun said before ("for the old one") names nothing.
@@ -9,10 +11,11 @@ noun said before ("for the old one") names nothing.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from omega.grounding.quantities import SPELLED, Quantity, quantity_spans, unit_words
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, normal
-from omega.grounding.words import AUXILIARIES, DETERMINERS, predicate_verb, verb_form, word_set, words
+from omega.grounding.words import AUXILIARIES, DETERMINERS, Word, predicate_verb, verb_form, word_set, words
 
 WORDLIKE = re.compile(r"[^\W\d_]")
 PLAIN_NUMBER = re.compile(r"(?<![\w.])\d+(?:,\d{3})*(?:\.\d+)?")
@@ -84,12 +87,26 @@ def from_last_preposition(span: str) -> str:
         # "respondents in Norway | rated trust in parliament at 6.8": the subject's group, not a phrase of the
         # predicate (the measure, which an elided second clause shares: "and respondents in Italy at 4.1")
         last = subject
+    elif last is not None and _dated_only(span, found, last):
+        # "among cohort members still teaching | in November 2020, | 14%": a date dates the group before it
+        last = next((w for w in reversed(named) if w.start < last.start and w.lower in ATTACHING
+                     and w.lower != "of"), last)
     if last is not None:
         return up_to_verb(span[last.start:])  # "in intervention schools | accumulated a mean of": the measure
     # no preposition: the subject names the group, its verb and object are the measure ("Heron 1.5 | sustained a
     # lower median throughput | (7,300 requests per second)")
     verb = next((w for i, w in reversed(list(enumerate(found))) if i and verb_form(w)), None)
     return span if verb is None else span[:verb.start]
+
+
+_MONTHS = frozenset({"january", "february", "march", "april", "may", "june", "july", "august", "september",
+                     "october", "november", "december"})
+
+
+def _dated_only(span: str, found: Sequence[Word], start: Word) -> bool:
+    """Whether the phrase from `start` names only a date ("in November 2020", "in 2021")."""
+    named = [w.lower for w in found if w.start > start.start and w.lower not in FUNCTION_WORDS]
+    return all(w in _MONTHS for w in named) and bool(re.search(r"\b(?:1[89]|20)\d\d\b", span[start.start:]))
 
 
 def group_tokens(span: str, measures: frozenset[str] = frozenset()) -> frozenset[str]:

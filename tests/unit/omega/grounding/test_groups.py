@@ -347,3 +347,15 @@ def test_a_confidence_interval_is_part_of_its_value_not_a_name_of_its_group() ->
     assert value_groups("The difference narrowed from 0.12 m/s at 12 weeks to 0.06 m/s (95% CI -0.01 to 0.13) at "
                         "6 months.") == [[(Decimal("0.12"), frozenset({"12", "12 week"})),
                                           (Decimal("0.06"), frozenset({"6", "6 month"}))]]
+
+
+def test_a_date_after_a_group_named_before_its_number_dates_that_group_and_does_not_replace_it() -> None:
+    # "Among panel members still smoking | in March 2019, | 22%": the group is those members, dated; not the date alone
+    smokers = fact("V40", "Among panel members still smoking in March 2019, 22% reported a daily cough, compared with "
+                          "9% of the panel in March 2014.", {"units": "% reporting a daily cough"})
+    (value, group), _other = value_groups(smokers.content)[0]
+    assert value == Decimal(22)
+    assert group == {normal(w) for w in ("panel", "members", "still", "smoking", "march", "2019")}
+    assert judge("In March 2019, 22% of panel members who were still smoking reported a daily cough, compared with 9% "
+                 "of the panel in March 2014. [V40]", smokers).passed
+    assert not judge("In March 2014, 22% of the panel reported a daily cough. [V40]", smokers).passed
