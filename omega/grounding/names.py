@@ -10,16 +10,21 @@ the same referent only when nothing else in the cited facts could be meant (G-5:
   ("Chris Kyle" for "Christopher Scott Kyle", "Tim Roth" for "Timothy Simon Roth").
 - A demonym is its country: "Irish" covers "Ireland", "American" covers "United States"; a country is covered by
   its demonym only in attributive use ("a Chinese university" states China, "known in Chinese as" does not).
-Both only widen what counts as stated; a word they cover must still be bound in its clause like any other
+- An acronym in capitals is the words whose initials it spells, in a row in a cited fact ("IRR" for "incidence
+  rate ratio", "DDD" for "defined daily doses"), and a genus shortened to its initial is the genus before the same
+  species word ("C. difficile" for "Clostridioides difficile"): the writer's abbreviation of what the fact says,
+  §5.1 (units and names "spelled out and abbreviated").
+All of these only widen what counts as stated; a word they cover must still be bound in its clause like any other
 (`binding`), through the part of the name that is stated.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from omega.grounding.tokens import FUNCTION_WORDS, Analysis, normal
-from omega.grounding.words import DEMONYMS, place_mark
+from omega.grounding.words import DEMONYMS, place_mark, words
 
 _DEMONYM_OF = {normal(d): tuple(normal(w) for w in place) for d, place in DEMONYMS.items()}
 _PLACES = tuple((place_mark(d), frozenset(normal(w) for w in place)) for d, place in DEMONYMS.items())
@@ -46,7 +51,35 @@ def name_partners(claim: Analysis, facts: Sequence[Analysis]) -> dict[str, froze
     for mark, place in _PLACES:
         if place <= claim.tokens:
             out.update({t: frozenset({mark}) for t in place if t not in out})
+    # an acronym is a capitalised word of its own (a name run of one word); a genus initial one letter
+    capitals = [(normal(run[0]), run[0]) for run in claim.names if len(run) == 1 and 2 <= len(run[0]) <= 6] + [
+        (t, t.removeprefix(_ENTITY)) for t in claim.tokens if len(t.removeprefix(_ENTITY)) == 1]
+    for token, letters in capitals:
+        if token not in out and not any(token in f.tokens for f in facts):
+            spelled = _spelled_out(letters, claim.lowered, facts)
+            if spelled:
+                out[token] = spelled
     return out
+
+
+_ENTITY = "entity"  # `tokens` marks a capital letter standing alone ("drug B", "C. difficile") as entity<letter>
+
+
+def _spelled_out(letters: str, claim_text: str, facts: Sequence[Analysis]) -> frozenset[str]:
+    """The fact words an acronym's letters are the initials of, in a row ("irr": "incidence rate ratio"); for one
+    letter, the genus it shortens before the species word the sentence gives it ("c. difficile")."""
+    if len(letters) == 1:
+        species = re.search(rf"\b(?:{_ENTITY})?{letters}\. ([a-z]+)", claim_text)
+        if species is None:
+            return frozenset()
+        genus = (re.search(rf"\b({letters}[a-z]+) {species.group(1)}\b", f.lowered) for f in facts)
+        return next((frozenset({normal(m.group(1))}) for m in genus if m is not None), frozenset())
+    for fact in facts:
+        run = [w.lower for w in words(fact.lowered) if w.lower not in FUNCTION_WORDS]
+        for i in range(len(run) - len(letters) + 1):
+            if all(run[i + k][:1] == letter for k, letter in enumerate(letters)):
+                return frozenset(normal(w) for w in run[i:i + len(letters)])
+    return frozenset()
 
 
 def stated_by_name(partners: dict[str, frozenset[str]], stated: frozenset[str]) -> frozenset[str]:

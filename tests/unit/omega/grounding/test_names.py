@@ -51,3 +51,20 @@ def test_a_short_given_name_is_not_resolved_when_two_names_share_the_last_name()
 def test_every_short_given_name_of_a_longer_name_is_resolved() -> None:
     smith = fact("S", "Alexander Benjamin Smith won the race.")
     assert judge("Alex Ben Smith won the race. [S]", smith).passed
+
+
+def test_an_acronym_in_capitals_is_the_words_in_a_row_whose_initials_it_spells() -> None:
+    infections = fact("A1", "In the post-intervention period, the adjusted incidence rate ratio of hospital-onset "
+                            "infection was 0.71.")
+    assert judge("In the post-intervention period, the adjusted IRR of hospital-onset infection was 0.71. [A1]",
+                 infections).passed
+    # letters that spell no run of the fact's words stay unstated
+    assert codes(judge("In the post-intervention period, the adjusted HR of hospital-onset infection was 0.71. [A1]",
+                       infections)) == {"NOT_ENTAILED"}
+
+
+def test_a_genus_shortened_to_its_initial_is_the_genus_before_the_same_species_word() -> None:
+    isolates = fact("A2", "Escherichia coli isolates resistant to ciprofloxacin fell to 19.2% in 2020.")
+    assert judge("E. coli isolates resistant to ciprofloxacin fell to 19.2% in 2020. [A2]", isolates).passed
+    assert codes(judge("K. coli isolates resistant to ciprofloxacin fell to 19.2% in 2020. [A2]", isolates)) \
+        == {"NOT_ENTAILED"}
