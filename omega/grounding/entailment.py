@@ -7,6 +7,9 @@ sentence. A negation only in a fact's qualifiers ("hedge: authors 'associated' (
 baseline (no mesh)") says how the claim was obtained or what a group is called, not that the claim is denied: a
 sentence need not repeat it (blind half 6), though a negated sentence may rest on it.
 
+Function words bear no claim (`tokens.FUNCTION_WORDS`), among them the connectives "whereas", "however" and
+"although": a contrast between two stated facts states no third one.
+
 Tokens owned by another check (qualifier terms, scope and strength words, units, numbers) are left to that
 check, so each defect is reported once, under its own code. A sentence whose only defect is one or two
 uncovered tokens, with most of its tokens covered, is marked paraphrase-uncertain: the only case an optional

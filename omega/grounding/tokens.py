@@ -69,7 +69,7 @@ across against along around through throughout toward towards upon up out off so
 another same own very just found find finds report reports reported reporting observe observes observed
 observing note noted notes show shows showed shown showing indicate indicates indicated study studies studied
 authors investigators researchers researcher analysis whether respectively overall yet compared relative
-following
+following although though
 """)
 
 # The documented synonym table: each group's words count as the same claim-bearing token.

@@ -24,6 +24,14 @@ def test_a_conjunction_of_two_facts_is_entailed_when_each_part_is() -> None:
     assert verdict.outcome == "PASS"
 
 
+def test_a_concessive_although_joins_two_facts_as_whereas_and_but_do() -> None:
+    # "although" is a connective like "whereas", "but" and "however": it states no fact of its own (§5.1)
+    for joined in ("although", "though", "whereas"):
+        verdict = judge(f"Dizziness was reported by 8.4% of participants receiving drug A, {joined} it was reported "
+                        f"by 3.1% of participants receiving placebo. [F3][F4]", DIZZY, DIZZY_PLACEBO)
+        assert verdict.outcome == "PASS", joined
+
+
 def test_a_token_no_cited_fact_states_is_not_entailed() -> None:
     coverage = semantic_entailment(analyse("Drug A lowered diastolic blood pressure."), [TRIAL], frozenset())
     assert coverage.uncovered == ("diastolic",)
