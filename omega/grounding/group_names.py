@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from decimal import Decimal
 
 from omega.grounding.quantities import SPELLED, Quantity, quantity_spans, unit_words
 from omega.grounding.tokens import FUNCTION_WORDS, NEGATIONS, normal
@@ -166,3 +167,45 @@ def fronted(clause: str) -> tuple[str, str] | None:
     if match is None or match.group("preposition").lower() not in _FOLLOWING | {"before", "after"}:
         return None
     return match.group("preposition").lower(), match.group(0)
+
+
+_COMPARED = re.compile(r"\b(?:than|outperform(?:s|ed)?|exceed(?:s|ed)?|surpass(?:es|ed)?)\b", re.IGNORECASE)
+_VERSUS = re.compile(r"(?<![^\W\d_])(?P<a>\d[\d.,]*)[^\d]{0,12}?\b(?:versus|vs\.?)\s*(?P<b>\d[\d.,]*)")
+
+
+def set_side_by_side(clause: str, found: list[tuple[int, int, Quantity]]
+                     ) -> list[tuple[Decimal, frozenset[str]]] | None:
+    """A comparison's two sides with two numbers set side by side after them ("more common among A than among B
+    (6.5% versus 4.0%)", "A outperformed B (R² 0.74 versus 0.61)", "than Heron 1.5 (18.4 versus 27.9 ms)"), in a
+    sentence or a fact: the first number is the first side's, the second the second side's."""
+    pair = _VERSUS.search(clause)
+    marker = None if pair is None else next(reversed(list(_COMPARED.finditer(clause, 0, pair.start()))), None)
+    if pair is None or marker is None:
+        return None
+    by_start = {start: q for start, _e, q in found}
+    a, b = by_start.get(pair.start("a")), by_start.get(pair.start("b"))
+    if a is None or b is None:
+        return None
+    first = from_last_preposition(clause[:marker.start()])
+    return [(a.value, group_tokens(first)), (b.value, group_tokens(clause[marker.end():pair.start()]))]
+
+
+_AND = re.compile(r"\s+and\s+")
+
+
+def respectively(clause: str, found: list[tuple[int, int, Quantity]]) -> list[tuple[Decimal, frozenset[str]]] | None:
+    """Values listed "respectively" after as many names ("sensitivity and specificity were 92% and 81%,
+    respectively"; "A, B and C ..."): the first value is the first name's, and so on. The last name ends at the
+    predicate, the others are the comma-separated pieces before its "and"."""
+    if len(found) < 2 or not re.search(r"\brespectively\b", clause):
+        return None
+    prefix = clause[:found[0][0]]
+    joins = list(_AND.finditer(prefix))
+    if not joins:
+        return None
+    last = up_to_verb(prefix[joins[-1].end():].split(",")[0])
+    names = [*prefix[:joins[-1].start()].split(",")[-(len(found) - 1):], last]
+    groups = [group_tokens(name) for name in names]
+    if len(groups) != len(found) or not all(groups):
+        return None
+    return [(q.value, group) for (_s, _e, q), group in zip(found, groups, strict=True)]

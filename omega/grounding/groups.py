@@ -34,7 +34,7 @@ decide is entailed, and a value moved from one to the other fails. A comparison 
 each side names everything its fact says and the other does not ("systolic ... in arm A" and "diastolic ... in arm
 B" are two measures, not one compared).
 
-Values listed "respectively" are read one to one with the names listed before them (`_respectively`:
+Values listed "respectively" are read one to one with the names listed before them (`group_names.respectively`:
 "sensitivity and specificity were 92% and 81%, respectively" gives 92% to sensitivity): §5.2's moved value is the
 same whether a fact names each group beside its value or lists them in order.
 """
@@ -57,6 +57,8 @@ from omega.grounding.group_names import (
     from_last_preposition,
     fronted,
     group_tokens,
+    respectively,
+    set_side_by_side,
     up_to_verb,
 )
 from omega.grounding.memo import ByObject
@@ -106,7 +108,7 @@ def _read_groups(text: str, claim: bool, unit: str | None, measures: frozenset[s
                  and ((m in only or not only) if claim else (m == measure and units[m] > 1))]
         if len(found) < (1 if claim else 2):
             continue
-        side_by_side = _side_by_side(clause, found) or _respectively(clause, found)
+        side_by_side = set_side_by_side(clause, found) or respectively(clause, found)
         if side_by_side is not None:
             out.append((measure, side_by_side))
             continue
@@ -189,47 +191,6 @@ def _elided_units(spans: list[tuple[int, int, tuple[Quantity, str | None]]], low
         out.append((start, end, (quantity, measure)))
         last = measure if measure not in (None, "decimal") else last
     return out
-
-
-_COMPARED = re.compile(r"\b(?:than|outperform(?:s|ed)?|exceed(?:s|ed)?|surpass(?:es|ed)?)\b", re.IGNORECASE)
-_VERSUS = re.compile(r"(?<![^\W\d_])(?P<a>\d[\d.,]*)[^\d]{0,12}?\b(?:versus|vs\.?)\s*(?P<b>\d[\d.,]*)")
-
-
-def _side_by_side(clause: str, found: list[tuple[int, int, Quantity]]) -> list[tuple[Decimal, frozenset[str]]] | None:
-    """A comparison's two sides with two numbers set side by side after them ("more common among A than among B
-    (6.5% versus 4.0%)", "A outperformed B (R² 0.74 versus 0.61)", "than Heron 1.5 (18.4 versus 27.9 ms)"), in a
-    sentence or a fact: the first number is the first side's, the second the second side's."""
-    pair = _VERSUS.search(clause)
-    marker = None if pair is None else next(reversed(list(_COMPARED.finditer(clause, 0, pair.start()))), None)
-    if pair is None or marker is None:
-        return None
-    by_start = {start: q for start, _e, q in found}
-    a, b = by_start.get(pair.start("a")), by_start.get(pair.start("b"))
-    if a is None or b is None:
-        return None
-    first = from_last_preposition(clause[:marker.start()])
-    return [(a.value, group_tokens(first)), (b.value, group_tokens(clause[marker.end():pair.start()]))]
-
-
-_AND = re.compile(r"\s+and\s+")
-
-
-def _respectively(clause: str, found: list[tuple[int, int, Quantity]]) -> list[tuple[Decimal, frozenset[str]]] | None:
-    """Values listed "respectively" after as many names ("sensitivity and specificity were 92% and 81%,
-    respectively"; "A, B and C ..."): the first value is the first name's, and so on. The last name ends at the
-    predicate, the others are the comma-separated pieces before its "and"."""
-    if len(found) < 2 or not re.search(r"\brespectively\b", clause):
-        return None
-    prefix = clause[:found[0][0]]
-    joins = list(_AND.finditer(prefix))
-    if not joins:
-        return None
-    last = up_to_verb(prefix[joins[-1].end():].split(",")[0])
-    names = [*prefix[:joins[-1].start()].split(",")[-(len(found) - 1):], last]
-    groups = [group_tokens(name) for name in names]
-    if len(groups) != len(found) or not all(groups):
-        return None
-    return [(q.value, group) for (_s, _e, q), group in zip(found, groups, strict=True)]
 
 
 def _measure(quantity: Quantity, lowered: str, end: int, measures: frozenset[str]) -> tuple[Quantity, str | None]:
