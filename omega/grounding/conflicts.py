@@ -18,8 +18,14 @@ opposite polarity, opposite direction (increase vs decrease, higher vs lower) or
 units. Facts about different populations,
 settings or timeframes (different qualifiers), or that differ in any other word ("silicon-graphite anode" vs
 "graphite anode") or in a number that names rather than measures ("Orrery 5.0" / "Orrery 4.8", "in 2021" / "in
-2022": two things, each with its value), do not conflict: the check is conservative, and a conflict worded
-differently by two sources is not detected.
+2022": two things, each with its value), do not conflict.
+Two sources word one measure differently (blind half 7: "fitting an Arrhenius model to capacity fade | of the same
+cells | at 25 °C and 45 °C gave ... 31 kJ/mol" in an article, 38 kJ/mol in a symposium abstract): facts from
+different documents also conflict when their `units` qualifier is the same, their other qualifiers say the same
+(function words aside; a `method` may differ or be missing: how each source obtained its value), at least
+`REWORDED_SHARE` of their words are shared, every number outside that unit is the same in both (the conditions: "at
+25 °C", "220 kg N/ha"; a condition that differs, "stress level 0.75" / 0.85, makes two measures) and their numbers in
+that unit differ. Facts of one document are one source's account: they are left to the strict reading.
 """
 
 from __future__ import annotations
@@ -34,7 +40,7 @@ from omega.grounding.citations import CITATION
 from omega.grounding.facts import AtomicFact, qualifier_text
 from omega.grounding.memo import ByObject
 from omega.grounding.model import CONFLICTING_FACTS, Failure
-from omega.grounding.quantities import quantity_spans
+from omega.grounding.quantities import quantity_spans, unit_named
 from omega.grounding.tokens import Analysis, analyse, lexicon
 
 DIRECTIONS = (lexicon("increase higher more greater rise"), lexicon("decrease lower less fewer fall"))
@@ -44,10 +50,10 @@ _DIRECTION_WORDS = DIRECTIONS[0] | DIRECTIONS[1]
 def conflict(a: AtomicFact, b: AtomicFact) -> str | None:
     """Why two facts conflict, or None."""
     if _qualifiers(a) != _qualifiers(b):
-        return None
+        return _reworded(a, b)
     ta, tb = _reported(a) - _DIRECTION_WORDS, _reported(b) - _DIRECTION_WORDS
     if not ta or ta != tb:
-        return None
+        return _reworded(a, b)
     if a.analysis.negated != b.analysis.negated:
         return "one affirms what the other negates"
     up_a, down_a = bool(a.analysis.tokens & DIRECTIONS[0]), bool(a.analysis.tokens & DIRECTIONS[1])
@@ -60,7 +66,51 @@ def conflict(a: AtomicFact, b: AtomicFact) -> str | None:
     if qa and qb and sorted(q.unit or "" for q in qa) == sorted(q.unit or "" for q in qb) \
             and sorted(q.value for q in qa) != sorted(q.value for q in qb):
         return "they report different numbers for the same measure"
-    return None
+    return _reworded(a, b)
+
+
+REWORDED_SHARE = 0.7
+
+
+def _reworded(a: AtomicFact, b: AtomicFact) -> str | None:
+    """Two documents' differently worded accounts of one measure with different values (see the module docstring)."""
+    if a.source_span.document_id == b.source_span.document_id:
+        return None
+    written = _units(a)
+    if written is None or written != _units(b) or _scope(a) != _scope(b):
+        return None
+    unit = unit_named(written)  # None for a unit the table does not know ("kJ/mol"): then the bare numbers
+    words_a, words_b = _words(a), _words(b)
+    if len(words_a & words_b) < REWORDED_SHARE * len(words_a | words_b):
+        return None
+    conditions_a = sorted((q.unit or "", q.value) for q in a.analysis.quantities if q.unit != unit)
+    conditions_b = sorted((q.unit or "", q.value) for q in b.analysis.quantities if q.unit != unit)
+    values_a = sorted(q.value for q in a.analysis.quantities if q.unit == unit)
+    values_b = sorted(q.value for q in b.analysis.quantities if q.unit == unit)
+    if conditions_a != conditions_b or not values_a or not values_b or values_a == values_b:
+        return None
+    return "two sources report different numbers for the same measure"
+
+
+def _units_of(fact: AtomicFact) -> str | None:
+    written = next((qualifier_text(v) for k, v in fact.qualifiers.items() if k.lower() in ("units", "unit")), None)
+    return None if written is None else " ".join(written.casefold().split())
+
+
+_BRACKETED = re.compile(r"\([^()]*\)")
+
+
+def _scope_of(fact: AtomicFact) -> frozenset[tuple[str, frozenset[str]]]:
+    """The qualifiers other than the method and the units, as words (function words aside)."""
+    return frozenset((k.lower(), analyse(qualifier_text(v)).tokens) for k, v in fact.qualifiers.items()
+                     if k.lower() not in ("method", "units", "unit"))
+
+
+_units: ByObject[AtomicFact, str | None] = ByObject(_units_of)
+_scope: ByObject[AtomicFact, frozenset[tuple[str, frozenset[str]]]] = ByObject(_scope_of)
+_words: ByObject[AtomicFact, frozenset[str]] = ByObject(
+    # a bracket defines or elaborates ("(crop N uptake in fertilised minus unfertilised plots ...)"): not the claim
+    lambda fact: frozenset(t for t in analyse(_BRACKETED.sub(" ", fact.content)).tokens if not t[:1].isdigit()))
 
 
 # "The national registry recorded 1,240 cases" and "a surveillance report recorded 1,310 cases": two sources of one

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from omega.grounding.conflicts import conflict
+from omega.grounding.facts import AtomicFact, parse_fact
 from omega.grounding.model import CONFLICTING_FACTS
 from tests.unit.omega.grounding.support import DIZZY, DIZZY_PLACEBO, codes, fact, judge
 
@@ -138,3 +139,45 @@ def test_two_sources_reporting_one_measure_with_different_values_conflict() -> N
     assert CONFLICTING_FACTS in codes(adopted)
     other_year = fact("P3", "A surveillance report recorded 1,310 cases of measles in 2020.", {"timeframe": "2020"})
     assert conflict(registry, other_year) is None
+
+
+def _sourced(fact_id: str, content: str, document: str, **qualifiers: str) -> AtomicFact:
+    return parse_fact({"id": fact_id, "content": content, "source_type": "PDF",
+                       "source_span": {"document_id": document, "page": 2}, "qualifiers": qualifiers,
+                       "confidence": 0.9})
+
+
+ARTICLE = _sourced("R1", "Fitting a growth model to biomass at 12 °C and 18 °C gave a doubling time of 41 hours.",
+                   "pdf:algae-growth-journal-article", units="hours")
+ABSTRACT = _sourced("R2", "Fitting a growth model to biomass of the same cultures at 12 °C and 18 °C gave a doubling "
+                          "time of 47 hours.", "pdf:phycology-conference-abstract", units="hours",
+                    method="conference abstract")
+
+
+def test_two_documents_wording_one_measure_differently_with_different_values_conflict() -> None:
+    # the abstract adds "of the same cultures" and a method of its own: the strict reading saw two claims
+    assert conflict(ARTICLE, ABSTRACT) == "two sources report different numbers for the same measure"
+    adopted = judge("A growth model fitted to biomass at 12 °C and 18 °C gave a doubling time of 41 hours. [R1][R2]",
+                    ARTICLE, ABSTRACT)
+    assert "CONFLICTING_FACTS" in codes(adopted)
+    silently = judge("A growth model fitted to biomass at 12 °C and 18 °C gave a doubling time of 41 hours. [R1]",
+                     ARTICLE, ABSTRACT)
+    assert "CONFLICTING_FACTS" in codes(silently)  # the other source is allowed in the paragraph
+    both = judge("Fitting a growth model to biomass at 12 °C and 18 °C gave a doubling time of 41 hours [R1] in one "
+                 "source and 47 hours [R2] in another.", ARTICLE, ABSTRACT)
+    assert "CONFLICTING_FACTS" not in codes(both)
+
+
+def test_reworded_facts_of_one_document_other_conditions_or_few_shared_words_do_not_conflict() -> None:
+    same_document = _sourced("R3", ABSTRACT.content, ARTICLE.source_span.document_id, units="hours")
+    assert conflict(ARTICLE, same_document) is None
+    warmer = _sourced("R4", "Fitting a growth model to biomass of the same cultures at 12 °C and 24 °C gave a doubling "
+                            "time of 47 hours.", "pdf:phycology-conference-abstract", units="hours")
+    assert conflict(ARTICLE, warmer) is None  # a condition outside the unit differs: two measures
+    other_words = _sourced("R5", "Under continuous light, nitrate-starved flask cultures of a second strain reached a "
+                                 "doubling time of 47 hours at 12 °C and 18 °C.", "pdf:phycology-conference-abstract",
+                           units="hours")
+    assert conflict(ARTICLE, other_words) is None
+    other_scope = _sourced("R6", ABSTRACT.content, "pdf:phycology-conference-abstract", units="hours",
+                           population="marine cultures")
+    assert conflict(ARTICLE, other_scope) is None
