@@ -451,3 +451,15 @@ def test_an_adverb_between_the_auxiliary_and_the_participle_keeps_the_passive_an
     assert scored.predicate == "scored"
     assert "two" in scored.first
     assert "sampl" not in scored.first
+
+
+def test_a_comparison_with_several_numbers_a_side_is_measured_by_the_values_in_brackets() -> None:
+    # "at 40 °C (57%) than ... at 20 °C (21%)": the temperatures name the sides, the bracketed values measure them
+    swelling = fact("H3", "After 500 cycles, electrode swelling had reached 57% in cells cycled at 40 °C and 21% in "
+                          "cells cycled at 20 °C.", {"units": "% swelling"})
+    assert numeric_sides("After 500 cycles, swelling was larger in cells cycled at 40 °C (57%) than in cells cycled at "
+                         "20 °C (21%).") == [("larger", Decimal(57), Decimal(21))]
+    assert judge("After 500 cycles, electrode swelling was larger in cells cycled at 40 °C (57%) than in cells cycled "
+                 "at 20 °C (21%). [H3]", swelling).passed
+    assert not judge("After 500 cycles, electrode swelling was larger in cells cycled at 20 °C (21%) than in cells "
+                     "cycled at 40 °C (57%). [H3]", swelling).passed
