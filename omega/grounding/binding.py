@@ -37,7 +37,7 @@ def clause_local_binding(claim: Analysis, facts: Sequence[AtomicFact], owned: fr
     if not facts:
         return None
     if partners is None:
-        partners = name_partners(claim, [f.analysis for f in facts])
+        partners = name_partners(claim, facts)
     options = [[_Option(f.analysis, c, partners) for c in f.analysis.clauses] or [_Option(f.analysis, None, partners)]
                for f in facts]
     for clause in claim.clauses:

@@ -53,7 +53,7 @@ def semantic_entailment(claim: Analysis, facts: Sequence[AtomicFact], owned: fro
     ids = tuple(f.id for f in facts)
     stated = frozenset().union(*(f.analysis.tokens | f.analysis.places for f in facts)) if facts else frozenset()
     if partners is None:
-        partners = name_partners(claim, [f.analysis for f in facts])
+        partners = name_partners(claim, facts)
     covered_by = stated | stated_by_name(partners, stated)
     checked = [t for t in dict.fromkeys(claim.content) if t not in owned]
     uncovered = tuple(t for t in checked if t not in covered_by)

@@ -10,10 +10,11 @@ the same referent only when nothing else in the cited facts could be meant (G-5:
   ("Chris Kyle" for "Christopher Scott Kyle", "Tim Roth" for "Timothy Simon Roth").
 - A demonym is its country: "Irish" covers "Ireland", "American" covers "United States"; a country is covered by
   its demonym only in attributive use ("a Chinese university" states China, "known in Chinese as" does not).
-- An acronym in capitals is the words whose initials it spells, in a row in a cited fact ("IRR" for "incidence
-  rate ratio", "DDD" for "defined daily doses"), and a genus shortened to its initial is the genus before the same
-  species word ("C. difficile" for "Clostridioides difficile"): the writer's abbreviation of what the fact says,
-  §5.1 (units and names "spelled out and abbreviated").
+- An acronym (in the sentence a capitalised word of two to six letters, in a fact two to six capitals) is the words
+  whose initials it spells in a row: a sentence's "IRR" is a cited fact's "incidence rate ratio", a sentence's
+  "confidence interval" a fact's "95% CI"; a genus shortened to its initial is the genus before the same species
+  word ("C. difficile" for "Clostridioides difficile"): the writer's abbreviation of what the fact says, §5.1
+  (units and names "spelled out and abbreviated").
 All of these only widen what counts as stated; a word they cover must still be bound in its clause like any other
 (`binding`), through the part of the name that is stated.
 """
@@ -23,6 +24,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from omega.grounding.facts import AtomicFact
+from omega.grounding.memo import ByObject
 from omega.grounding.tokens import FUNCTION_WORDS, Analysis, normal
 from omega.grounding.words import DEMONYMS, place_mark, words
 
@@ -30,10 +33,11 @@ _DEMONYM_OF = {normal(d): tuple(normal(w) for w in place) for d, place in DEMONY
 _PLACES = tuple((place_mark(d), frozenset(normal(w) for w in place)) for d, place in DEMONYMS.items())
 
 
-def name_partners(claim: Analysis, facts: Sequence[Analysis]) -> dict[str, frozenset[str]]:
+def name_partners(claim: Analysis, cited: Sequence[AtomicFact]) -> dict[str, frozenset[str]]:
     """For each sentence token a fact may state in another form, the fact tokens that state it: the stated part
     of a partial name ("humphrey" -> {"bogart"}), or the demonym / country ("china" -> {"chinese"})."""
     out: dict[str, frozenset[str]] = {}
+    facts = [f.analysis for f in cited]
     fact_names = [_name(run) for f in facts for run in f.names]
     for run in claim.names:
         tokens = _name(run)
@@ -59,8 +63,22 @@ def name_partners(claim: Analysis, facts: Sequence[Analysis]) -> dict[str, froze
             spelled = _spelled_out(letters, claim.lowered, facts)
             if spelled:
                 out[token] = spelled
+    # the converse: words of the sentence a fact's acronym stands for ("confidence interval" for "95% CI")
+    acronyms = frozenset().union(*(_acronyms(f) for f in cited))
+    if acronyms:
+        said = [w.lower for w in words(claim.lowered) if w.lower not in FUNCTION_WORDS]
+        for acronym in sorted(acronyms):
+            for i in range(len(said) - len(acronym) + 1):
+                if all(said[i + k][:1] == letter for k, letter in enumerate(acronym)):
+                    out.update({normal(w): frozenset({normal(acronym)}) for w in said[i:i + len(acronym)]
+                                if normal(w) not in out})
     return out
 
+
+# a word of two to six capitals (a plural "s" aside) in a fact's own text: "CI", "SDF", "NDVIs"
+_ACRONYM = re.compile(r"\b([A-Z]{2,6})s?\b")
+_acronyms: ByObject[AtomicFact, frozenset[str]] = ByObject(
+    lambda fact: frozenset(m.group(1).lower() for m in _ACRONYM.finditer(fact.content)))
 
 _ENTITY = "entity"  # `tokens` marks a capital letter standing alone ("drug B", "C. difficile") as entity<letter>
 

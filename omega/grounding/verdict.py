@@ -172,7 +172,7 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
         owned |= said
     claim, readings, framed = read_as_facts(claim_text, claim, facts, owned)
     readings += said_read
-    partners = name_partners(claim, [f.analysis for f in facts])
+    partners = name_partners(claim, facts)
     coverage = semantic_entailment(claim, facts, owned, partners)
     uncited = uncited_fact_use(coverage.uncovered, numbers.unmatched, cited, allowed_facts)
     if uncited is None:

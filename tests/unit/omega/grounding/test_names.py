@@ -68,3 +68,12 @@ def test_a_genus_shortened_to_its_initial_is_the_genus_before_the_same_species_w
     assert judge("E. coli isolates resistant to ciprofloxacin fell to 19.2% in 2020. [A2]", isolates).passed
     assert codes(judge("K. coli isolates resistant to ciprofloxacin fell to 19.2% in 2020. [A2]", isolates)) \
         == {"NOT_ENTAILED"}
+
+
+def test_words_in_a_row_whose_initials_spell_a_facts_acronym_are_stated_by_it() -> None:
+    shape = fact("A3", "The Weibull shape parameter was 1.8 (95% CI 1.5 to 2.1).")
+    assert judge("The Weibull shape parameter was 1.8, with a 95% confidence interval of 1.5 to 2.1. [A3]",
+                 shape).passed
+    # words that spell no acronym of the facts stay unstated
+    assert codes(judge("The Weibull shape parameter was 1.8, with a 95% credible range of 1.5 to 2.1. [A3]",
+                       shape)) == {"NOT_ENTAILED"}
