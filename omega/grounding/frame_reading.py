@@ -385,8 +385,8 @@ def _phrase(found: Sequence[Word], text: str, start: int, step: int) -> list[Wor
     """The words from `start` walking by `step` up to a boundary word (a preposition, a conjunction) or a comma."""
     out: list[Word] = []
     at = start
-    while 0 <= at < len(found) and (in_compound(found, text, at) or (
-            found[at].lower not in _BOUNDARY and found[at].lower not in AUXILIARIES)):
+    while 0 <= at < len(found) and ((found[at].lower not in _BOUNDARY and found[at].lower not in AUXILIARIES)
+                                    or in_compound(found, text, at)):
         last = out[-1] if out else (found[at - step] if 0 <= at - step < len(found) else None)
         if last is not None:
             a, b = sorted((last, found[at]), key=lambda w: w.start)
