@@ -22,7 +22,7 @@ All of these only widen what counts as stated; a word they cover must still be b
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from omega.grounding.facts import AtomicFact
 from omega.grounding.memo import ByObject
@@ -66,12 +66,10 @@ def name_partners(claim: Analysis, cited: Sequence[AtomicFact]) -> dict[str, fro
     # the converse: words of the sentence a fact's acronym stands for ("confidence interval" for "95% CI")
     acronyms = frozenset().union(*(_acronyms(f) for f in cited))
     if acronyms:
-        said = [w.lower for w in words(claim.lowered) if w.lower not in FUNCTION_WORDS]
+        said = _content_words(claim.lowered)
         for acronym in sorted(acronyms):
-            for i in range(len(said) - len(acronym) + 1):
-                if all(said[i + k][:1] == letter for k, letter in enumerate(acronym)):
-                    out.update({normal(w): frozenset({normal(acronym)}) for w in said[i:i + len(acronym)]
-                                if normal(w) not in out})
+            for stretch in _spellings(said, acronym):
+                out.update({t: frozenset({normal(acronym)}) for t in map(normal, stretch) if t not in out})
     return out
 
 
@@ -92,12 +90,19 @@ def _spelled_out(letters: str, claim_text: str, facts: Sequence[Analysis]) -> fr
             return frozenset()
         genus = (re.search(rf"\b({letters}[a-z]+) {species.group(1)}\b", f.lowered) for f in facts)
         return next((frozenset({normal(m.group(1))}) for m in genus if m is not None), frozenset())
-    for fact in facts:
-        run = [w.lower for w in words(fact.lowered) if w.lower not in FUNCTION_WORDS]
-        for i in range(len(run) - len(letters) + 1):
-            if all(run[i + k][:1] == letter for k, letter in enumerate(letters)):
-                return frozenset(normal(w) for w in run[i:i + len(letters)])
-    return frozenset()
+    spelled = (next(_spellings(_content_words(f.lowered), letters), None) for f in facts)
+    return next((frozenset(map(normal, run)) for run in spelled if run is not None), frozenset())
+
+
+def _content_words(text: str) -> list[str]:
+    return [w.lower for w in words(text) if w.lower not in FUNCTION_WORDS]
+
+
+def _spellings(run: list[str], letters: str) -> Iterator[list[str]]:
+    """Each stretch of `len(letters)` words in a row of `run` whose initials are `letters`, in order."""
+    for i in range(len(run) - len(letters) + 1):
+        if all(run[i + k][:1] == letter for k, letter in enumerate(letters)):
+            yield run[i:i + len(letters)]
 
 
 def stated_by_name(partners: dict[str, frozenset[str]], stated: frozenset[str]) -> frozenset[str]:
