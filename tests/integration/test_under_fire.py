@@ -253,7 +253,8 @@ def under_fire(name: str, run: Run, disturb: Callable[[Run], dict[str, Any]], se
     run.note("input sent and replayed", replay_lines=len(replay))
     topics = {run.first.topic(spec): spec.logical for spec in (VERDICTS, ALERTS, ESCALATIONS)}
     live = LiveOutputs(topics)
-    # inside pytest's own timeout (UNDER_FIRE_TIMEOUT_S), so a stall reports what is missing
+    # a stall of this long fails, and 3x it in all, inside pytest's own timeout (UNDER_FIRE_TIMEOUT_S), so a stall
+    # reports what is missing
     timeout = 180 + len(run.packets) / 250
     try:
         def covered() -> bool:
