@@ -18,7 +18,8 @@ opposite polarity, opposite direction (increase vs decrease, higher vs lower) or
 units. Facts about different populations,
 settings or timeframes (different qualifiers), or that differ in any other word ("silicon-graphite anode" vs
 "graphite anode") or in a number that names rather than measures ("Orrery 5.0" / "Orrery 4.8", "in 2021" / "in
-2022": two things, each with its value), do not conflict.
+2022": two things, each with its value; beside a `units` qualifier, a number in another unit, "at 60 °C" / "at 80
+°C": two conditions, as for differently worded sources below), do not conflict.
 Two sources word one measure differently (blind half 7: "fitting an Arrhenius model to capacity fade | of the same
 cells | at 25 °C and 45 °C gave ... 31 kJ/mol" in an article, 38 kJ/mol in a symposium abstract): facts from
 different documents also conflict when their `units` qualifier is the same, their other qualifiers say the same
@@ -62,6 +63,11 @@ def conflict(a: AtomicFact, b: AtomicFact) -> str | None:
         return "they report opposite directions"
     if _identity_numbers(a) != _identity_numbers(b):
         return None  # "Orrery 5.0" and "Orrery 4.8", "in 2021" and "in 2022": two things, not two values of one
+    written = _units(a)
+    if written is not None and written == _units(b) and (unit := unit_named(written)) is not None \
+            and all(any(q.unit == unit for q in f.analysis.quantities) for f in (a, b)) \
+            and _conditions(a, unit) != _conditions(b, unit):
+        return None  # "at 60 °C" / "at 80 °C" beside a % each: two conditions, each with its value
     qa, qb = a.analysis.quantities, b.analysis.quantities
     if qa and qb and sorted(q.unit or "" for q in qa) == sorted(q.unit or "" for q in qb) \
             and sorted(q.value for q in qa) != sorted(q.value for q in qb):
@@ -83,13 +89,17 @@ def _reworded(a: AtomicFact, b: AtomicFact) -> str | None:
     words_a, words_b = _words(a), _words(b)
     if len(words_a & words_b) < REWORDED_SHARE * len(words_a | words_b):
         return None
-    conditions_a = sorted((q.unit or "", q.value) for q in a.analysis.quantities if q.unit != unit)
-    conditions_b = sorted((q.unit or "", q.value) for q in b.analysis.quantities if q.unit != unit)
+    conditions_a, conditions_b = _conditions(a, unit), _conditions(b, unit)
     values_a = sorted(q.value for q in a.analysis.quantities if q.unit == unit)
     values_b = sorted(q.value for q in b.analysis.quantities if q.unit == unit)
     if conditions_a != conditions_b or not values_a or not values_b or values_a == values_b:
         return None
     return "two sources report different numbers for the same measure"
+
+
+def _conditions(fact: AtomicFact, unit: str | None) -> list[tuple[str, Decimal]]:
+    """The fact's numbers outside the unit it measures in: the conditions its value holds under."""
+    return sorted((q.unit or "", q.value) for q in fact.analysis.quantities if q.unit != unit)
 
 
 def _units_of(fact: AtomicFact) -> str | None:

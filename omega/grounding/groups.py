@@ -28,11 +28,13 @@ phrases as its other groups have is the whole fact's context ("... 9,100 for Her
 workload"); a sentence that names no word of its value's group among others states the value without it (G-4).
 
 Two cited facts that each give one value in the same unit and differ only in a short group name (`across_facts`:
-"12.4 g/dL in the intravenous arm" / "11.5 g/dL in the oral arm") are read as one measure for two groups too
-(§5.1 "Combining multiple Atomic Facts only if the resulting sentence is strictly entailed"): the comparison they
-decide is entailed, and a value moved from one to the other fails. A comparison across two facts stands only when
-each side names everything its fact says and the other does not ("systolic ... in arm A" and "diastolic ... in arm
-B" are two measures, not one compared).
+"12.4 g/dL in the intravenous arm" / "11.5 g/dL in the oral arm") are read as one measure for two groups too (§5.1
+"Combining multiple Atomic Facts only if the resulting sentence is strictly entailed"): the comparison they decide
+is entailed, and a value moved from one to the other fails. A number in another unit than the measured one names a
+group there ("cells cycled at 25 °C | 86.2%" / "at 45 °C | 78.5%", blind half 7), and a sentence's numbers are read
+in the units the facts' `units` qualifiers name, so "at 45 °C" is the name of its value's group. A comparison across
+two facts stands only when each side names everything its fact says and the other does not ("systolic ... in arm A"
+and "diastolic ... in arm B" are two measures, not one compared).
 
 Values listed "respectively" are read one to one with the names listed before them (`group_names.respectively`:
 "sensitivity and specificity were 92% and 81%, respectively" gives 92% to sensitivity): §5.2's moved value is the
@@ -57,6 +59,7 @@ from omega.grounding.group_names import (
     from_last_preposition,
     fronted,
     group_tokens,
+    quantity_name,
     respectively,
     set_side_by_side,
     up_to_verb,
@@ -225,7 +228,8 @@ def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list
     if not fact_clauses:
         return []
     failures: list[Failure] = []
-    only = frozenset().union(*(measures_read(f.content, _unit_of(f), measures) for f in facts))
+    only = frozenset().union(*(measures_read(f.content, _unit_of(f), measures) for f in facts)) \
+        | {u for f in facts if (u := _unit_of(f)) is not None}
     said: frozenset[str] | None = None  # the sentence's words, read once when a value's group is asked for
     for pairs in value_groups(claim_text, claim=True, measures=measures, only=only):
         for value, group in pairs:
@@ -309,13 +313,13 @@ _groups_by_measures: ByObject[AtomicFact, dict[frozenset[str], list[list[tuple[D
 def across_facts(facts: Sequence[AtomicFact]) -> list[list[tuple[Decimal, frozenset[str]]]]:
     """Pairs of cited facts that each give one value in the same unit, the two values different, and say the same
     thing but for the group ("12.4 g/dL in the intravenous arm" / "11.5 g/dL in the oral arm"): one measure for two
-    groups, each named by what its fact says and the other does not (qualifiers and unitless numbers, "Orrery
-    5.0", included). A group's name is short (`GROUP_WORDS` at most): facts that differ in more say different
-    things ("pauses made up half of p99 latency" / "p99 latency fell by a quarter")."""
+    groups, each named by what its fact says and the other does not (qualifiers, unitless numbers, "Orrery 5.0", and
+    numbers in other units, "at 45 °C", included). A group's name is short (`GROUP_WORDS` at most): facts that
+    differ in more say different things ("pauses made up half of p99 latency" / "p99 latency fell by a quarter")."""
     singles: list[tuple[str, Decimal, frozenset[str]]] = []
     for fact in facts:
         units = Counter(q.unit for q in fact.analysis.quantities if q.unit is not None)
-        singles += [(q.unit, q.value, _whole_fact(fact)) for q in fact.analysis.quantities
+        singles += [(q.unit, q.value, _whole_fact(fact) | _other_units(fact, q.unit)) for q in fact.analysis.quantities
                     if q.unit is not None and units[q.unit] == 1]
     out = []
     for (unit, va, ga), (other, vb, gb) in combinations(singles, 2):
@@ -323,6 +327,11 @@ def across_facts(facts: Sequence[AtomicFact]) -> list[list[tuple[Decimal, frozen
                 and (ga & gb) - UNIT_WORDS:
             out.append([(va, ga), (vb, gb)])
     return out
+
+
+def _other_units(fact: AtomicFact, unit: str) -> frozenset[str]:
+    """The fact's numbers in other units than `unit`, each a group's name ("cells cycled at 45 °C")."""
+    return frozenset(quantity_name(q) for q in fact.analysis.quantities if q.unit is not None and q.unit != unit)
 
 
 def _whole_fact_words(fact: AtomicFact) -> frozenset[str]:

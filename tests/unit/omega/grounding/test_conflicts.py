@@ -27,6 +27,15 @@ def test_facts_about_different_things_do_not_conflict() -> None:
     assert conflict(DIZZY, DIZZY_PLACEBO) is None
 
 
+def test_facts_measured_under_different_conditions_in_another_unit_do_not_conflict() -> None:
+    # the % is the measure (`units`); "at 60 °C" / "at 80 °C" name two conditions, each with its own value
+    cool = fact("T60", "Membranes tested at 60 °C kept 91% of their initial flux.", {"units": "%"})
+    hot = fact("T80", "Membranes tested at 80 °C kept 74% of their initial flux.", {"units": "%"})
+    rerun = fact("T60b", "Membranes tested at 60 °C kept 88% of their initial flux.", {"units": "%"})
+    assert conflict(cool, hot) is None
+    assert conflict(cool, rerun) == "they report different numbers for the same measure"
+
+
 def test_facts_with_different_qualifiers_do_not_conflict() -> None:
     at12 = fact("W12", "Drug A lowered blood pressure by 8 mmHg.", {"timeframe": "12 weeks"})
     at24 = fact("W24", "Drug A lowered blood pressure by 12 mmHg.", {"timeframe": "24 weeks"})

@@ -359,3 +359,15 @@ def test_a_date_after_a_group_named_before_its_number_dates_that_group_and_does_
     assert judge("In March 2019, 22% of panel members who were still smoking reported a daily cough, compared with 9% "
                  "of the panel in March 2014. [V40]", smokers).passed
     assert not judge("In March 2014, 22% of the panel reported a daily cough. [V40]", smokers).passed
+
+
+def test_a_value_moved_between_two_facts_whose_groups_differ_only_by_a_number_with_its_unit_is_refused() -> None:
+    # the two facts name their groups by a temperature alone: "at 60 °C" is the group, not a second measure
+    cool = fact("V40", "Membranes tested at 60 °C kept 91% of their initial flux after 200 hours.", {"units": "%"})
+    hot = fact("V41", "Membranes tested at 80 °C kept 74% of their initial flux after 200 hours.", {"units": "%"})
+    swapped = judge("Membranes tested at 80 °C kept 91% of their initial flux after 200 hours, compared with 74% at "
+                    "60 °C. [V40][V41]", cool, hot)
+    assert "value moved to another group: 91 is stated for '80 °c', but the cited facts give 91 for '60 °c'" \
+        in swapped.rationale
+    assert judge("Membranes tested at 60 °C kept 91% of their initial flux after 200 hours, compared with 74% at "
+                 "80 °C. [V40][V41]", cool, hot).passed
