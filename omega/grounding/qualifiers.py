@@ -21,7 +21,9 @@ Qualifier terms are recognised with the lexicon `QUALIFIER_TERMS` (population, s
     ("points": "at 6 weeks" is a number of its own unit);
   - a `method` qualifier may be left out: how a fact was obtained is provenance, not its scope (unless it is what
     tells the stated value from another allowed fact's value by another method: G-5's silent adoption; of two
-    methods sharing conditions, the conditions that differ, "maximum stress level 0.75" beside 0.85). G-4 forbids
+    methods sharing conditions, the conditions that differ, "maximum stress level 0.75" beside 0.85; the values
+    compared are those of the measure its `units` names, so another fact's "at 10 °C" is a condition, no value;
+    such a method is the sentence's to restate, whatever an earlier sentence established). G-4 forbids
     adding qualifiers, altering scope, strengthening and generalising populations; §5.2 names the drift it means
     ("timeframe, dosage, setting"). A sentence that names a method must still name the fact's (drift), and
     strength is the scope check's: "associated" stays "associated" without "in an observational cohort".
@@ -118,7 +120,8 @@ def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact], establishe
             kind = category(key)
             apart = _method_tells_apart(claim, fact, [*facts, *allowed]) if kind == "method" else ()
             if (kind == "method" and not apart) or (fact.id, kind) in drifted or (
-                    _key(kind, value) in established and not _restated_wider(claim, qualifier_text(value))):
+                    _key(kind, value) in established and not apart
+                    and not _restated_wider(claim, qualifier_text(value))):
                 continue
             if not _carried(claim, kind, qualifier_text(value), fact) \
                     or not all(_half_stated(claim, part) for part in apart if isinstance(part, str)):
@@ -134,8 +137,11 @@ def _method_tells_apart(claim: Analysis, fact: AtomicFact, facts: Sequence[Atomi
     "maximum stress level 0.75" beside 0.85), the parts of it the other's method does not share (True when it shares
     them all): leaving them out adopts one of them silently (G-5). Empty when the method tells nothing apart."""
     said = {(q.unit, q.value) for q in claim.quantities}
+    measure = _measure_units(fact)
+    # the numbers of the fact's measure, when its `units` names one: its conditions ("at 25 °C") are no value
     stated = {(unit, value) for unit, value in _measured(fact)
-              if (None if unit is None or unit[:1] == "=" else unit, value) in said}
+              if (None if unit is None or unit[:1] == "=" else unit, value) in said
+              and (not measure or unit in measure)}
     method = _value(fact, "method")
     out: list[str | bool] = []
     for other in facts:
@@ -153,6 +159,14 @@ def _measured_of(fact: AtomicFact) -> frozenset[tuple[str | None, Decimal]]:
     failure"), so that two facts counting the same thing compare."""
     named = next((f"= {_value(fact, 'units')}" for k in fact.qualifiers if category(k) == "units"), None)
     return frozenset((q.unit or named, q.value) for q in fact.analysis.quantities if (q.unit or named) is not None)
+
+
+def _measure_units(fact: AtomicFact) -> frozenset[str]:
+    """The units its `units` qualifier names a fact's measure in, as `_measured` writes them; empty without one."""
+    written = next((_value(fact, "units") for k in fact.qualifiers if category(k) == "units"), None)
+    if written is None:
+        return frozenset()
+    return frozenset(u for u in (unit_named(written), f"= {written}") if u is not None)
 
 
 _measured = ByObject(_measured_of)  # once per fact: every allowed fact is read for every sentence of its paragraph

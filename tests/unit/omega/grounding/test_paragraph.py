@@ -221,3 +221,22 @@ def test_an_established_qualifier_restated_without_its_restricting_word_is_a_wid
     assert codes(wider[1]) == {"QUALIFIER_DROPPED"}
     left = paragraph(first, "Mean air temperature in the suburbs was 28.9 °C. [H2]")
     assert left[1].passed  # left to the paragraph entirely: the established timeframe holds
+
+
+def test_a_method_that_tells_two_allowed_values_apart_must_be_restated_even_when_established() -> None:
+    # G-5: the stress level is what gives 186,000 rather than the allowed 12,400; a sentence that leaves it out
+    # after an earlier one stated it still adopts one of the two values silently (§9 "SHALL NOT resolve")
+    fatigue = {"C6": fact("C6", "At 5 Hz with a maximum stress level of 0.85, median cycles to failure were 12,400 for "
+                                "SFRC.", {"method": "cyclic compression, 5 Hz, maximum stress level 0.85",
+                                          "units": "cycles to failure"}),
+               "C7": fact("C7", "At 5 Hz with a maximum stress level of 0.75, median cycles to failure were 186,000 "
+                                "for SFRC.", {"method": "cyclic compression, 5 Hz, maximum stress level 0.75",
+                                              "units": "cycles to failure"})}
+    sentences = [{"order": 1, "text": "At a maximum stress level of 0.75 and 5 Hz, median cycles to failure were "
+                                      "186,000 for SFRC. [C7]"},
+                 {"order": 2, "text": "At 5 Hz, median cycles to failure were 186,000 for SFRC. [C7]"}]
+    first, later = verify_paragraph(parse_request({"paragraph_id": "p4", "sentences": sentences},
+                                                  fatigue)).sentences
+    assert first.passed
+    assert codes(later) == {"QUALIFIER_DROPPED"}
+    assert "maximum stress level 0.75" in later.rationale

@@ -301,3 +301,13 @@ def test_a_restricting_word_written_with_a_capital_is_kept_by_the_same_word() ->
                  "[Q51]", sensor).passed
     assert QUALIFIER_DROPPED in codes(judge("Sensor-measured nitrate fell by a median of 31% within 24 hours of peak "
                                             "discharge. [Q51]", sensor))
+
+
+def test_a_condition_in_another_unit_than_the_measure_does_not_make_a_method_tell_values_apart() -> None:
+    # the % is the measure (`units`); the allowed fact's "10 °C" is a condition, not another value of it, so the
+    # pulse method stays provenance and may be left out
+    resistance = fact("Q60", "Resistance rose by 62% in cells cycled at 45 °C and by 24% in cells cycled at 25 °C.",
+                      {"method": "10 s pulse at 50% state of charge", "units": "%"})
+    plating = fact("Q61", "Lithium plating was found in cells cycled at 10 °C.", {"method": "teardown analysis"})
+    assert judge("Resistance rose by 62% in cells cycled at 45 °C and by 24% in cells cycled at 25 °C. [Q60]",
+                 resistance, plating).passed
