@@ -11,9 +11,11 @@ Qualifier terms are recognised with the lexicon `QUALIFIER_TERMS` (population, s
   parts, "previous four weeks; 2023 survey", all hold), and a timeframe's period is not carried by its unit with
   another number or none ("the preceding month" for "12 months preceding the survey"); each part of a population
   written in parts restricts it ("grid-connected households, urban and rural"; a breakdown in brackets is no part);
-  a name in brackets is another name for what the qualifier names ("whiting (Merlangius merlangus)"); a restricting
-  word (a season, "adjusted", "crude") is kept whatever else is, or the words its brackets define it by ("June to
-  August" for "summer (June-August)"). Every key of
+  a name in brackets is another name for what the qualifier names ("whiting (Merlangius merlangus)"); a population
+  or setting that lists names ("pooled from Seville, Milan and Rotterdam") is not carried by a sentence naming some
+  of them that the fact's statement gives no value of their own (the pool's coefficient given to Seville alone); a
+  restricting word (a season, "adjusted", "crude") is kept whatever else is, or the words its brackets define it by
+  ("June to August" for "summer (June-August)"). Every key of
   `qualifiers` counts (a "dose" key is a qualifier too: §5.2 "dosage"), with two exceptions (issue 42):
   - a `units` qualifier is dropped only when the sentence states one of the fact's numbers in that unit without
     the unit ("71.6" for "71.6%"); a sentence stating only the fact's other numbers (its sample size) keeps it,
@@ -248,7 +250,8 @@ def _carried(claim: Analysis, kind: str, value: str, fact: AtomicFact) -> bool:
     # "arm means; adjusted mean difference with 95% CI": each statistic names some of the fact's numbers
     if kind == "statistic":
         return any(_half_stated(claim, part) and _restriction_kept(claim, part) for part in value.split(";"))
-    if (kind == "timeframe" and _period_changed(claim, value)) or not _restriction_kept(claim, value):
+    if (kind == "timeframe" and _period_changed(claim, value)) or not _restriction_kept(claim, value) \
+            or (kind in ("population", "setting") and _member_for_the_pool(claim, value, fact)):
         return False
     # "grid-connected households, urban and rural": each part of a population restricts it
     return all(_half_stated(claim, part) for part in _BRACKETED.sub("", value).split(", ")) \
@@ -256,6 +259,22 @@ def _carried(claim: Analysis, kind: str, value: str, fact: AtomicFact) -> bool:
 
 
 _BRACKETED = re.compile(r"\s*\([^()]*\)")
+_NAME = r"[A-Z][\w'-]*(?: [A-Z0-9][\w'-]*)*"
+_NAMES = re.compile(rf"{_NAME}(?:(?:,? (?:and|or) |, ){_NAME})+")
+_SEPARATOR = re.compile(r",? (?:and|or) |, ")
+
+
+def _member_for_the_pool(claim: Analysis, value: str, fact: AtomicFact) -> bool:
+    """Whether the sentence names some, not all, of the places or groups a qualifier lists ("pooled from Seville,
+    Milan and Rotterdam") that the fact's statement gives no value of their own (blind half 4: the pooled
+    coefficient given to Seville alone): the fact's one value is the pool's, not a member's (§5.2 drift)."""
+    content = fact.content.lower()
+    for found in _NAMES.finditer(value):
+        names = [n.lower() for n in _SEPARATOR.split(found.group(0))]
+        named = [n for n in names if re.search(rf"\b{re.escape(n)}\b", claim.lowered)]
+        if named and len(named) < len(names) and not any(re.search(rf"\b{re.escape(n)}\b", content) for n in named):
+            return True
+    return False
 _ALIAS = re.compile(r"\s*\([^()\d]*\)")
 
 

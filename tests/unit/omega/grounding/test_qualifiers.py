@@ -311,3 +311,18 @@ def test_a_condition_in_another_unit_than_the_measure_does_not_make_a_method_tel
     plating = fact("Q61", "Lithium plating was found in cells cycled at 10 °C.", {"method": "teardown analysis"})
     assert judge("Resistance rose by 62% in cells cycled at 45 °C and by 24% in cells cycled at 25 °C. [Q60]",
                  resistance, plating).passed
+
+
+def test_a_value_of_a_pool_given_to_one_member_the_qualifier_lists_is_refused() -> None:
+    # the fact gives one coefficient for the two ports together; Antwerp alone has none of its own (§5.2 drift),
+    # though the sentence carries most of the setting's words
+    pooled = fact("Q62", "Across container berths pooled from the two ports, dwell time was correlated with crane "
+                         "count (r = 0.52).", {"setting": "container berths pooled from Antwerp and Hamburg"})
+    assert codes(judge("Across pooled container berths in Antwerp, dwell time was correlated with crane count "
+                       "(r = 0.52). [Q62]", pooled)) == {QUALIFIER_DROPPED}
+    assert judge("Across container berths pooled from Antwerp and Hamburg, dwell time was correlated with crane "
+                 "count (r = 0.52). [Q62]", pooled).passed
+    # a member the fact's statement gives a value of its own may be named alone
+    each = fact("Q63", "Dwell time was 31 hours in Antwerp and 27 hours in Hamburg.",
+                {"setting": "container berths in Antwerp and Hamburg"})
+    assert judge("At container berths in Antwerp, dwell time was 31 hours. [Q63]", each).passed
