@@ -12,6 +12,8 @@ Scope (SCOPE_EXPANSION):
 - a universal quantifier the facts do not use ("all", "always", "never", "every", ...); "every" before a time unit
   ("sampled every month", "logged every 15 minutes") is a frequency, not a quantifier: it widens no scope, and the
   time unit itself is checked as the sentence's other words are (blind half 6: "monthly" written "every month");
+- "both" / "the two" before a noun the cited facts name once, in the singular, with no "both", "two", "either" or
+  "each" ("across both trial groups" for "within the app group"): one group's statement widened to two;
 - an exclusive word the facts do not use ("only", "solely", "exclusively", ...);
 - a generic population the facts do not name ("people", "humans", "the general population", ...);
 - a sample generalised to a population: a cited fact speaks of its sample ("participants", "respondents",
@@ -128,6 +130,7 @@ def scope_and_strength_fidelity(claim: Analysis, facts: Sequence[AtomicFact]) ->
         words = quoted(claim.spoken(universal))
         failures.append(Failure(SCOPE_EXPANSION, f"universal quantifier added: {words}",
                                 f"a cited fact stating the claim holds for {words}", ids))
+    failures += _both_for_one(claim, facts)
     exclusive = sorted((claim.tokens & EXCLUSIVE) - stated)
     if exclusive:
         words = quoted(claim.spoken(exclusive))
@@ -145,6 +148,24 @@ def scope_and_strength_fidelity(claim: Analysis, facts: Sequence[AtomicFact]) ->
                                     "the sentence naming the sample (participants, cohort, its size), or a fact "
                                     "about the population", (fact.id,)))
     return failures
+
+
+_BOTH = re.compile(r"\b(?:both|the two)\s+(?:[a-z-]+\s+)?([a-z]+?)(e?s)\b")
+
+
+def _both_for_one(claim: Analysis, facts: Sequence[AtomicFact]) -> list[Failure]:
+    """"both trial groups" where the cited facts name one group ("within the app group"): a statement about one
+    group widened to two (blind half 4; §5.2 scope expansion). A fact naming two ("the drug arm and the placebo
+    arm") or none of the noun leaves it to the other checks."""
+    text = " ".join(f.content.lower() for f in facts)
+    if re.search(r"\b(?:both|two|either|each)\b", " ".join(f.analysis.lowered for f in facts)):
+        return []
+    for m in _BOTH.finditer(claim.lowered):
+        noun, plural = m.group(1), m.group(1) + m.group(2)
+        if len(re.findall(rf"\b{noun}\b", text)) == 1 and not re.search(rf"\b{plural}\b", text):
+            return [Failure(SCOPE_EXPANSION, f"widened to two: '{m.group(0)}' where the cited facts name one {noun}",
+                            f"a cited fact stating the claim for both {plural}", tuple(f.id for f in facts))]
+    return []
 
 
 def measure_widened(claim: Analysis, facts: Sequence[AtomicFact]) -> list[Failure]:

@@ -9,7 +9,7 @@ from omega.grounding.facts import AtomicFact
 from omega.grounding.model import CLAIM_STRENGTHENED, SCOPE_EXPANSION
 from omega.grounding.scope import causal_cues, scope_and_strength_fidelity
 from omega.grounding.tokens import analyse
-from tests.unit.omega.grounding.support import DIZZY, HEDGED, TRIAL, fact
+from tests.unit.omega.grounding.support import DIZZY, HEDGED, TRIAL, codes, fact, judge
 
 COHORT = fact("C", "In a prospective cohort of 25,310 women, coffee intake was associated with lower diabetes risk.")
 
@@ -154,3 +154,17 @@ def test_a_number_stated_without_the_word_that_narrows_what_it_counts_widens_the
     assert _scope_codes("In 2023, 27.4% of respondents aged 18-24 reported daily vaping.") == []
     # without the number, dropping "daily" only generalises: the facts entail it
     assert _scope_codes("In 2023, respondents aged 18-24 reported vaping.") == []
+
+
+def test_both_groups_where_the_fact_names_one_group_is_a_scope_expansion() -> None:
+    within = fact("S40", "Within the tutored group, weekly reading time was correlated with the final test score "
+                         "(r = 0.38).")
+    widened = judge("Across both study groups, weekly reading time was correlated with the final test score "
+                    "(r = 0.38). [S40]", within)
+    assert codes(widened) == {SCOPE_EXPANSION}
+    assert judge("Within the tutored group, weekly reading time was correlated with the final test score "
+                 "(r = 0.38). [S40]", within).passed
+    # a fact naming both arms may be summarised over both
+    arms = fact("S41", "Headache was reported by 4% of the tutored group and 5% of the control group.")
+    assert SCOPE_EXPANSION not in codes(judge("Headache was reported by 4% and 5% of the two groups, tutored and "
+                                              "control, respectively. [S41]", arms))
