@@ -62,12 +62,12 @@ mutation: venv
 	MODULES="$(MODULES)" bash scripts/mutation.sh
 
 # Issue 42: in-sample (tests/data/grounding, tests/data/grounding_manuscript), blind halves written from the contract
-# alone (tests/data/grounding_blind, tests/data/grounding_blind_2 .. tests/data/grounding_blind_7) and FEVER-Symmetric
+# alone (tests/data/grounding_blind, tests/data/grounding_blind_2 .. tests/data/grounding_blind_8) and FEVER-Symmetric
 # dev, one line each.
 grounding-eval: venv
 	$(BIN)/python -m tests.bench.bench_grounding --data $(FEVER_DEV) --repeat 20
 	for set in grounding grounding_manuscript grounding_blind grounding_blind_2 grounding_blind_3 grounding_blind_4 \
-		grounding_blind_5 grounding_blind_6 grounding_blind_7; do \
+		grounding_blind_5 grounding_blind_6 grounding_blind_7 grounding_blind_8; do \
 		$(BIN)/python -m tests.bench.bench_grounding --data tests/data/$$set --repeat 20 || exit 1; done
 
 clean:

@@ -21,14 +21,16 @@ Qualifier terms are recognised with the lexicon `QUALIFIER_TERMS` (population, s
     the unit ("71.6" for "71.6%"); a sentence stating only the fact's other numbers (its sample size) keeps it,
     and so does one stating none of a fact's bare numbers when the unit is one the unit table does not know
     ("points": "at 6 weeks" is a number of its own unit);
-  - a `method` qualifier may be left out: how a fact was obtained is provenance, not its scope (unless it is what
-    tells the stated value from another allowed fact's value by another method: G-5's silent adoption; of two
-    methods sharing conditions, the conditions that differ, "maximum stress level 0.75" beside 0.85; the values
-    compared are those of the measure its `units` names, so another fact's "at 10 °C" is a condition, no value;
-    such a method is the sentence's to restate, whatever an earlier sentence established). G-4 forbids
-    adding qualifiers, altering scope, strengthening and generalising populations; §5.2 names the drift it means
-    ("timeframe, dosage, setting"). A sentence that names a method must still name the fact's (drift), and
-    strength is the scope check's: "associated" stays "associated" without "in an observational cohort".
+  - a `method` qualifier may be left out: how a fact was obtained is provenance, not its scope (but not its
+    adjustment, "regression adjusted for household size", a restricting word as above, in the part of a method in
+    parts that has it; and not when it is what tells the stated value from another allowed fact's value by another
+    method: G-5's silent adoption; of two methods sharing conditions, the conditions that differ, "maximum stress
+    level 0.75" beside 0.85; the values compared are those of the measure its `units` names, in another fact
+    measuring the same, so another fact's "at 10 °C" or response rate is no other value of it; such a method is the
+    sentence's to restate, whatever an earlier sentence established). G-4 forbids adding qualifiers, altering scope,
+    strengthening and generalising populations; §5.2 names the drift it means ("timeframe, dosage, setting"). A
+    sentence that names a method must still name the fact's (drift), and strength is the scope check's:
+    "associated" stays "associated" without "in an observational cohort".
 A method noun used only as "the trial" / "this study" names the study back ("participants in the trial"): no design
 is claimed, so it is neither added nor drift; "a randomised trial" still claims one.
 A qualifier a passing earlier sentence of the same paragraph stated is established for the sentences after it:
@@ -121,7 +123,11 @@ def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact], establishe
         for key, value in fact.qualifiers.items():
             kind = category(key)
             apart = _method_tells_apart(claim, fact, [*facts, *allowed]) if kind == "method" else ()
-            if (kind == "method" and not apart) or (fact.id, kind) in drifted or (
+            # an adjustment in the method ("regression adjusted for household size") is what the estimate is; a
+            # method in parts ("COPD Assessment Test; adjusted analysis") names different numbers, as a statistic's
+            if (kind == "method" and not apart
+                and any(_restriction_kept(claim, part) for part in qualifier_text(value).split(";"))) \
+                    or (fact.id, kind) in drifted or (
                     _key(kind, value) in established and not apart
                     and not _restated_wider(claim, qualifier_text(value))):
                 continue
@@ -148,7 +154,7 @@ def _method_tells_apart(claim: Analysis, fact: AtomicFact, facts: Sequence[Atomi
     out: list[str | bool] = []
     for other in facts:
         if other is not fact and any(category(k) == "method" for k in other.qualifiers) \
-                and _value(other, "method") != method \
+                and _value(other, "method") != method and (not measure or _measure_units(other) == measure) \
                 and any(u == unit and v != value for u, v in _measured(other) for unit, value in stated):
             # methods sharing some conditions ("5 Hz") are told apart by the others; wholly other methods as wholes
             theirs, own = set(_value(other, "method").split(", ")), method.split(", ")

@@ -326,3 +326,27 @@ def test_a_value_of_a_pool_given_to_one_member_the_qualifier_lists_is_refused() 
     each = fact("Q63", "Dwell time was 31 hours in Antwerp and 27 hours in Hamburg.",
                 {"setting": "container berths in Antwerp and Hamburg"})
     assert judge("At container berths in Antwerp, dwell time was 31 hours. [Q63]", each).passed
+
+
+def test_another_measure_in_the_same_unit_does_not_make_a_method_tell_values_apart() -> None:
+    # the allowed fact's 64% is a response rate, not another share of car commuters: the definition stays
+    # provenance and may be left out
+    share = fact("Q64", "Cars were the main commuting mode of 58% of respondents.",
+                 {"method": "main mode = mode used for the longest distance", "units": "% of respondents"})
+    response = fact("Q65", "The survey's response rate was 64%.", {"method": "telephone and online interviews"})
+    assert judge("Cars were the main commuting mode of 58% of respondents. [Q64]", share, response).passed
+
+
+def test_an_adjustment_in_a_method_is_kept_whatever_else_of_it_is_left_out() -> None:
+    # "adjusted for household size" is what the 47% is: dropped, the estimate reads as a crude one (G-4)
+    adjusted = fact("Q66", "Owning an electric heater was associated with 47% higher electricity use after adjustment "
+                           "for household size.", {"method": "cross-sectional regression adjusted for household size"})
+    assert codes(judge("Owning an electric heater was associated with 47% higher electricity use. [Q66]",
+                       adjusted)) == {QUALIFIER_DROPPED}
+    assert judge("After adjustment for household size, owning an electric heater was associated with 47% higher "
+                 "electricity use. [Q66]", adjusted).passed
+    # a method in parts names different numbers: the arm means are not the adjusted difference's
+    parts = fact("Q67", "The score fell by 5.1 points in the home group and 3.9 points in the ward group; the adjusted "
+                        "difference was 1.2 points.", {"method": "symptom score; adjusted analysis"})
+    assert judge("The score fell by 5.1 points in the home group and 3.9 points in the ward group. [Q67]",
+                 parts).passed
