@@ -53,6 +53,8 @@ def follows(clause: str, end: int, measures: frozenset[str]) -> bool:
     if after and after[0].lower == "compared":
         return False  # "5.2 kg, | compared with 1.1 kg in the placebo group": the other number's group follows
     rate = next((i for i, w in enumerate(after[:3]) if w.lower == "per"), None)
+    if rate is not None and rate + 1 < len(after) and after[rate + 1].capitalised:
+        return True  # a rate per a named thing names its group ("18 MB per | Linkerd proxy")
     if rate is not None and rate + 2 < len(after):
         after = after[rate + 2:]  # the rest of a rate the unit table does not know ("4.1 t CO2e per capita | in")
     while len(after) > 1 and (after[0].lower.removesuffix("s") in measures or clause[end + after[0].start - 1] == "/"

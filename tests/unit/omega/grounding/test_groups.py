@@ -371,3 +371,11 @@ def test_a_value_moved_between_two_facts_whose_groups_differ_only_by_a_number_wi
         in swapped.rationale
     assert judge("Membranes tested at 60 °C kept 91% of their initial flux after 200 hours, compared with 74% at "
                  "80 °C. [V40][V41]", cool, hot).passed
+
+
+def test_a_rate_per_a_named_thing_names_the_group_after_its_number() -> None:
+    memory = fact("V42", "Resident memory per proxy averaged 52 MB for Envoy and 18 MB for Linkerd.",
+                  {"units": "MB per proxy"})
+    assert judge("Resident memory averaged 52 MB per Envoy proxy and 18 MB per Linkerd proxy. [V42]", memory).passed
+    swapped = judge("Resident memory averaged 18 MB per Envoy proxy and 52 MB per Linkerd proxy. [V42]", memory)
+    assert "value moved to another group" in swapped.rationale
