@@ -57,9 +57,9 @@ def follows(clause: str, end: int, measures: frozenset[str]) -> bool:
         return True  # a rate per a named thing names its group ("18 MB per | Linkerd proxy")
     if rate is not None and rate + 2 < len(after):
         after = after[rate + 2:]  # the rest of a rate the unit table does not know ("4.1 t CO2e per capita | in")
-    while len(after) > 1 and (after[0].lower.removesuffix("s") in measures or clause[end + after[0].start - 1] == "/"
+    while len(after) > 1 and (after[0].lower.removesuffix("s") in measures or clause[end + after[0].start - 1] in "/-"
                               or (verb_form(after[0]) and after[0].lower not in AUXILIARIES)):
-        after = after[1:]  # the measure, the second part of a unit ("4.2 t/ha"), a verb ("recorded")
+        after = after[1:]  # the measure, the second part of a unit ("4.2 t/ha", "per turbine-year"), a verb
     if after and after[0].lower == "of" and not re.search(r"(?:%|per ?cent)\s*$", clause[:end]):
         # "41% | of nurses" names a group; "52.4 minutes per day | of physical activity" names the measure, and a
         # group may follow it ("... of activity | in the programme arm")

@@ -34,17 +34,19 @@ Qualifier terms are recognised with the lexicon `QUALIFIER_TERMS` (population, s
 A method noun used only as "the trial" / "this study" names the study back ("participants in the trial"): no design
 is claimed, so it is neither added nor drift; "a randomised trial" still claims one.
 A qualifier a passing earlier sentence of the same paragraph stated is established for the sentences after it:
-"Between April and June 2022, newts were found in 14 of the 36 ponds [AMP_01]. Common toads occurred in more of
-the surveyed ponds (22 versus 14) [AMP_01][AMP_05]" keeps the second sentence's timeframe (the same kind and value,
-of any cited fact). The contract generates "paragraph by paragraph" (§2) and allows "restating facts in academic
-prose" (§5.1), which names a study's setting and period once; the displayed paragraph (§7.1: only passing sentences)
-states the qualifier before the sentence, so its scope is not altered nor its population generalised (G-4). Only
-dropping is read from the paragraph: each sentence is still verified against its own cited facts (G-2), an added or
-altered qualifier fails as before, a failed sentence establishes nothing, and a later sentence establishes nothing
-for an earlier one. A sentence that restates the qualifier itself without its restricting word ("over 2015-2022 ...
-daytime" after "summer (June-August) daytime, 2015-2022") states a wider one of its own: the paragraph does not
-narrow it (blind half 4: summer means read as year-round means). The verdict says so in its rationale
-(`from_the_paragraph`).
+"Between April and June 2022, newts were found in 14 of the 36 ponds [AMP_01]. Common toads occurred in more of the
+surveyed ponds (22 versus 14) [AMP_01][AMP_05]" keeps the second sentence's timeframe (the same kind and value, of
+any cited fact). The contract generates "paragraph by paragraph" (§2) and allows "restating facts in academic prose"
+(§5.1), which names a study's setting and period once; the displayed paragraph (§7.1: only passing sentences) states
+the qualifier before the sentence, so its scope is not altered nor its population generalised (G-4). Only dropping
+is read from the paragraph: each sentence is still verified against its own cited facts (G-2), an added or altered
+qualifier fails as before, a failed sentence establishes nothing, and a later sentence establishes nothing for an
+earlier one. An established population, setting or timeframe does not hold where another allowed fact of the
+paragraph qualifies the same kind with more words around it ("offshore vs onshore sites" beside "onshore sites",
+blind half 4): the paragraph contrasts the two, and a sentence without either names neither. A sentence that
+restates the qualifier itself without its restricting word ("over 2015-2022 ... daytime" after "summer (June-August)
+daytime, 2015-2022") states a wider one of its own: the paragraph does not narrow it (blind half 4: summer means
+read as year-round means). The verdict says so in its rationale (`from_the_paragraph`).
 A timeframe word that refers back to a time the sentence states ("in 2022 ... that year", "the same year") is
 anaphora, not a timeframe of its own (§5.1 "Restating facts in academic prose"): it is neither added nor drift.
 """
@@ -128,7 +130,7 @@ def qualifier_integrity(claim: Analysis, facts: Sequence[AtomicFact], establishe
             if (kind == "method" and not apart
                 and any(_restriction_kept(claim, part) for part in qualifier_text(value).split(";"))) \
                     or (fact.id, kind) in drifted or (
-                    _key(kind, value) in established and not apart
+                    _key(kind, value) in established and not apart and not _rivalled(kind, value, allowed)
                     and not _restated_wider(claim, qualifier_text(value))):
                 continue
             if not _carried(claim, kind, qualifier_text(value), fact) \
@@ -227,6 +229,16 @@ def from_the_paragraph(claim: Analysis, facts: Sequence[AtomicFact], established
                  for fact in facts for k, v in fact.qualifiers.items()
                  if category(k) != "method" and _key(category(k), v) in established
                  and not _carried(claim, category(k), qualifier_text(v), fact))
+
+
+def _rivalled(kind: str, value: object, allowed: Sequence[AtomicFact]) -> bool:
+    """Whether another allowed fact of the paragraph qualifies the same kind otherwise ("offshore vs onshore sites"
+    beside "onshore sites"): the paragraph is about both, and a sentence without the qualifier names neither."""
+    if kind not in ("population", "setting", "timeframe"):
+        return False
+    key, words = _key(kind, value), _tokens_of(qualifier_text(value))
+    return any(category(k) == kind and _key(kind, v) != key and words < _tokens_of(qualifier_text(v))
+               for f in allowed for k, v in f.qualifiers.items())
 
 
 def _key(kind: str, value: object) -> tuple[str, str]:

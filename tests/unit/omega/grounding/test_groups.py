@@ -379,3 +379,15 @@ def test_a_rate_per_a_named_thing_names_the_group_after_its_number() -> None:
     assert judge("Resident memory averaged 52 MB per Envoy proxy and 18 MB per Linkerd proxy. [V42]", memory).passed
     swapped = judge("Resident memory averaged 18 MB per Envoy proxy and 52 MB per Linkerd proxy. [V42]", memory)
     assert "value moved to another group" in swapped.rationale
+
+
+def test_a_hyphenated_unit_after_per_is_the_unit_and_the_group_follows_it() -> None:
+    # "0.11 failures per turbine-year | for Norvik units": the words after the unit name the group
+    rates = fact("V43", "Over 2014-2022, the gearbox failure rate at onshore sites was 0.11 failures per turbine-year "
+                        "for Norvik units and 0.17 failures per turbine-year for Teramec units.",
+                 {"units": "failures per turbine-year"})
+    assert judge("At onshore sites over 2014-2022, the gearbox failure rate was 0.17 failures per turbine-year for "
+                 "Teramec units. [V43]", rates).passed
+    swapped = judge("At onshore sites over 2014-2022, the gearbox failure rate was 0.11 failures per turbine-year for "
+                    "Teramec units. [V43]", rates)
+    assert "value moved to another group" in swapped.rationale

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from omega.grounding.facts import AtomicFact
 from omega.grounding.judge import JudgeAnswer
 from omega.grounding.model import INSUFFICIENT_EVIDENCE, PASS
 from omega.grounding.paragraph import ParagraphState, evolve, verify_paragraph
@@ -240,3 +241,22 @@ def test_a_method_that_tells_two_allowed_values_apart_must_be_restated_even_when
     assert first.passed
     assert codes(later) == {"QUALIFIER_DROPPED"}
     assert "maximum stress level 0.75" in later.rationale
+
+
+def test_an_established_setting_does_not_hold_where_an_allowed_fact_contrasts_it_with_another() -> None:
+    # the paragraph is about onshore and offshore sites: a later sentence without "onshore" names neither
+    onshore = fact("W3", "At onshore sites, the failure rate was 0.11 failures per turbine-year.",
+                   {"setting": "onshore sites", "units": "failures per turbine-year"})
+    both = fact("W4", "Failure rates were higher at offshore sites than at onshore sites.",
+                {"setting": "offshore vs onshore sites"})
+    first = "At onshore sites, the failure rate was 0.11 failures per turbine-year. [W3]"
+    later = "The failure rate was 0.11 failures per turbine-year. [W3]"
+
+    def paragraph(facts: dict[str, AtomicFact]) -> tuple[SentenceVerdict, ...]:
+        sentences = [{"order": 1, "text": first}, {"order": 2, "text": later}]
+        return verify_paragraph(parse_request({"paragraph_id": "p5", "sentences": sentences}, facts)).sentences
+
+    contrasted = paragraph({"W3": onshore, "W4": both})
+    assert contrasted[0].passed
+    assert codes(contrasted[1]) == {"QUALIFIER_DROPPED"}
+    assert paragraph({"W3": onshore})[1].passed  # established, and nothing in the paragraph contrasts it
