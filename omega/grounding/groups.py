@@ -26,7 +26,8 @@ group fails whatever else the sentence shares with its own, and so does a senten
 (a dose, a time point) and leaves out one of its own group's (a fact's second group elides what its first says:
 "2.4 GB for the new allocator compared with 3.1 for the old one"); what follows a fact's last group past as many
 phrases as its other groups have is the whole fact's context ("... 9,100 for Heron 2.0 | under the batch
-workload"); a sentence that names no word of its value's group among others states the value without it (G-4).
+workload"); a sentence that names no word of its value's group among others states the value without it (G-4),
+and a word names a group also in the fact's form of it ("confidence interval" for the fact's "95% CI").
 
 Two cited facts that each give one value in the same unit and differ only in a short group name (`across_facts`:
 "12.4 g/dL in the intravenous arm" / "11.5 g/dL in the oral arm") are read as one measure for two groups too (§5.1
@@ -46,7 +47,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from functools import lru_cache
 from itertools import combinations
@@ -222,8 +223,10 @@ def _unit_of(fact: AtomicFact) -> str | None:
     return None if written is None else unit_named(written)
 
 
-def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list[Failure]:
-    """Each sentence number stated for the group a cited fact gives another value for."""
+def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact],
+                           partners: Mapping[str, frozenset[str]] | None = None) -> list[Failure]:
+    """Each sentence number stated for the group a cited fact gives another value for; a word of the sentence names
+    a group also through the fact's form of it (`names.name_partners`: "confidence interval" for "CI")."""
     measures = _measures(facts)
     fact_clauses = fact_value_groups(facts, measures)
     if not fact_clauses:
@@ -257,6 +260,7 @@ def values_in_their_groups(claim_text: str, facts: Sequence[AtomicFact]) -> list
                 named = frozenset(t for t in mine if not t[:1].isdigit()) or mine
                 if not moved and named and said is None:
                     said = group_tokens(claim_text, measures)
+                    said |= frozenset().union(*((partners or {}).get(t, frozenset()) for t in said))
                 if not moved and named and said is not None and not named & said:
                     # the sentence names none of the words of the group its fact gives the value for, among others
                     # (G-4); a group named only by numbers ("in 2022", "at 6 months") by none of its numbers

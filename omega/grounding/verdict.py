@@ -180,7 +180,7 @@ def verify_sentence(sentence: Sentence, evidence: Evidence, judge: EntailmentJud
         if not coverage.uncovered:
             bound = clause_local_binding(claim, facts, owned, partners) or copula_binding(claim, facts, owned)
             failures += [bound] if bound is not None else framed.failures or from_to_reversed(claim_text, facts) \
-                or values_in_their_groups(claim_text, facts) or moved_between_clauses(claim_text, facts) \
+                or values_in_their_groups(claim_text, facts, partners) or moved_between_clauses(claim_text, facts) \
                 or breakdown_moved(claim_text, facts) or before_after_moved(claim_text, facts) \
                 or listed_moved(claim_text, facts)
     elif coverage.polarity_failure is not None:

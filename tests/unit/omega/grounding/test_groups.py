@@ -391,3 +391,11 @@ def test_a_hyphenated_unit_after_per_is_the_unit_and_the_group_follows_it() -> N
     swapped = judge("At onshore sites over 2014-2022, the gearbox failure rate was 0.11 failures per turbine-year for "
                     "Teramec units. [V43]", rates)
     assert "value moved to another group" in swapped.rationale
+
+
+def test_a_group_the_fact_names_by_an_acronym_is_named_by_its_words_spelled_out() -> None:
+    # the fact's "CI" names the group of 5.9 and 21.8; the sentence's "confidence interval" is the same name
+    net = fact("V44", "The authors estimated a net reduction of 14.2% (95% CI 5.9% to 21.8%) in injury collisions.",
+               {"units": "%"})
+    assert judge("The authors estimated a net 14.2% reduction in injury collisions, with a 95% confidence interval of "
+                 "5.9% to 21.8%. [V44]", net).passed
