@@ -46,10 +46,16 @@ def up_to_verb(span: str, after_number: bool = False) -> str:
 _DESCRIBING = frozenset({"the", "a", "an", "no"})
 
 
+_FRACTION_END = re.compile(r"\b(?:one|two|three|\d+) in (?:two|three|four|five|six|seven|eight|nine|ten|\d+)\s*$",
+                           re.IGNORECASE)
+
+
 def follows(clause: str, end: int, measures: frozenset[str]) -> bool:
     """The words after a number name its group ("23% | in 2021", "11.5 g/dL recorded | in the oral arm",
     "5,100 steps | at the visit")."""
     after = list(words(clause[end:]))
+    if _FRACTION_END.search(clause[:end]) and after and after[0].lower not in FUNCTION_WORDS:
+        return True  # "one in four | rural households": a share in words is of the group it goes on to name
     if after and after[0].lower == "compared":
         return False  # "5.2 kg, | compared with 1.1 kg in the placebo group": the other number's group follows
     rate = next((i for i, w in enumerate(after[:3]) if w.lower == "per"), None)

@@ -10,7 +10,8 @@ right before the number introduces the value, and with no preposition the subjec
 group: "Heron 1.5 | sustained a throughput of | 7,300"; a preposition before the verb is the subject's group, one
 after it the predicate's: "respondents in Norway | rated trust in parliament at | 6.8"), or, with nothing before
 it, the words after it ("compared with 46.1 minutes | among pupils in control schools"; a rate per a named thing,
-"18 MB per | Linkerd proxy", names its group after it too); "of" after a unit other
+"18 MB per | Linkerd proxy", and a share in words, "one in four | rural households", name their group after them
+too); "of" after a unit other
 than % opens the measure ("52.4 minutes per day | of physical activity"), not a group. The sentence's numbers are
 read the same way. A sentence number fails when its group words are distinctive of
 another value's group in the fact and of none of its own: "11.5 g/dL in the intravenous arm" moves the oral

@@ -9,7 +9,8 @@ Strength (CLAIM_STRENGTHENED):
   as causation (§5.2) without a causal word (issue 42); "had a lower incidence" describes, and passes;
 - an intensifier the facts do not use ("proves", "significantly", "dramatically", "cures", ...).
 Scope (SCOPE_EXPANSION):
-- a universal quantifier the facts do not use ("all", "always", "never", "every", ...); "every" before a time unit
+- a universal quantifier the facts do not use ("all", "always", "never", "every", ...; a fact's "each" is used by
+  "every" and "all"); "every" before a time unit
   ("sampled every month", "logged every 15 minutes") is a frequency, not a quantifier: it widens no scope, and the
   time unit itself is checked as the sentence's other words are (blind half 6: "monthly" written "every month");
 - "both" / "the two" before a noun the cited facts name once, in the singular, with no "both", "two", "either" or
@@ -42,6 +43,11 @@ _EVERY_TOKEN = lexicon("every")
 _EVERY_PERIOD = re.compile(r"\bevery\s+(?:(?:\d[\d.,]*|other|two|three|four|five|six|seven|eight|nine|ten|twelve|"
                            r"fifteen|twenty|thirty)[\s-]+)?(?:second|minute|hour|day|week|fortnight|month|quarter|"
                            r"year)s?\b")
+
+
+# "each gearbox failure" quantifies over all of them: "every" and "all" restate it (blind half 4)
+_EACH = re.compile(r"\beach\b")
+_DISTRIBUTIVE = lexicon("every all")
 
 
 def _frequency(lowered: str) -> frozenset[str]:
@@ -125,7 +131,8 @@ def scope_and_strength_fidelity(claim: Analysis, facts: Sequence[AtomicFact]) ->
         failures.append(Failure(CLAIM_STRENGTHENED, f"strengthened beyond the cited facts: {words}",
                                 f"a cited fact stating the claim as {words}", ids))
     universal = sorted((claim.tokens & UNIVERSAL) - stated
-                       - (_frequency(claim.lowered) if claim.tokens >= _EVERY_TOKEN else frozenset()))
+                       - (_frequency(claim.lowered) if claim.tokens >= _EVERY_TOKEN else frozenset())
+                       - (_DISTRIBUTIVE if any(_EACH.search(f.analysis.lowered) for f in facts) else frozenset()))
     if universal:
         words = quoted(claim.spoken(universal))
         failures.append(Failure(SCOPE_EXPANSION, f"universal quantifier added: {words}",

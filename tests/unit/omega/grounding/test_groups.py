@@ -399,3 +399,10 @@ def test_a_group_the_fact_names_by_an_acronym_is_named_by_its_words_spelled_out(
                {"units": "%"})
     assert judge("The authors estimated a net 14.2% reduction in injury collisions, with a 95% confidence interval of "
                  "5.9% to 21.8%. [V44]", net).passed
+
+
+def test_a_share_in_words_names_the_group_after_it() -> None:
+    # "one in four | rural households": no preposition, yet the share is of the group it goes on to name
+    assert value_groups("An outage was reported by 9% of urban households and by one in four rural households.",
+                        claim=True) == [[(Decimal("9"), frozenset({normal("urban"), normal("households")})),
+                                         (Decimal("25"), frozenset({normal("rural"), normal("households")}))]]

@@ -35,7 +35,7 @@ def _judged(folder: str) -> list[tuple[bool, bool, str]]:
 
 @pytest.mark.parametrize(("folder", "max_false", "min_passed"), [
     ("grounding_manuscript", 0, 76), ("grounding_blind", 0, 21), ("grounding_blind_2", 0, 40),
-    ("grounding_blind_3", 0, 45), ("grounding_blind_4", 0, 39), ("grounding_blind_5", 10, 31),
+    ("grounding_blind_3", 0, 46), ("grounding_blind_4", 0, 40), ("grounding_blind_5", 10, 31),
     ("grounding_blind_6", 2, 13), ("grounding_blind_7", 1, 19), ("grounding_blind_8", 0, 16),
 ])
 def test_false_support_and_recall_stay_at_least_where_they_landed(folder: str, max_false: int,

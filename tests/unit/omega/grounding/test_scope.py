@@ -168,3 +168,11 @@ def test_both_groups_where_the_fact_names_one_group_is_a_scope_expansion() -> No
     arms = fact("S41", "Headache was reported by 4% of the tutored group and 5% of the control group.")
     assert SCOPE_EXPANSION not in codes(judge("Headache was reported by 4% and 5% of the two groups, tutored and "
                                               "control, respectively. [S41]", arms))
+
+
+def test_every_and_all_restate_a_facts_each() -> None:
+    each = fact("S42", "Each pump failure was first flagged by the operator's monitoring team.")
+    assert judge("Every pump failure was first flagged by the operator's monitoring team. [S42]", each).passed
+    some = fact("S43", "Several pump failures were first flagged by the operator's monitoring team.")
+    assert SCOPE_EXPANSION in codes(judge("Every pump failure was first flagged by the operator's monitoring team. "
+                                          "[S43]", some))
