@@ -337,7 +337,11 @@ def across_facts(facts: Sequence[AtomicFact]) -> list[list[tuple[Decimal, frozen
 
 def _other_units(fact: AtomicFact, unit: str) -> frozenset[str]:
     """The fact's numbers in other units than `unit`, each a group's name ("cells cycled at 45 °C")."""
-    return frozenset(quantity_name(q) for q in fact.analysis.quantities if q.unit is not None and q.unit != unit)
+    return frozenset(name for other, name in _unit_names(fact) if other != unit)
+
+
+_unit_names: ByObject[AtomicFact, tuple[tuple[str, str], ...]] = ByObject(
+    lambda fact: tuple((q.unit, quantity_name(q)) for q in fact.analysis.quantities if q.unit is not None))
 
 
 def _whole_fact_words(fact: AtomicFact) -> frozenset[str]:

@@ -171,7 +171,7 @@ def _measured_of(fact: AtomicFact) -> frozenset[tuple[str | None, Decimal]]:
     return frozenset((q.unit or named, q.value) for q in fact.analysis.quantities if (q.unit or named) is not None)
 
 
-def _measure_units(fact: AtomicFact) -> frozenset[str]:
+def _measure_units_of(fact: AtomicFact) -> frozenset[str]:
     """The units its `units` qualifier names a fact's measure in, as `_measured` writes them; empty without one."""
     written = next((_value(fact, "units") for k in fact.qualifiers if category(k) == "units"), None)
     if written is None:
@@ -179,7 +179,9 @@ def _measure_units(fact: AtomicFact) -> frozenset[str]:
     return frozenset(u for u in (unit_named(written), f"= {written}") if u is not None)
 
 
-_measured = ByObject(_measured_of)  # once per fact: every allowed fact is read for every sentence of its paragraph
+# once per fact: every allowed fact is read for every sentence of its paragraph
+_measured = ByObject(_measured_of)
+_measure_units = ByObject(_measure_units_of)
 
 
 _BACK = re.compile(r"\b(?:that|the same|this|those|these)\s+(year|years|month|months|week|weeks|day|days|decade|period|"
@@ -282,13 +284,18 @@ _NAMES = re.compile(rf"{_NAME}(?:(?:,? (?:and|or) |, ){_NAME})+")
 _SEPARATOR = re.compile(r",? (?:and|or) |, ")
 
 
+@lru_cache(maxsize=4096)
+def _listed(value: str) -> tuple[list[str], ...]:
+    """The lists of names a qualifier gives ("Seville, Milan and Rotterdam"), each name in lower case."""
+    return tuple([n.lower() for n in _SEPARATOR.split(found.group(0))] for found in _NAMES.finditer(value))
+
+
 def _member_for_the_pool(claim: Analysis, value: str, fact: AtomicFact) -> bool:
     """Whether the sentence names some, not all, of the places or groups a qualifier lists ("pooled from Seville,
     Milan and Rotterdam") that the fact's statement gives no value of their own (blind half 4: the pooled
     coefficient given to Seville alone): the fact's one value is the pool's, not a member's (§5.2 drift)."""
     content = fact.content.lower()
-    for found in _NAMES.finditer(value):
-        names = [n.lower() for n in _SEPARATOR.split(found.group(0))]
+    for names in _listed(value):
         named = [n for n in names if re.search(rf"\b{re.escape(n)}\b", claim.lowered)]
         if named and len(named) < len(names) and not any(re.search(rf"\b{re.escape(n)}\b", content) for n in named):
             return True
@@ -303,10 +310,17 @@ _RESTRICTION = re.compile(r"\b(summer|winter|spring|autumn|adjusted|unadjusted|c
                           re.IGNORECASE)
 
 
+@lru_cache(maxsize=4096)
+def _restrictions(value: str) -> tuple[tuple[str, str], ...]:
+    return tuple(_RESTRICTION.findall(value))
+
+
 def _restriction_kept(claim: Analysis, value: str) -> bool:
     """Whether the sentence keeps one of the qualifier's restricting words, or the words its brackets define it by
     ("June to August" for "summer (June-August)"); "after adjustment" keeps "adjusted"."""
-    found = _RESTRICTION.findall(value)
+    found = _restrictions(value)
+    if not found:
+        return True
     said = claim.tokens | (lexicon("adjusted") if "adjustment" in claim.tokens else frozenset())
     return not found or any(normal(word.lower()) in said or (alias and _tokens_of(alias) <= said)
                             for word, alias in found)

@@ -164,6 +164,8 @@ def _both_for_one(claim: Analysis, facts: Sequence[AtomicFact]) -> list[Failure]
     """"both trial groups" where the cited facts name one group ("within the app group"): a statement about one
     group widened to two (blind half 4; §5.2 scope expansion). A fact naming two ("the drug arm and the placebo
     arm") or none of the noun leaves it to the other checks."""
+    if not _BOTH.search(claim.lowered):
+        return []
     text = " ".join(f.content.lower() for f in facts)
     if re.search(r"\b(?:both|two|either|each)\b", " ".join(f.analysis.lowered for f in facts)):
         return []
