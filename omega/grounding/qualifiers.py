@@ -167,13 +167,19 @@ def _method_tells_apart(claim: Analysis, fact: AtomicFact, facts: Sequence[Atomi
 def _measured_of(fact: AtomicFact) -> frozenset[tuple[str | None, Decimal]]:
     """A fact's numbers with their units; one without a unit in what its `units` qualifier names ("= cycles to
     failure"), so that two facts counting the same thing compare."""
-    named = next((f"= {_value(fact, 'units')}" for k in fact.qualifiers if category(k) == "units"), None)
+    written = _units_written(fact)
+    named = None if written is None else f"= {written}"
     return frozenset((q.unit or named, q.value) for q in fact.analysis.quantities if (q.unit or named) is not None)
+
+
+def _units_written(fact: AtomicFact) -> str | None:
+    """The text of the fact's `units` qualifier, or None."""
+    return next((_value(fact, "units") for k in fact.qualifiers if category(k) == "units"), None)
 
 
 def _measure_units_of(fact: AtomicFact) -> frozenset[str]:
     """The units its `units` qualifier names a fact's measure in, as `_measured` writes them; empty without one."""
-    written = next((_value(fact, "units") for k in fact.qualifiers if category(k) == "units"), None)
+    written = _units_written(fact)
     if written is None:
         return frozenset()
     return frozenset(u for u in (unit_named(written), f"= {written}") if u is not None)
@@ -285,9 +291,9 @@ _SEPARATOR = re.compile(r",? (?:and|or) |, ")
 
 
 @lru_cache(maxsize=4096)
-def _listed(value: str) -> tuple[list[str], ...]:
+def _listed(value: str) -> tuple[tuple[str, ...], ...]:
     """The lists of names a qualifier gives ("Seville, Milan and Rotterdam"), each name in lower case."""
-    return tuple([n.lower() for n in _SEPARATOR.split(found.group(0))] for found in _NAMES.finditer(value))
+    return tuple(tuple(n.lower() for n in _SEPARATOR.split(found.group(0))) for found in _NAMES.finditer(value))
 
 
 def _member_for_the_pool(claim: Analysis, value: str, fact: AtomicFact) -> bool:

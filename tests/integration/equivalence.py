@@ -204,7 +204,7 @@ async def collect(bootstrap: str, live: LiveOutputs, registry: SchemaRegistry, d
     try:
         begun = time.monotonic()
         last_cap = begun + (cap if cap is not None else 3 * timeout)
-        deadline = time.monotonic() + timeout
+        deadline = begun + timeout
         while True:
             await consumer._client.force_metadata_update()
             tps = [TopicPartition(t, p) for t in live.topics for p in sorted(consumer.partitions_for_topic(t) or ())]
